@@ -1,0 +1,91 @@
+// The result of one DNS exchange: what the native host measures and every other part shows.
+import type { ErrorData } from './errors.js';
+import type { Mode, QType, TransportId } from './transports.js';
+
+/** Bytes or packets in each direction. */
+export interface Pair {
+  sent: number;
+  received: number;
+}
+
+/** Whether a figure was counted (kernel counters, known message sizes) or estimated (a model of what the kernel did). */
+export type Provenance = 'counted' | 'estimated';
+
+/** One answer record, in presentation form. */
+export interface AnswerData {
+  name: string;
+  type: string;
+  ttl: number;
+  data: string;
+}
+
+/** Phase timings in milliseconds on one monotonic clock; null where a phase does not apply to this exchange. */
+export interface Timings {
+  /** TCP three-way handshake (new connections only). */
+  connect: number | null;
+  /** TLS handshake (new TLS connections only). */
+  tls: number | null;
+  /** Query sent → full answer parsed. */
+  query: number | null;
+  /** Exchange start → end, including any connection set-up this exchange paid for. */
+  total: number;
+}
+
+/** Negotiated TLS details for exchanges over TLS. */
+export interface TlsInfo {
+  version: string | null;
+  alpn: string | null;
+  cipher: string | null;
+  resumed: boolean;
+}
+
+/** Bytes per protocol layer; a layer that does not apply is null. */
+export interface LayerBytes {
+  /** DNS messages (with DoT/TCP's 2-byte length prefix). */
+  dns: Pair;
+  /** HTTP framing: HTTP/2 frames and HPACK headers, or HTTP/1.1 request/status lines and headers. */
+  http: Pair | null;
+  /** TLS: handshake messages, record headers, AEAD tags, session tickets, alerts. */
+  tls: Pair | null;
+  /** TCP or UDP headers and IP headers, including segments that carry no data (SYN, ACK, FIN). */
+  headers: Pair;
+}
+
+/** Something a transport did that a proxy would hide: recorded, never smoothed over. */
+export interface ExchangeEvent {
+  type: 'truncated' | 'connection-opened' | 'connection-closed' | 'session-resumed' | 'goaway' | 'retransmission';
+  detail?: string;
+}
+
+/** One record per exchange (one query and its answer, or its failure). */
+export interface ExchangeRecord {
+  host: string;
+  qtype: QType;
+  transport: TransportId;
+  /** Endpoint URL, e.g. `tls://dns.test:853`. */
+  endpoint: string;
+  /** Resolver id from the request (e.g. `cloudflare`, `lab`). */
+  resolver: string;
+  mode: Mode;
+  /** 1-based repetition number. */
+  repeat: number;
+  ok: boolean;
+  /** DNS response code name (`NOERROR`, `NXDOMAIN`, …); null when no valid answer arrived. */
+  rcode: string | null;
+  error: ErrorData | null;
+  answers: AnswerData[];
+  timings: Timings;
+  /** Start of the exchange in ms since the measurement began (same monotonic clock). */
+  startedAt: number;
+  /** Wire bytes at IP level; the connection's set-up is counted on its first exchange. */
+  bytes: Pair;
+  packets: Pair;
+  layers: LayerBytes;
+  provenance: { bytes: Provenance; packets: Provenance };
+  /** True when this exchange used a connection an earlier exchange had opened. */
+  reused: boolean;
+  /** Connection number within the measurement (null for UDP), so exchanges that shared one can be grouped. */
+  connection: number | null;
+  tls: TlsInfo | null;
+  events: ExchangeEvent[];
+}

@@ -1,0 +1,186 @@
+// `dnscost-host measure`: argument parsing, progress on stderr, JSON Lines or a statistics table on stdout.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DnscostError, ERROR_CODES } from '../../common/errors.js';
+import { MAX_HOSTS_PER_REQUEST, request, type MeasureRequest, type ResolverSpec, type SummaryRow } from '../../common/schema.js';
+import { isQType, MODES, type Mode, type QType } from '../../common/transports.js';
+import { defaultResolvers } from './defaults.js';
+import { parseEndpoint } from './endpoints.js';
+import { measure } from './measure.js';
+
+/** The text `dnscost-host --help` prints. */
+export const HELP = `dnscost-host — measure what encrypted DNS costs, lookup by lookup
+
+Usage:
+  dnscost-host measure [options] HOST...   re-resolve HOSTs over every endpoint, timing every phase
+  dnscost-host lab [--json]                 start the local lab resolver (CoreDNS) and print its endpoints
+  dnscost-host native                       speak native messaging on stdin/stdout (browsers start it so)
+  dnscost-host --version | --help
+
+Measure options:
+  --endpoint URL      a resolver endpoint; repeatable. udp://IP:PORT, tcp://IP:PORT,
+                      tls://NAME:PORT (DoT), https://NAME:PORT/PATH (DoH over HTTP/2)
+  --http1.1           https endpoints use HTTP/1.1 (transport doh1) instead of HTTP/2
+  --get               DoH uses GET ?dns= (as Chromium) instead of POST (as Firefox)
+  --connect NAME=IP   reach NAME at IP without a DNS lookup (like curl --resolve); repeatable
+  --ca FILE           also trust this CA certificate (PEM) for TLS endpoints
+  --resolver ID       measure a default resolver: system, cloudflare, google, quad9; repeatable
+  --transport LIST    only these transports of the resolvers (udp,tcp,dot,doh,doh1)
+  --mode cold|warm    cold: a new connection per lookup (pays the handshakes); warm: one open
+                      connection reused (DoT idles out after 10 s). "cold,warm" runs both. Default cold
+  --repeat N          repeat every exchange N times (default 1); the table shows median, p5, p95,
+                      mean, relative standard deviation and n
+  --qtype LIST        record types, e.g. A,AAAA,HTTPS (default A)
+  --prime             ask every name once before measuring, so no transport fills the cache for another
+  --resume            cold connections resume the last TLS session of their endpoint
+  --seed N            seed for the shuffled order of endpoints (printed; random if absent)
+  --timeout MS        per-exchange limit, set-up included (default 5000)
+  --json              JSON Lines on stdout, one record per exchange
+  --quiet             no progress on stderr
+
+Examples:
+  dnscost-host measure --endpoint udp://127.0.0.1:5300 --endpoint tls://dns.test:8853 \\
+    --connect dns.test=127.0.0.1 --ca lab-ca.pem --repeat 20 h1.test h2.test
+  dnscost-host measure --resolver cloudflare --mode cold,warm --repeat 10 example.com
+
+Nothing is sent anywhere but the endpoints you name (or the default resolvers you pick).
+`;
+
+/** Turns `measure` arguments into a validated measure request. */
+export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers()): { req: MeasureRequest; json: boolean; quiet: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      endpoint: { type: 'string', multiple: true },
+      'http1.1': { type: 'boolean' },
+      get: { type: 'boolean' },
+      connect: { type: 'string', multiple: true },
+      ca: { type: 'string' },
+      resolver: { type: 'string', multiple: true },
+      transport: { type: 'string' },
+      mode: { type: 'string' },
+      repeat: { type: 'string' },
+      qtype: { type: 'string' },
+      prime: { type: 'boolean' },
+      resume: { type: 'boolean' },
+      seed: { type: 'string' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      quiet: { type: 'boolean' },
+    },
+  });
+  const bad = (message: string): never => {
+    throw new DnscostError(ERROR_CODES.BAD_REQUEST, message);
+  };
+  if (positionals.length === 0) bad('name at least one HOST to measure');
+  if (positionals.length > MAX_HOSTS_PER_REQUEST) bad(`at most ${MAX_HOSTS_PER_REQUEST} hosts per run`);
+  const connect = new Map<string, string>();
+  for (const pair of values.connect ?? []) {
+    const [name, ip] = pair.split('=');
+    if (!name || !ip) bad(`--connect takes NAME=IP, not ${JSON.stringify(pair)}`);
+    connect.set(name!.toLowerCase(), ip!);
+  }
+  let ca: string | undefined;
+  if (values.ca) {
+    try {
+      ca = readFileSync(values.ca, 'utf8');
+    } catch (err) {
+      bad(`cannot read --ca ${values.ca}: ${(err as Error).message}`);
+    }
+  }
+  const chosen: ResolverSpec[] = [];
+  if (values.endpoint?.length) {
+    const endpoints = values.endpoint.map((u) => parseEndpoint(u, { connect, http1: values['http1.1'], method: values.get ? 'GET' : 'POST' }));
+    chosen.push({ id: 'cli', name: 'command line', endpoints, ...(ca ? { ca } : {}) });
+  }
+  if (values.resolver?.length) {
+    const known = resolvers();
+    for (const id of values.resolver) {
+      const r = known.find((k) => k.id === id);
+      if (!r) bad(`unknown resolver ${JSON.stringify(id)}; known: ${known.map((k) => k.id).join(', ')}`);
+      chosen.push(r!);
+    }
+  }
+  if (chosen.length === 0) bad('name at least one --endpoint URL or --resolver ID');
+  const list = (s: string | undefined): string[] | undefined => s?.split(',').map((x) => x.trim()).filter(Boolean);
+  const int = (s: string | undefined, name: string): number | undefined => {
+    if (s === undefined) return undefined;
+    if (!/^\d+$/.test(s)) bad(`${name} takes a whole number, not ${JSON.stringify(s)}`);
+    return Number(s);
+  };
+  const qtypes = list(values.qtype)?.map((t) => t.toUpperCase());
+  for (const t of qtypes ?? []) if (!isQType(t)) bad(`unknown --qtype ${t}`);
+  const modes = list(values.mode);
+  for (const m of modes ?? []) if (!(MODES as readonly string[]).includes(m)) bad(`--mode is cold or warm, not ${m}`);
+  const candidate = {
+    id: 'cli',
+    type: 'measure',
+    hosts: positionals,
+    resolvers: chosen,
+    transports: list(values.transport),
+    qtypes: qtypes as QType[] | undefined,
+    modes: modes as Mode[] | undefined,
+    repeat: int(values.repeat, '--repeat'),
+    prime: values.prime,
+    resume: values.resume,
+    seed: int(values.seed, '--seed'),
+    timeoutMs: int(values.timeout, '--timeout'),
+  };
+  const parsed = request.safeParse(JSON.parse(JSON.stringify(candidate)));
+  if (!parsed.success) bad(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  return { req: parsed.data as MeasureRequest, json: values.json ?? false, quiet: values.quiet ?? false };
+}
+
+const fmt = (x: number | null, digits = 1): string => (x === null ? '-' : x.toFixed(digits));
+
+/** A plain-text table of summary rows. */
+export function formatTable(rows: SummaryRow[]): string {
+  const head = ['resolver', 'endpoint', 'transport', 'mode', 'qtype', 'n', 'fail', 'median', 'p5', 'p95', 'mean', 'rsd%', 'bytes'];
+  const body = rows.map((r) => [
+    r.resolver,
+    r.endpoint,
+    r.transport,
+    r.mode,
+    r.qtype,
+    String(r.total.n),
+    String(r.failed),
+    fmt(r.total.median, 2),
+    fmt(r.total.p5, 2),
+    fmt(r.total.p95, 2),
+    fmt(r.total.mean, 2),
+    fmt(r.total.rsd),
+    fmt(r.bytesPerExchange.median, 0),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(head), ...body.map(line)].join('\n') + '\n';
+}
+
+/** Runs `dnscost-host measure ARGS`; resolves with the process exit code. */
+export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+  const { req, json, quiet } = parseMeasureArgs(argv);
+  const progress = !quiet && err.isTTY !== false;
+  let lastShown = 0;
+  const result = await measure(req, {
+    onRecord: json ? (r) => out.write(JSON.stringify(r) + '\n') : undefined,
+    onProgress: (done, total) => {
+      if (!progress || total < 20) return;
+      const now = Date.now();
+      if (done === total || now - lastShown > 250) {
+        lastShown = now;
+        err.write(`\rmeasuring: ${done}/${total} exchanges`);
+        if (done === total) err.write('\n');
+      }
+    },
+  });
+  if (!json) {
+    out.write(formatTable(result.summary));
+    const failures = result.records.filter((r) => !r.ok);
+    for (const f of failures.slice(0, 20)) out.write(`failed: ${f.host} ${f.qtype} ${f.endpoint} ${f.mode}: ${f.error?.code} — ${f.error?.message}\n`);
+    if (failures.length > 20) out.write(`… and ${failures.length - 20} more failures (use --json for all)\n`);
+  }
+  err.write(`seed ${result.seed}${result.primed ? ', cache primed' : ''}, ${result.records.length} exchanges\n`);
+  return 0;
+}

@@ -1,0 +1,243 @@
+// Dialing, TLS and wire counting, written once for every transport over TCP.
+import net from 'node:net';
+import tls from 'node:tls';
+import { DnscostError, ERROR_CODES } from '../../common/errors.js';
+import type { Pair, Provenance, TlsInfo } from '../../common/record.js';
+import { readTcpInfo, socketFd, type TcpCounters } from './tcp-info.js';
+
+/** A monotonic clock in milliseconds. */
+export type Clock = () => number;
+
+/** The default clock: performance.now() is monotonic and sub-millisecond. */
+export const monotonic: Clock = () => performance.now();
+
+/** Where a connection goes: an IP literal, a port and, for TLS, the name the certificate must carry. */
+export interface DialTarget {
+  address: string;
+  port: number;
+  serverName?: string;
+}
+
+/** Options every TLS connection takes. */
+export interface TlsOptions {
+  serverName: string;
+  /** Extra trusted CA certificates (PEM), added to the system's. */
+  ca?: string;
+  alpn?: string[];
+  /** A session to resume (TLS 1.3 PSK); omitted for a full handshake. */
+  session?: Buffer;
+}
+
+/** Cumulative wire figures of one connection (or UDP socket) at IP level. */
+export interface WireTotals {
+  bytes: Pair;
+  packets: Pair;
+  /** Transport payload (TCP or UDP data) — DNS, HTTP and TLS bytes together. */
+  payload: Pair;
+  /** Application bytes inside TLS (null without TLS). */
+  plain: Pair | null;
+  /** DNS messages with their framing (the 2-byte length prefix over TCP). */
+  dns: Pair;
+  provenance: { bytes: Provenance; packets: Provenance };
+}
+
+const IPV4_HEADER = 20;
+const IPV6_HEADER = 40;
+const TCP_HEADER = 20;
+const TCP_TIMESTAMP_OPTION = 12;
+/** SYN and SYN-ACK carry MSS, SACK-permitted, window scale (and timestamps): 20 bytes of options on Linux. */
+const SYN_OPTIONS_EXTRA = 8;
+const UDP_HEADER = 8;
+/** Typical MSS for the estimate when the kernel counters are unavailable. */
+const ESTIMATE_MSS = 1448;
+
+/** IP header size for an address family. */
+export function ipHeaderBytes(address: string): number {
+  return net.isIPv6(address) ? IPV6_HEADER : IPV4_HEADER;
+}
+
+/** UDP datagram size at IP level for a payload (no fragmentation: EDNS 1232 keeps answers under one MTU). */
+export function udpWireBytes(address: string, payload: number): number {
+  return payload + UDP_HEADER + ipHeaderBytes(address);
+}
+
+function errno(err: unknown): string {
+  return (err as NodeJS.ErrnoException)?.code ?? '';
+}
+
+/** Maps a socket error to a stable code, naming the phase it happened in. */
+export function socketError(err: unknown, phase: string): DnscostError {
+  if (err instanceof DnscostError) return err;
+  const code = errno(err);
+  const message = `${phase}: ${(err as Error)?.message ?? String(err)}`;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new DnscostError(ERROR_CODES.CONNECT_REFUSED, message);
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return new DnscostError(ERROR_CODES.CONNECTION_RESET, message);
+    case 'CERT_HAS_EXPIRED':
+    case 'CERT_NOT_YET_VALID':
+      return new DnscostError(ERROR_CODES.TLS_CERT_EXPIRED, message);
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return new DnscostError(ERROR_CODES.TLS_CERT_NAME, message);
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'CERT_UNTRUSTED':
+      return new DnscostError(ERROR_CODES.TLS_CERT_UNTRUSTED, message);
+    default:
+      if (/ALERT/i.test(code) || /alert/i.test(message)) return new DnscostError(ERROR_CODES.TLS_ALERT, message);
+      if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) return new DnscostError(ERROR_CODES.TLS_HANDSHAKE, message);
+      if (phase === 'connect') return new DnscostError(ERROR_CODES.CONNECT_FAILED, message);
+      return new DnscostError(ERROR_CODES.CONNECTION_CLOSED, message);
+  }
+}
+
+/** Rejects after `ms` with a `timeout` error naming the phase; the returned cancel function stops the timer. */
+export function deadline(ms: number, phase: string): { promise: Promise<never>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DnscostError(ERROR_CODES.TIMEOUT, `${phase}: no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => {});
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Opens a TCP connection, timing the three-way handshake. */
+export async function dialTcp(target: DialTarget, timeoutMs: number, clock: Clock): Promise<{ socket: net.Socket; connectMs: number }> {
+  const start = clock();
+  const socket = net.connect({ host: target.address, port: target.port, noDelay: true });
+  const limit = deadline(timeoutMs, 'connect');
+  try {
+    await Promise.race([
+      new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('error', reject);
+      }),
+      limit.promise,
+    ]);
+  } catch (err) {
+    socket.destroy();
+    throw socketError(err, 'connect');
+  } finally {
+    limit.cancel();
+  }
+  socket.removeAllListeners('error');
+  return { socket, connectMs: clock() - start };
+}
+
+/** Runs a TLS handshake over an open TCP socket, timing it; the certificate is checked against `serverName`. */
+export async function startTls(
+  socket: net.Socket,
+  options: TlsOptions,
+  timeoutMs: number,
+  clock: Clock,
+): Promise<{ tlsSocket: tls.TLSSocket; tlsMs: number; info: TlsInfo }> {
+  const start = clock();
+  const tlsSocket = tls.connect({
+    socket,
+    servername: net.isIP(options.serverName) ? undefined : options.serverName,
+    host: options.serverName,
+    ca: options.ca ? [...tls.rootCertificates, options.ca] : undefined,
+    ALPNProtocols: options.alpn,
+    session: options.session,
+    minVersion: 'TLSv1.2',
+  });
+  const limit = deadline(timeoutMs, 'TLS handshake');
+  try {
+    await Promise.race([
+      new Promise<void>((resolve, reject) => {
+        tlsSocket.once('secureConnect', resolve);
+        tlsSocket.once('error', reject);
+        tlsSocket.once('close', () => reject(new DnscostError(ERROR_CODES.TLS_HANDSHAKE, 'TLS handshake: server closed the connection')));
+      }),
+      limit.promise,
+    ]);
+  } catch (err) {
+    tlsSocket.destroy();
+    socket.destroy();
+    throw socketError(err, 'TLS handshake');
+  } finally {
+    limit.cancel();
+  }
+  tlsSocket.removeAllListeners('error');
+  tlsSocket.removeAllListeners('close');
+  const cipher = tlsSocket.getCipher();
+  return {
+    tlsSocket,
+    tlsMs: clock() - start,
+    info: {
+      version: tlsSocket.getProtocol() ?? null,
+      alpn: typeof tlsSocket.alpnProtocol === 'string' ? tlsSocket.alpnProtocol : null,
+      cipher: cipher?.standardName ?? cipher?.name ?? null,
+      resumed: tlsSocket.isSessionReused(),
+    },
+  };
+}
+
+/**
+ * Counts one TCP connection's wire bytes: payload and segments from the kernel (TCP_INFO), header bytes derived
+ * from the segment count, TLS plaintext from the TLS socket. Read it while the socket is open.
+ */
+export class TcpWire {
+  readonly dns: Pair = { sent: 0, received: 0 };
+  private readonly fd: number | null;
+  private readonly ipHeader: number;
+  private last: TcpCounters | null = null;
+  tlsSocket: tls.TLSSocket | null = null;
+
+  constructor(
+    private readonly socket: net.Socket,
+    address: string,
+  ) {
+    this.fd = socketFd(socket);
+    this.ipHeader = ipHeaderBytes(address);
+  }
+
+  /** Cumulative totals since the connection opened. */
+  totals(): WireTotals {
+    const info = this.socket.destroyed ? null : readTcpInfo(this.fd);
+    if (info) this.last = info;
+    const payload = { sent: this.socket.bytesWritten, received: this.socket.bytesRead };
+    const plain = this.tlsSocket ? { sent: this.tlsSocket.bytesWritten, received: this.tlsSocket.bytesRead } : null;
+    const counters = info ?? this.last;
+    if (counters && !info && this.socket.destroyed) {
+      // Closed since the last read: the payload is still counted by node, segments since then are not.
+      return this.estimate(payload, plain, counters);
+    }
+    if (counters) {
+      const header = TCP_HEADER + (counters.timestamps ? TCP_TIMESTAMP_OPTION : 0) + this.ipHeader;
+      return {
+        payload: { sent: counters.bytesSent, received: counters.bytesReceived },
+        plain,
+        dns: { ...this.dns },
+        bytes: {
+          sent: counters.bytesSent + counters.segsOut * header + SYN_OPTIONS_EXTRA,
+          received: counters.bytesReceived + counters.segsIn * header + SYN_OPTIONS_EXTRA,
+        },
+        packets: { sent: counters.segsOut, received: counters.segsIn },
+        provenance: { bytes: counters.totalRetrans === 0 ? 'counted' : 'estimated', packets: 'counted' },
+      };
+    }
+    return this.estimate(payload, plain, null);
+  }
+
+  /** Without kernel counters: SYN/SYN-ACK/ACK plus one segment per MSS of payload and one ACK per flight. */
+  private estimate(payload: Pair, plain: Pair | null, base: TcpCounters | null): WireTotals {
+    const header = TCP_HEADER + TCP_TIMESTAMP_OPTION + this.ipHeader;
+    const segs = (n: number): number => Math.ceil(n / ESTIMATE_MSS);
+    const out = base ? base.segsOut + segs(payload.sent - base.bytesSent) : 2 + segs(payload.sent) + segs(payload.received);
+    const inn = base ? base.segsIn + segs(payload.received - base.bytesReceived) : 1 + segs(payload.received) + segs(payload.sent);
+    return {
+      payload,
+      plain,
+      dns: { ...this.dns },
+      bytes: { sent: payload.sent + out * header + SYN_OPTIONS_EXTRA, received: payload.received + inn * header + SYN_OPTIONS_EXTRA },
+      packets: { sent: out, received: inn },
+      provenance: { bytes: 'estimated', packets: 'estimated' },
+    };
+  }
+}

@@ -1,0 +1,115 @@
+// DNS messages on the wire (dns-packet): the queries dnscost sends and the checks every answer passes.
+import dnsPacket from 'dns-packet';
+import { DnscostError, ERROR_CODES, type ErrorCode } from '../../common/errors.js';
+import type { AnswerData } from '../../common/record.js';
+import type { QType } from '../../common/transports.js';
+
+/** Numeric type for each record type dnscost asks (dns-packet knows no HTTPS/SVCB by name). */
+const QTYPE_NUMBERS: Record<QType, number> = { A: 1, NS: 2, CNAME: 5, MX: 15, TXT: 16, AAAA: 28, SVCB: 64, HTTPS: 65 };
+const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
+const DNS_HEADER_BYTES = 12;
+
+/** EDNS UDP payload size: the DNS Flag Day 2020 value, as browsers and stubs now send. */
+export const EDNS_BUFFER = 1232;
+/** RFC 8467 §4.1: pad queries to a multiple of 128 octets on encrypted transports. */
+export const QUERY_PAD_BLOCK = 128;
+
+/** What a query asks. */
+export interface Question {
+  name: string;
+  qtype: QType;
+}
+
+/** Encodes a recursive query with EDNS0; `pad` adds RFC 7830 padding to a 128-octet block. */
+export function encodeQuery(q: Question, id: number, pad: boolean): Buffer {
+  const type = `UNKNOWN_${QTYPE_NUMBERS[q.qtype]}`;
+  const make = (options: dnsPacket.OptAnswer['options']): Buffer =>
+    dnsPacket.encode({
+      type: 'query',
+      id,
+      flags: dnsPacket.RECURSION_DESIRED,
+      questions: [{ type: type as dnsPacket.RecordType, name: q.name, class: 'IN' }],
+      additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_BUFFER, options } as dnsPacket.OptAnswer],
+    });
+  if (!pad) return make([]);
+  const bare = make([]).length + 4; // + option code and length
+  const padding = (QUERY_PAD_BLOCK - (bare % QUERY_PAD_BLOCK)) % QUERY_PAD_BLOCK;
+  return make([{ code: 'PADDING', length: padding }  as never]);
+}
+
+/** A checked answer: its rcode, its records and whether the server truncated it. */
+export interface ParsedAnswer {
+  rcode: string;
+  truncated: boolean;
+  answers: AnswerData[];
+}
+
+function fail(code: ErrorCode, message: string): never {
+  throw new DnscostError(code, message);
+}
+
+/** Parses and checks an answer against its query: id, question, length. Throws a coded error on any mismatch. */
+export function parseAnswer(buf: Buffer, q: Question, id: number): ParsedAnswer {
+  if (buf.length < DNS_HEADER_BYTES) fail(ERROR_CODES.SHORT_ANSWER, `answer of ${buf.length} bytes is shorter than a DNS header`);
+  let msg: dnsPacket.Packet;
+  try {
+    msg = dnsPacket.decode(buf);
+  } catch (err) {
+    fail(ERROR_CODES.MALFORMED_ANSWER, `answer is not a DNS message: ${(err as Error).message}`);
+  }
+  if (msg.type !== 'response') fail(ERROR_CODES.MALFORMED_ANSWER, 'message is a query, not a response');
+  if (msg.id !== id) fail(ERROR_CODES.ID_MISMATCH, `answer id ${msg.id} does not match query id ${id}`);
+  const question = msg.questions?.[0];
+  const wanted = `UNKNOWN_${QTYPE_NUMBERS[q.qtype]}`;
+  const askedType = question ? typeNumber(question.type) : -1;
+  if (!question || msg.questions!.length !== 1 || question.name.toLowerCase() !== q.name.toLowerCase() || askedType !== typeNumber(wanted)) {
+    const got = question ? `${question.name} ${question.type}` : 'no question';
+    fail(ERROR_CODES.QUESTION_MISMATCH, `answer is for ${got}, not ${q.name} ${q.qtype}`);
+  }
+  const rcodeNumber = (msg.flags ?? 0) & 0xf;
+  return {
+    rcode: RCODE_NAMES[rcodeNumber] ?? `RCODE${rcodeNumber}`,
+    truncated: ((msg.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) !== 0,
+    answers: (msg.answers ?? []).map(presentAnswer),
+  };
+}
+
+function typeNumber(type: string): number {
+  if (type.startsWith('UNKNOWN_')) return Number(type.slice(8));
+  const entry = Object.entries(QTYPE_NUMBERS).find(([name]) => name === type);
+  return entry ? entry[1] : -1;
+}
+
+/** Presentation form of one record; types dns-packet does not decode use RFC 3597's `\# len hex` form. */
+function presentAnswer(a: dnsPacket.Answer): AnswerData {
+  const rec = a as { name: string; type: string; ttl?: number; data?: unknown };
+  const n = typeNumber(rec.type);
+  const type = n === 64 ? 'SVCB' : n === 65 ? 'HTTPS' : rec.type;
+  let data: string;
+  if (Buffer.isBuffer(rec.data)) data = `\\# ${rec.data.length}${rec.data.length ? ' ' + rec.data.toString('hex') : ''}`;
+  else if (rec.type === 'TXT' && Array.isArray(rec.data)) data = (rec.data as Buffer[]).map((s) => JSON.stringify(s.toString('latin1'))).join(' ');
+  else if (typeof rec.data === 'string') data = rec.data;
+  else data = JSON.stringify(rec.data);
+  return { name: rec.name, type, ttl: rec.ttl ?? 0, data };
+}
+
+/** Human rcode → stable error code for answers that arrived but did not resolve the name. */
+export function rcodeError(rcode: string): ErrorCode | null {
+  switch (rcode) {
+    case 'NOERROR':
+      return null;
+    case 'SERVFAIL':
+      return ERROR_CODES.SERVFAIL;
+    case 'REFUSED':
+      return ERROR_CODES.REFUSED;
+    case 'NXDOMAIN':
+      return ERROR_CODES.NXDOMAIN;
+    default:
+      return ERROR_CODES.RCODE;
+  }
+}
+
+/** A fresh random DNS id for transports that use one (DoH uses 0, RFC 8484 §4.1). */
+export function randomId(): number {
+  return Math.floor(Math.random() * 0x10000);
+}

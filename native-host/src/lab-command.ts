@@ -1,0 +1,29 @@
+// `dnscost-host lab`: starts the local lab resolver (CoreDNS serving the generated test zone on loopback) and prints
+// its endpoints and a ready-to-run measure command, so anyone can try the tool offline. Stops on Ctrl-C.
+import { VERSION } from './version.js';
+
+/** Runs the lab until SIGINT/SIGTERM. */
+export async function runLab(argv: string[], out = process.stdout): Promise<number> {
+  const json = argv.includes('--json');
+  // The lab lives with the tests (it is what they run against); it is compiled beside the host.
+  const { startCoreDNS } = await import('../../tests/lab/resolver.js');
+  const lab = await startCoreDNS();
+  const e = lab.endpoints;
+  if (json) {
+    out.write(JSON.stringify({ version: VERSION, endpoints: e, ca: lab.certs.caFile, connect: `dns.test=${lab.address}` }) + '\n');
+  } else {
+    out.write(`dnscost lab resolver (CoreDNS) on ${lab.address}, zone "test." (h0.test … h299.test, c3.test, big.test, …)\n`);
+    for (const [k, v] of Object.entries(e)) if (v) out.write(`  ${k.padEnd(5)} ${v}\n`);
+    out.write(`  CA    ${lab.certs.caFile}\n\nTry:\n`);
+    out.write(
+      `  npx dnscost-host measure --endpoint ${e.udp} --endpoint ${e.tcp} --endpoint ${e.dot} --endpoint ${e.doh} \\\n` +
+        `    --connect dns.test=${lab.address} --ca ${lab.certs.caFile} --mode cold,warm --repeat 10 h1.test h2.test\n\nCtrl-C stops the lab.\n`,
+    );
+  }
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await lab.stop();
+  return 0;
+}

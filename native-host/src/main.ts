@@ -1,0 +1,50 @@
+// Entry point: picks the command and wires it; logic lives in the named modules.
+import { toErrorData } from '../../common/errors.js';
+import { HELP, runMeasure } from './cli.js';
+import { runLab } from './lab-command.js';
+import { runNative } from './native.js';
+import { VERSION } from './version.js';
+
+/** True when a browser started us: Chromium passes its origin, Firefox the manifest path and the add-on id. */
+function launchedByBrowser(argv: string[]): boolean {
+  const first = argv[0] ?? '';
+  return first.startsWith('chrome-extension://') || (first.endsWith('.json') && argv.length >= 1);
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (launchedByBrowser(argv) || argv[0] === 'native') {
+    await runNative({ input: process.stdin, output: process.stdout });
+    return 0;
+  }
+  switch (argv[0]) {
+    case 'measure':
+      return runMeasure(argv.slice(1));
+    case 'lab':
+      return runLab(argv.slice(1));
+    case '--version':
+    case 'version':
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(HELP);
+      return 0;
+    default:
+      process.stderr.write(`dnscost-host: unknown command ${JSON.stringify(argv[0])}\n\n${HELP}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    const { code, message } = toErrorData(err);
+    process.stderr.write(`dnscost-host: ${code}: ${message}\n`);
+    if (code === 'internal') process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+    process.exitCode = 2;
+  },
+);

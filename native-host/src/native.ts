@@ -1,0 +1,192 @@
+// The native messaging host. Lifecycle: the browser starts the process and keeps stdin open while its port lives;
+// every frame on stdin is one request, validated before any handler sees it; replies (and measure's streamed
+// progress and records) go to stdout as frames, nothing else ever does; when stdin ends, running measurements are
+// cancelled and the process exits once its last frame is written.
+import type { Readable, Writable } from 'node:stream';
+import { DnscostError, ERROR_CODES, toErrorData } from '../../common/errors.js';
+import type { ExchangeRecord } from '../../common/record.js';
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, request, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
+import { TRANSPORT_IDS } from '../../common/transports.js';
+import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
+import { measure } from './measure.js';
+import { VERSION } from './version.js';
+
+/** Largest request accepted from the browser; bigger ones are skipped unread. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+/** A frame that stops arriving for this long is truncated: the browser writes whole frames at once. */
+export const FRAME_STALL_MS = 1000;
+/** Most measurements running at once. */
+export const MAX_CONCURRENT_MEASURES = 4;
+/** Records are sent in frames of about this size, well under the browser's 1 MiB limit. */
+const RECORD_BATCH_BYTES = 256 * 1024;
+
+/** Streams and limits the host runs with; tests pass their own. */
+export interface NativeOptions {
+  input: Readable;
+  output: Writable;
+  log?: (line: string) => void;
+  stallMs?: number;
+}
+
+interface Ctx {
+  send(reply: Reply): void;
+  running: Map<RequestId, AbortController>;
+}
+
+const handlers: Handlers<Ctx> = {
+  hello(req, ctx) {
+    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: [...TRANSPORT_IDS] });
+  },
+  async measure(req, ctx) {
+    if (ctx.running.size >= MAX_CONCURRENT_MEASURES) {
+      throw new DnscostError(ERROR_CODES.BUSY, `${MAX_CONCURRENT_MEASURES} measurements are already running`);
+    }
+    if (ctx.running.has(req.id)) throw new DnscostError(ERROR_CODES.BAD_REQUEST, `a measurement with id ${JSON.stringify(req.id)} is running`);
+    const abort = new AbortController();
+    ctx.running.set(req.id, abort);
+    let batch: ExchangeRecord[] = [];
+    let batchBytes = 0;
+    const flush = (): void => {
+      if (batch.length) ctx.send({ id: req.id, type: 'records', records: batch });
+      batch = [];
+      batchBytes = 0;
+    };
+    try {
+      const result = await measure(
+        req,
+        {
+          onRecord(record) {
+            batch.push(record);
+            batchBytes += JSON.stringify(record).length;
+            if (batchBytes >= RECORD_BATCH_BYTES) flush();
+          },
+          onProgress(done, total) {
+            flush();
+            ctx.send({ id: req.id, type: 'progress', done, total });
+          },
+        },
+        abort.signal,
+      );
+      flush();
+      ctx.send({
+        id: req.id,
+        type: 'done',
+        seed: result.seed,
+        primed: result.primed,
+        order: result.order,
+        exchanges: result.records.length,
+        cancelled: result.cancelled,
+        summary: result.summary,
+      });
+    } finally {
+      ctx.running.delete(req.id);
+    }
+  },
+  cancel(req, ctx) {
+    const target = ctx.running.get(req.target);
+    if (!target) throw new DnscostError(ERROR_CODES.BAD_REQUEST, `no running measurement has id ${JSON.stringify(req.target)}`);
+    target.abort();
+  },
+};
+
+/** The id of a request that failed validation, when it has a usable one, so the error can echo it. */
+function salvageId(value: unknown): RequestId | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const id = (value as { id?: unknown }).id;
+  if (typeof id === 'string' && id.length > 0 && id.length <= 128) return id;
+  if (typeof id === 'number' && Number.isInteger(id) && id >= 0) return id;
+  return null;
+}
+
+/** Runs the host until its input ends. */
+export async function runNative(options: NativeOptions): Promise<void> {
+  const { input, output } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`dnscost-host: ${line}\n`));
+  const decoder = new FrameDecoder(MAX_REQUEST_BYTES);
+  const inflight = new Set<Promise<void>>();
+  let writing: Promise<void> = Promise.resolve();
+  let outputClosed = false;
+  output.on('error', () => (outputClosed = true));
+
+  const send = (reply: Reply): void => {
+    if (outputClosed) return;
+    let body = JSON.stringify(reply);
+    if (Buffer.byteLength(body) > MAX_FRAME_BYTES) {
+      body = JSON.stringify({ id: reply.id, type: 'error', code: ERROR_CODES.INTERNAL, message: 'reply larger than 1 MiB was not sent' });
+    }
+    const frame = encodeFrame(body);
+    if (!output.write(frame)) writing = writing.then(() => new Promise<void>((resolve) => output.once('drain', resolve)));
+  };
+  const ctx: Ctx = { send, running: new Map() };
+  const error = (id: RequestId | null, code: (typeof ERROR_CODES)[keyof typeof ERROR_CODES], message: string): void =>
+    send({ id, type: 'error', code, message });
+
+  const dispatch = (event: FrameEvent): void => {
+    if (event.kind === 'too-large') {
+      return error(null, ERROR_CODES.FRAME_TOO_LARGE, `frame of ${event.length} bytes is over the ${MAX_REQUEST_BYTES}-byte limit; skipped`);
+    }
+    if (event.kind === 'truncated') {
+      return error(null, ERROR_CODES.BAD_FRAME, `truncated frame: ${event.received} of ${event.expected} bytes arrived`);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(event.body));
+    } catch (err) {
+      return error(null, ERROR_CODES.BAD_JSON, `frame is not UTF-8 JSON: ${(err as Error).message}`);
+    }
+    const parsed = request.safeParse(value);
+    if (!parsed.success) {
+      const id = salvageId(value);
+      const type = (value as { type?: unknown } | null)?.type;
+      if (typeof type === 'string' && !['hello', 'measure', 'cancel'].includes(type)) {
+        return error(id, ERROR_CODES.UNKNOWN_TYPE, `unknown request type ${JSON.stringify(type.slice(0, 64))}`);
+      }
+      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`);
+      return error(id, ERROR_CODES.BAD_REQUEST, issues.join('; '));
+    }
+    const req = parsed.data;
+    const handler = handlers[req.type] as (r: typeof req, c: Ctx) => Promise<void> | void;
+    const task = (async () => {
+      try {
+        await handler(req, ctx);
+      } catch (err) {
+        const data = toErrorData(err);
+        if (data.code === ERROR_CODES.INTERNAL) log(`internal error on ${req.type}: ${(err as Error)?.stack ?? String(err)}`);
+        error(req.id, data.code, data.message);
+      }
+    })();
+    inflight.add(task);
+    void task.finally(() => inflight.delete(task));
+  };
+
+  let stall: NodeJS.Timeout | null = null;
+  const armStall = (): void => {
+    if (stall) clearTimeout(stall);
+    stall = null;
+    if (!decoder.pending) return;
+    stall = setTimeout(() => {
+      const event = decoder.abandon();
+      if (event) dispatch(event);
+    }, options.stallMs ?? FRAME_STALL_MS);
+  };
+
+  await new Promise<void>((resolve) => {
+    input.on('data', (chunk: Buffer) => {
+      for (const event of decoder.push(chunk)) dispatch(event);
+      armStall();
+    });
+    input.on('end', resolve);
+    input.on('close', resolve);
+    input.on('error', (err) => {
+      log(`stdin: ${err.message}`);
+      resolve();
+    });
+  });
+  if (stall) clearTimeout(stall);
+  const last = decoder.abandon();
+  if (last) dispatch(last);
+  for (const abort of ctx.running.values()) abort.abort();
+  await Promise.allSettled([...inflight]);
+  await writing;
+  await new Promise<void>((resolve) => (outputClosed ? resolve() : output.write(Buffer.alloc(0), () => resolve())));
+}

@@ -1,0 +1,181 @@
+// DNS over HTTPS over HTTP/2 (RFC 8484) with node:http2: one multiplexed connection per endpoint, a stream per
+// query, `application/dns-message`, POST (Firefox) or GET with ?dns= (Chromium), DNS id 0.
+import http2 from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
+import type { EndpointSpec } from '../../../common/schema.js';
+import { dialTcp, socketError, startTls, TcpWire, type WireTotals } from '../dial.js';
+import type { Session, SessionEvent, SetupTimings, Transport } from './transport.js';
+import type { TlsInfo } from '../../../common/record.js';
+
+const DNS_MESSAGE = 'application/dns-message';
+/** Largest DNS message (RFC 1035 over TCP/HTTP); a longer body is not a DNS answer. */
+const MAX_BODY = 65535;
+
+/** The request line and headers of a DoH query, shared with `doh1`. */
+export function dohRequest(endpoint: EndpointSpec, query: Buffer): { method: 'GET' | 'POST'; path: string } {
+  const path = endpoint.path ?? '/dns-query';
+  if ((endpoint.method ?? 'POST') === 'GET') {
+    const sep = path.includes('?') ? '&' : '?';
+    return { method: 'GET', path: `${path}${sep}dns=${query.toString('base64url')}` };
+  }
+  return { method: 'POST', path };
+}
+
+/** Checks a DoH response's status and media type (RFC 8484 §4.2.1); throws a coded error. */
+export function checkDohResponse(status: number, contentType: string | undefined): void {
+  if (status !== 200) throw new DnscostError(ERROR_CODES.HTTP_STATUS, `HTTP status ${status}`);
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== DNS_MESSAGE) throw new DnscostError(ERROR_CODES.HTTP_CONTENT_TYPE, `content-type ${JSON.stringify(contentType ?? '')} is not ${DNS_MESSAGE}`);
+}
+
+class H2Session implements Session {
+  private events: SessionEvent[] = [];
+  private broken: DnscostError | null = null;
+  private ticket: Buffer | null = null;
+
+  constructor(
+    private readonly session: http2.ClientHttp2Session,
+    tlsSocket: TLSSocket,
+    private readonly counter: TcpWire,
+    private readonly endpoint: EndpointSpec,
+    readonly setup: SetupTimings,
+    readonly tls: TlsInfo | null,
+  ) {
+    tlsSocket.on('session', (s: Buffer) => (this.ticket = s));
+    session.on('goaway', (code, lastStreamId) => {
+      this.broken ??= new DnscostError(ERROR_CODES.HTTP_GOAWAY, `server sent GOAWAY (code ${code}, last stream ${lastStreamId})`);
+      this.events.push({ type: 'goaway', detail: `code ${code}, last stream ${lastStreamId}` });
+    });
+    session.on('error', (err) => {
+      this.broken ??= socketError(err, 'HTTP/2 session');
+    });
+    session.on('close', () => {
+      if (!this.broken) this.events.push({ type: 'connection-closed', detail: 'HTTP/2 session closed' });
+      this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'HTTP/2 session closed');
+    });
+  }
+
+  get usable(): boolean {
+    return this.broken === null && !this.session.closed && !this.session.destroyed;
+  }
+
+  exchange(query: Buffer, _id: number, timeoutMs: number): Promise<Buffer> {
+    if (!this.usable) return Promise.reject(this.broken ?? new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'HTTP/2 session closed'));
+    const { method, path } = dohRequest(this.endpoint, query);
+    const headers: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, accept: DNS_MESSAGE };
+    if (method === 'POST') {
+      headers['content-type'] = DNS_MESSAGE;
+      headers['content-length'] = query.length;
+    }
+    this.counter.dns.sent += query.length;
+    return new Promise<Buffer>((resolve, reject) => {
+      let stream: http2.ClientHttp2Stream;
+      try {
+        stream = this.session.request(headers, { endStream: method === 'GET' });
+      } catch (err) {
+        return reject(this.broken ?? socketError(err, 'HTTP/2 request'));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let status = 0;
+      let contentType: string | undefined;
+      let settled = false;
+      const finish = (err: DnscostError | null, body?: Buffer): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) {
+          if (!stream.destroyed) stream.close(http2.constants.NGHTTP2_CANCEL);
+          reject(err);
+        } else resolve(body!);
+      };
+      const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`)), timeoutMs);
+      stream.on('response', (h) => {
+        status = Number(h[':status']);
+        contentType = h['content-type'] as string | undefined;
+      });
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY) return finish(new DnscostError(ERROR_CODES.MALFORMED_ANSWER, `body longer than ${MAX_BODY} bytes`));
+        chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        try {
+          checkDohResponse(status, contentType);
+        } catch (err) {
+          return finish(err as DnscostError);
+        }
+        const body = Buffer.concat(chunks);
+        this.counter.dns.received += body.length;
+        finish(null, body);
+      });
+      stream.on('error', (err: NodeJS.ErrnoException) => finish(this.streamError(err)));
+      stream.on('close', () => {
+        if (settled) return;
+        const code = stream.rstCode;
+        if (code !== undefined && code !== http2.constants.NGHTTP2_NO_ERROR) {
+          return finish(this.broken?.code === ERROR_CODES.HTTP_GOAWAY
+            ? this.broken
+            : new DnscostError(ERROR_CODES.HTTP_STREAM_RESET, `stream reset by server (RST_STREAM code ${code})`));
+        }
+        finish(this.broken ?? new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'stream closed before the answer was complete'));
+      });
+      if (method === 'POST') stream.end(query);
+    });
+  }
+
+  private streamError(err: NodeJS.ErrnoException): DnscostError {
+    if (this.broken?.code === ERROR_CODES.HTTP_GOAWAY) return this.broken;
+    if (err.code === 'ERR_HTTP2_STREAM_ERROR') return new DnscostError(ERROR_CODES.HTTP_STREAM_RESET, `stream reset: ${err.message}`);
+    if (err.code === 'ERR_HTTP2_GOAWAY_SESSION') return new DnscostError(ERROR_CODES.HTTP_GOAWAY, err.message);
+    return this.broken ?? socketError(err, 'HTTP/2 stream');
+  }
+
+  wire(): WireTotals {
+    return this.counter.totals();
+  }
+
+  drainEvents(): SessionEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+
+  resumable(): Buffer | null {
+    return this.ticket;
+  }
+
+  close(): void {
+    this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
+    this.session.destroy();
+  }
+}
+
+/** DoH over HTTP/2. */
+export const doh: Transport = {
+  id: 'doh',
+  zeroId: true,
+  pad: true,
+  async open(endpoint, options) {
+    const { socket, connectMs } = await dialTcp(endpoint, options.timeoutMs, options.clock);
+    const counter = new TcpWire(socket, endpoint.address);
+    const serverName = endpoint.serverName ?? endpoint.address;
+    const { tlsSocket, tlsMs, info } = await startTls(
+      socket,
+      { serverName, ca: options.ca, alpn: ['h2'], session: options.tlsSession },
+      options.timeoutMs,
+      options.clock,
+    );
+    counter.tlsSocket = tlsSocket;
+    if (info.alpn !== 'h2') {
+      tlsSocket.destroy();
+      throw new DnscostError(ERROR_CODES.TLS_HANDSHAKE, `server did not negotiate HTTP/2 (ALPN ${info.alpn ?? 'none'})`);
+    }
+    const authority = `https://${serverName.includes(':') ? `[${serverName}]` : serverName}:${endpoint.port}`;
+    // The connection is already open and timed; http2 only runs the HTTP/2 preface over it.
+    const session = http2.connect(authority, { createConnection: () => tlsSocket });
+    session.on('error', () => {});
+    return new H2Session(session, tlsSocket, counter, endpoint, { connect: connectMs, tls: tlsMs }, info);
+  },
+};

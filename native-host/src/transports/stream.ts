@@ -1,0 +1,129 @@
+// DNS over a byte stream (RFC 7766 for TCP, RFC 7858 for TLS): 2-byte length prefix, pipelined queries matched by
+// id, answers in any order. Shared by `tcp` and `dot`.
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
+import type { TlsInfo } from '../../../common/record.js';
+import { socketError, type TcpWire, type WireTotals } from '../dial.js';
+import type { Session, SessionEvent, SetupTimings } from './transport.js';
+
+interface Pending {
+  resolve(answer: Buffer): void;
+  reject(err: DnscostError): void;
+  timer: NodeJS.Timeout;
+}
+
+/** A session over a TCP or TLS stream carrying length-prefixed DNS messages. */
+export class StreamSession implements Session {
+  private readonly pending = new Map<number, Pending>();
+  private buffer: Buffer = Buffer.alloc(0);
+  private closedReason: DnscostError | null = null;
+  private events: SessionEvent[] = [];
+  private ticket: Buffer | null = null;
+
+  constructor(
+    private readonly stream: Socket | TLSSocket,
+    private readonly counter: TcpWire,
+    readonly setup: SetupTimings,
+    readonly tls: TlsInfo | null,
+  ) {
+    stream.on('data', (chunk: Buffer) => this.onData(chunk));
+    stream.on('session', (session: Buffer) => (this.ticket = session));
+    stream.on('error', (err) => this.fail(socketError(err, 'query')));
+    stream.on('end', () => this.fail(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'server closed the connection')));
+    stream.on('close', () => this.fail(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'connection closed')));
+  }
+
+  get usable(): boolean {
+    return this.closedReason === null;
+  }
+
+  exchange(query: Buffer, id: number, timeoutMs: number): Promise<Buffer> {
+    if (this.closedReason) return Promise.reject(this.closedReason);
+    if (this.pending.has(id)) return Promise.reject(new DnscostError(ERROR_CODES.INTERNAL, `id ${id} already in flight`));
+    return new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      const prefix = Buffer.alloc(2);
+      prefix.writeUInt16BE(query.length);
+      this.counter.dns.sent += query.length + 2;
+      // One write, so prefix and message leave in one segment (RFC 7766 §8).
+      this.stream.write(Buffer.concat([prefix, query]));
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    while (this.buffer.length >= 2) {
+      const length = this.buffer.readUInt16BE(0);
+      if (this.buffer.length < 2 + length) return;
+      const message = this.buffer.subarray(2, 2 + length);
+      this.buffer = this.buffer.subarray(2 + length);
+      this.counter.dns.received += length + 2;
+      this.deliver(message);
+    }
+  }
+
+  private deliver(message: Buffer): void {
+    if (message.length < 2) {
+      // Too short to carry an id: it can only belong to the oldest query still waiting.
+      const first = this.pending.keys().next();
+      if (!first.done) this.settle(first.value, message);
+      return;
+    }
+    const id = message.readUInt16BE(0);
+    if (this.pending.has(id)) return this.settle(id, message);
+    // An answer with an id we never asked: with one query in flight it is that query's (wrong) answer,
+    // and parseAnswer will name the mismatch; with several it cannot be matched and is reported on all.
+    if (this.pending.size === 1) return this.settle(this.pending.keys().next().value!, message);
+    for (const [pid, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(pid);
+      p.reject(new DnscostError(ERROR_CODES.ID_MISMATCH, `answer id ${id} matches no query in flight`));
+    }
+  }
+
+  private settle(id: number, message: Buffer): void {
+    const p = this.pending.get(id)!;
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    p.resolve(message);
+  }
+
+  private fail(err: DnscostError): void {
+    if (!this.closedReason) {
+      this.closedReason = err;
+      this.events.push({ type: 'connection-closed', detail: err.message });
+    }
+    const partial = this.buffer.length > 0;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(partial && err.code === ERROR_CODES.CONNECTION_CLOSED
+        ? new DnscostError(ERROR_CODES.CONNECTION_CLOSED, `connection closed mid-answer (${this.buffer.length} bytes of a message received)`)
+        : err);
+    }
+  }
+
+  wire(): WireTotals {
+    return this.counter.totals();
+  }
+
+  drainEvents(): SessionEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+
+  resumable(): Buffer | null {
+    return this.ticket;
+  }
+
+  close(): void {
+    this.closedReason ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
+    this.stream.destroy();
+  }
+}

@@ -1,0 +1,56 @@
+// The one interface every transport implements. A transport opens sessions (a connection, or for UDP a
+// socket per query) and sends one query at a time or several at once; it never retries, falls back or
+// reconnects on its own: the engine records what happened instead.
+import type { TlsInfo } from '../../../common/record.js';
+import type { EndpointSpec } from '../../../common/schema.js';
+import type { TransportId } from '../../../common/transports.js';
+import type { Clock, WireTotals } from '../dial.js';
+
+/** What opening a session may use. */
+export interface OpenOptions {
+  timeoutMs: number;
+  clock: Clock;
+  /** Extra trusted CA (PEM). */
+  ca?: string;
+  /** TLS session to resume; omitted for a full handshake. */
+  tlsSession?: Buffer;
+}
+
+/** What the session's set-up cost, in ms; null for phases the transport does not have. */
+export interface SetupTimings {
+  connect: number | null;
+  tls: number | null;
+}
+
+/** An event the session noticed by itself (a GOAWAY, the peer closing), reported on the next record. */
+export interface SessionEvent {
+  type: 'goaway' | 'connection-closed';
+  detail: string;
+}
+
+/** One open connection (or UDP socket) to an endpoint. */
+export interface Session {
+  readonly setup: SetupTimings;
+  readonly tls: TlsInfo | null;
+  /** False once the peer closed, sent GOAWAY or a fatal error happened: the engine then opens a new one. */
+  readonly usable: boolean;
+  /** Sends one DNS message and resolves with the answer's DNS message bytes; rejects with a DnscostError. */
+  exchange(query: Buffer, id: number, timeoutMs: number): Promise<Buffer>;
+  /** Cumulative wire totals since the session opened. */
+  wire(): WireTotals;
+  /** Events since the last call. */
+  drainEvents(): SessionEvent[];
+  /** A TLS session ticket to resume with later, if the server sent one. */
+  resumable(): Buffer | null;
+  close(): void;
+}
+
+/** A DNS transport: one file each, one registry line each. */
+export interface Transport {
+  readonly id: TransportId;
+  /** DoH uses DNS id 0 (RFC 8484 §4.1) so answers cache well; the others a random id. */
+  readonly zeroId: boolean;
+  /** Whether queries are padded (RFC 8467) as browsers do on encrypted transports. */
+  readonly pad: boolean;
+  open(endpoint: EndpointSpec, options: OpenOptions): Promise<Session>;
+}

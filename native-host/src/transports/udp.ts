@@ -1,0 +1,82 @@
+// Do53 over UDP (RFC 1035): a new socket (a new random source port) per query, as stub resolvers do against
+// spoofing. A truncated answer is returned as it is: no fallback to TCP here.
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
+import { socketError, udpWireBytes, type WireTotals } from '../dial.js';
+import type { Session, SessionEvent, Transport } from './transport.js';
+
+class UdpSession implements Session {
+  readonly setup = { connect: null, tls: null };
+  readonly tls = null;
+  readonly usable = true;
+  private totals: WireTotals = {
+    bytes: { sent: 0, received: 0 },
+    packets: { sent: 0, received: 0 },
+    payload: { sent: 0, received: 0 },
+    plain: null,
+    dns: { sent: 0, received: 0 },
+    provenance: { bytes: 'counted', packets: 'counted' },
+  };
+
+  constructor(
+    private readonly address: string,
+    private readonly port: number,
+  ) {}
+
+  exchange(query: Buffer, id: number, timeoutMs: number): Promise<Buffer> {
+    const socket = dgram.createSocket(net.isIPv6(this.address) ? 'udp6' : 'udp4');
+    const t = this.totals;
+    return new Promise<Buffer>((resolve, reject) => {
+      const done = (err: DnscostError | null, answer?: Buffer): void => {
+        clearTimeout(timer);
+        socket.close();
+        if (err) reject(err);
+        else resolve(answer!);
+      };
+      const timer = setTimeout(() => done(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`)), timeoutMs);
+      socket.on('error', (err) => done(socketError(err, 'query')));
+      socket.on('message', (msg, rinfo) => {
+        // Only the server's own address and port can answer (RFC 5452 §9.1); anything else is not counted as ours.
+        if (rinfo.port !== this.port || rinfo.address !== this.address) return;
+        t.packets.received += 1;
+        t.payload.received += msg.length;
+        t.dns.received += msg.length;
+        t.bytes.received += udpWireBytes(this.address, msg.length);
+        done(null, msg);
+      });
+      socket.send(query, this.port, this.address, (err) => {
+        if (err) return done(socketError(err, 'send'));
+        t.packets.sent += 1;
+        t.payload.sent += query.length;
+        t.dns.sent += query.length;
+        t.bytes.sent += udpWireBytes(this.address, query.length);
+      });
+    });
+  }
+
+  wire(): WireTotals {
+    const t = this.totals;
+    return { ...t, bytes: { ...t.bytes }, packets: { ...t.packets }, payload: { ...t.payload }, dns: { ...t.dns } };
+  }
+
+  drainEvents(): SessionEvent[] {
+    return [];
+  }
+
+  resumable(): null {
+    return null;
+  }
+
+  close(): void {}
+}
+
+/** Do53 over UDP. */
+export const udp: Transport = {
+  id: 'udp',
+  zeroId: false,
+  pad: false,
+  async open(endpoint) {
+    return new UdpSession(endpoint.address, endpoint.port);
+  },
+};

@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DnscostError, ERROR_CODES } from '../../common/errors.js';
+import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_HOSTS_PER_REQUEST, request, type MeasureRequest, type ResolverSpec, type SummaryRow } from '../../common/schema.js';
-import { isQType, MODES, type Mode, type QType } from '../../common/transports.js';
+import { isQType, MODES, TRANSPORT_IDS, type Mode, type QType } from '../../common/transports.js';
 import { defaultResolvers } from './defaults.js';
 import { parseEndpoint } from './endpoints.js';
 import { measure } from './measure.js';
@@ -136,7 +137,9 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
 const fmt = (x: number | null, digits = 1): string => (x === null ? '-' : x.toFixed(digits));
 
 /** A plain-text table of summary rows. */
-export function formatTable(rows: SummaryRow[]): string {
+export function formatTable(unsorted: SummaryRow[]): string {
+  const rank = (r: SummaryRow): string => [r.resolver, TRANSPORT_IDS.indexOf(r.transport), r.endpoint, r.mode, r.qtype].join('|');
+  const rows = [...unsorted].sort((a, b) => rank(a).localeCompare(rank(b)));
   const head = ['resolver', 'endpoint', 'transport', 'mode', 'qtype', 'n', 'fail', 'median', 'p5', 'p95', 'mean', 'rsd%', 'bytes'];
   const body = rows.map((r) => [
     r.resolver,
@@ -158,6 +161,21 @@ export function formatTable(rows: SummaryRow[]): string {
   return [line(head), ...body.map(line)].join('\n') + '\n';
 }
 
+/** One line per (endpoint, mode, error code) with its count and one example, so a failing run stays readable. */
+export function formatFailures(records: readonly ExchangeRecord[]): string {
+  const groups = new Map<string, { count: number; example: ExchangeRecord }>();
+  for (const r of records) {
+    if (r.ok) continue;
+    const key = `${r.endpoint} ${r.mode} ${r.error?.code}`;
+    const g = groups.get(key);
+    if (g) g.count += 1;
+    else groups.set(key, { count: 1, example: r });
+  }
+  return [...groups.values()]
+    .map(({ count, example: r }) => `failed ×${count}: ${r.endpoint} ${r.mode} ${r.error?.code} — e.g. ${r.host} ${r.qtype}: ${r.error?.message}\n`)
+    .join('');
+}
+
 /** Runs `dnscost-host measure ARGS`; resolves with the process exit code. */
 export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
   const { req, json, quiet } = parseMeasureArgs(argv);
@@ -177,9 +195,7 @@ export async function runMeasure(argv: string[], out = process.stdout, err = pro
   });
   if (!json) {
     out.write(formatTable(result.summary));
-    const failures = result.records.filter((r) => !r.ok);
-    for (const f of failures.slice(0, 20)) out.write(`failed: ${f.host} ${f.qtype} ${f.endpoint} ${f.mode}: ${f.error?.code} — ${f.error?.message}\n`);
-    if (failures.length > 20) out.write(`… and ${failures.length - 20} more failures (use --json for all)\n`);
+    out.write(formatFailures(result.records));
   }
   err.write(`seed ${result.seed}${result.primed ? ', cache primed' : ''}, ${result.records.length} exchanges\n`);
   return 0;

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import dnsPacket from 'dns-packet';
+import { DnscostError } from '../../common/errors.js';
+import { encodeQuery, parseAnswer, QUERY_PAD_BLOCK, rcodeError } from './dns-wire.js';
+
+const answerFor = (query: Buffer, patch: Partial<dnsPacket.Packet> = {}): Buffer => {
+  const q = dnsPacket.decode(query);
+  return dnsPacket.encode({
+    type: 'response',
+    id: q.id,
+    flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE,
+    questions: q.questions,
+    answers: [{ type: 'A', name: q.questions![0]!.name, ttl: 60, data: '192.0.2.7' }],
+    ...patch,
+  });
+};
+
+test('queries carry the asked type (HTTPS as 65) and EDNS; padded ones fill a 128-octet block', () => {
+  for (const qtype of ['A', 'AAAA', 'HTTPS', 'SVCB', 'TXT'] as const) {
+    const plain = encodeQuery({ name: 'h1.test', qtype }, 4660, false);
+    assert.equal(plain.readUInt16BE(0), 4660);
+    const padded = encodeQuery({ name: 'h1.test', qtype }, 0, true);
+    assert.equal(padded.length % QUERY_PAD_BLOCK, 0, qtype);
+    const decoded = dnsPacket.decode(padded);
+    assert.equal(decoded.id, 0);
+    assert.equal(decoded.questions![0]!.name, 'h1.test');
+  }
+  const https = dnsPacket.decode(encodeQuery({ name: 'h1.test', qtype: 'HTTPS' }, 1, false));
+  assert.equal(https.questions![0]!.type, 'UNKNOWN_65');
+});
+
+test('parseAnswer returns rcode, TC and answers of a matching response', () => {
+  const query = encodeQuery({ name: 'h1.test', qtype: 'A' }, 99, false);
+  const parsed = parseAnswer(answerFor(query), { name: 'h1.test', qtype: 'A' }, 99);
+  assert.equal(parsed.rcode, 'NOERROR');
+  assert.equal(parsed.truncated, false);
+  assert.deepEqual(parsed.answers, [{ name: 'h1.test', type: 'A', ttl: 60, data: '192.0.2.7' }]);
+  const tc = parseAnswer(answerFor(query, { flags: dnsPacket.TRUNCATED_RESPONSE }), { name: 'h1.test', qtype: 'A' }, 99);
+  assert.equal(tc.truncated, true);
+});
+
+test('parseAnswer refuses answers that do not belong to the query, each with its code', () => {
+  const q = { name: 'h1.test', qtype: 'A' as const };
+  const query = encodeQuery(q, 99, false);
+  const cases: Array<[Buffer, string]> = [
+    [Buffer.alloc(5), 'short-answer'],
+    [Buffer.alloc(40, 0xff), 'malformed-answer'],
+    [answerFor(query, { id: 100 }), 'id-mismatch'],
+    [answerFor(query, { questions: [{ type: 'A', name: 'other.test' }] }), 'question-mismatch'],
+    [answerFor(query, { questions: [{ type: 'AAAA', name: 'h1.test' }] }), 'question-mismatch'],
+    [query, 'malformed-answer'],
+  ];
+  for (const [buf, code] of cases) {
+    assert.throws(() => parseAnswer(buf, q, 99), (err: unknown) => err instanceof DnscostError && err.code === code, code);
+  }
+});
+
+test('rcodes map to stable error codes', () => {
+  assert.equal(rcodeError('NOERROR'), null);
+  assert.equal(rcodeError('SERVFAIL'), 'servfail');
+  assert.equal(rcodeError('REFUSED'), 'refused');
+  assert.equal(rcodeError('NXDOMAIN'), 'nxdomain');
+  assert.equal(rcodeError('NOTIMP'), 'rcode');
+});

@@ -89,6 +89,12 @@ const handlers: Handlers<Ctx> = {
   },
 };
 
+/** DNSCOST_FRAME_STALL_MS overrides the stall limit (tests shorten it); anything invalid keeps the default. */
+function stallFromEnv(): number {
+  const v = Number(process.env.DNSCOST_FRAME_STALL_MS);
+  return Number.isInteger(v) && v >= 10 && v <= 60_000 ? v : FRAME_STALL_MS;
+}
+
 /** The id of a request that failed validation, when it has a usable one, so the error can echo it. */
 function salvageId(value: unknown): RequestId | null {
   if (typeof value !== 'object' || value === null) return null;
@@ -167,7 +173,7 @@ export async function runNative(options: NativeOptions): Promise<void> {
     stall = setTimeout(() => {
       const event = decoder.abandon();
       if (event) dispatch(event);
-    }, options.stallMs ?? FRAME_STALL_MS);
+    }, options.stallMs ?? stallFromEnv());
   };
 
   await new Promise<void>((resolve) => {

@@ -91,9 +91,11 @@ class H2Session implements Session {
         } else resolve(body!);
       };
       const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`)), timeoutMs);
+      let declared: number | null = null;
       stream.on('response', (h) => {
         status = Number(h[':status']);
         contentType = h['content-type'] as string | undefined;
+        if (h['content-length'] !== undefined) declared = Number(h['content-length']);
       });
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
@@ -108,6 +110,10 @@ class H2Session implements Session {
         }
         const body = Buffer.concat(chunks);
         this.counter.dns.received += body.length;
+        // node:http2 ends a stream the server cancelled mid-body like a complete one; the length tells them apart.
+        if ((declared !== null && body.length !== declared) || (stream.rstCode ?? 0) !== http2.constants.NGHTTP2_NO_ERROR) {
+          return finish(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, `answer cut off: ${body.length} of ${declared ?? '?'} bytes arrived (RST_STREAM ${stream.rstCode ?? 'none'})`));
+        }
         finish(null, body);
       });
       stream.on('error', (err: NodeJS.ErrnoException) => finish(this.streamError(err)));

@@ -1,0 +1,26 @@
+// Command coredns is the lab's CoreDNS: only the plugins the lab uses, so the build stays small.
+package main
+
+import (
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+
+	_ "github.com/coredns/coredns/plugin/bind"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/file"
+	_ "github.com/coredns/coredns/plugin/https"
+	_ "github.com/coredns/coredns/plugin/https3"
+	_ "github.com/coredns/coredns/plugin/log"
+	_ "github.com/coredns/coredns/plugin/quic"
+	_ "github.com/coredns/coredns/plugin/template"
+	_ "github.com/coredns/coredns/plugin/tls"
+)
+
+// Directives order decides plugin chaining; CoreDNS has no default for a custom build.
+func init() {
+	dnsserver.Directives = []string{
+		"bind", "errors", "file", "https", "https3", "log", "quic", "template", "tls",
+	}
+}
+
+func main() { coremain.Run() }

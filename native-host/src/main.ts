@@ -40,6 +40,11 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // Every socket is closed by now; should one linger (a bug), say so and exit rather than hang a script.
+    setTimeout(() => {
+      process.stderr.write('dnscost-host: a handle was still open 2 s after the command finished; exiting\n');
+      process.exit(code);
+    }, 2000).unref();
   },
   (err: unknown) => {
     const { code, message } = toErrorData(err);

@@ -36,7 +36,7 @@ class H2Session implements Session {
 
   constructor(
     private readonly session: http2.ClientHttp2Session,
-    tlsSocket: TLSSocket,
+    private readonly tlsSocket: TLSSocket,
     private readonly counter: TcpWire,
     private readonly endpoint: EndpointSpec,
     readonly setup: SetupTimings,
@@ -90,7 +90,7 @@ class H2Session implements Session {
           reject(err);
         } else resolve(body!);
       };
-      const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       let declared: number | null = null;
       stream.on('response', (h) => {
         status = Number(h[':status']);
@@ -155,6 +155,8 @@ class H2Session implements Session {
   close(): void {
     this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
     this.session.destroy();
+    // After a GOAWAY node:http2 may leave the socket open (the session is closing, not destroyed): end it here.
+    this.tlsSocket.destroy();
   }
 }
 

@@ -83,7 +83,7 @@ class H1Session implements Session {
         } else resolve(body!);
       };
       const req = http.request({ agent: this.agent, method, path, headers, host, port: this.endpoint.port });
-      const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       req.on('error', (err) => finish(this.broken ?? (err instanceof DnscostError ? err : socketError(err, 'HTTP/1.1 request'))));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];

@@ -44,7 +44,7 @@ export class StreamSession implements Session {
     return new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`));
+        reject(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       const prefix = Buffer.alloc(2);

@@ -34,7 +34,7 @@ class UdpSession implements Session {
         if (err) reject(err);
         else resolve(answer!);
       };
-      const timer = setTimeout(() => done(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => done(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       socket.on('error', (err) => done(socketError(err, 'query')));
       socket.on('message', (msg, rinfo) => {
         // Only the server's own address and port can answer (RFC 5452 §9.1); anything else is not counted as ours.

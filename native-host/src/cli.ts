@@ -15,6 +15,7 @@ export const HELP = `dnscost-host — measure what encrypted DNS costs, lookup b
 Usage:
   dnscost-host measure [options] HOST...   re-resolve HOSTs over every endpoint, timing every phase
   dnscost-host lab [--json]                 start the local lab resolver (CoreDNS) and print its endpoints
+  dnscost-host lab --demo                   start it, measure every transport cold and warm, print the table
   dnscost-host native                       speak native messaging on stdin/stdout (browsers start it so)
   dnscost-host --version | --help
 

@@ -1,8 +1,9 @@
 // `dnscost-host lab`: starts the local lab resolver (CoreDNS serving the generated test zone on loopback) and prints
 // its endpoints and a ready-to-run measure command, so anyone can try the tool offline. Stops on Ctrl-C.
+import { runMeasure } from './cli.js';
 import { VERSION } from './version.js';
 
-/** Runs the lab until SIGINT/SIGTERM. */
+/** Runs the lab until SIGINT/SIGTERM (or, with --demo, runs one measurement of every transport against it). */
 export async function runLab(argv: string[], out = process.stdout): Promise<number> {
   const json = argv.includes('--json');
   // The lab lives with the tests (it is what they run against); it is compiled beside the host.
@@ -19,6 +20,24 @@ export async function runLab(argv: string[], out = process.stdout): Promise<numb
       `  npx dnscost-host measure --endpoint ${e.udp} --endpoint ${e.tcp} --endpoint ${e.dot} --endpoint ${e.doh} \\\n` +
         `    --connect dns.test=${lab.address} --ca ${lab.certs.caFile} --mode cold,warm --repeat 10 h1.test h2.test\n\nCtrl-C stops the lab.\n`,
     );
+  }
+  if (argv.includes('--demo')) {
+    // The README's main command: a measurement of the lab zone over every transport, cold and warm, then stop.
+    const code = await runMeasure(
+      [
+        ...[e.udp, e.tcp, e.dot, e.doh].flatMap((u) => ['--endpoint', u]),
+        '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile,
+        '--mode', 'cold,warm', '--repeat', '10', '--qtype', 'A,AAAA', '--prime',
+        ...Array.from({ length: 10 }, (_, i) => `h${i}.test`),
+      ],
+      out,
+    );
+    const h1 = await runMeasure(
+      ['--endpoint', e.doh, '--http1.1', '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile, '--mode', 'cold,warm', '--repeat', '10', '--quiet', 'h1.test'],
+      out,
+    );
+    await lab.stop();
+    return code || h1;
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

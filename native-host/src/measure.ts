@@ -6,8 +6,8 @@ import { normalizeHostname } from '../../common/hostname.js';
 import type { ExchangeEvent, ExchangeRecord, Pair } from '../../common/record.js';
 import type { EndpointSpec, MeasureRequest, ResolverSpec, SummaryRow } from '../../common/schema.js';
 import { seededRandom, shuffled, summarize } from '../../common/stats.js';
-import type { Mode, QType, TransportId } from '../../common/transports.js';
-import { monotonic, type Clock, type WireTotals } from './dial.js';
+import { isEncrypted, type Mode, type QType, type TransportId } from '../../common/transports.js';
+import { monotonic, secureContextFor, type Clock, type WireTotals } from './dial.js';
 import { encodeQuery, parseAnswer, randomId, rcodeError, type Question } from './dns-wire.js';
 import { endpointUrl } from './endpoints.js';
 import { TRANSPORTS } from './transports/registry.js';
@@ -95,6 +95,8 @@ export async function measure(
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const seed = req.seed ?? Math.floor(Math.random() * 0x100000000);
   const random = seededRandom(seed);
+  // Build TLS contexts before any clock starts: that is set-up of dnscost, not of the connection.
+  for (const t of targets) if (isEncrypted(t.transport.id)) secureContextFor(t.resolver.ca);
   const run = new Run(deps, timeoutMs, req.resume ?? false);
   const records: ExchangeRecord[] = [];
   const total = hosts.length * qtypes.length * modes.length * repeat * targets.length;

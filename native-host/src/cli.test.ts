@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { DnscostError } from '../../common/errors.js';
+import { PUBLIC_RESOLVERS } from './defaults.js';
+import { parseMeasureArgs } from './cli.js';
+import { endpointUrl, parseEndpoint } from './endpoints.js';
+
+const known = () => [...PUBLIC_RESOLVERS];
+
+test('endpoint URLs parse to specs and print back the same', () => {
+  const connect = new Map([['dns.test', '127.0.0.1']]);
+  const cases: Array<[string, object, string]> = [
+    ['udp://127.0.0.1:5300', { transport: 'udp', address: '127.0.0.1', port: 5300 }, 'udp://127.0.0.1:5300'],
+    ['tcp://[::1]:53', { transport: 'tcp', address: '::1', port: 53 }, 'tcp://[::1]:53'],
+    ['tls://dns.test', { transport: 'dot', address: '127.0.0.1', port: 853, serverName: 'dns.test' }, 'tls://dns.test:853'],
+    ['https://dns.test:8443/q', { transport: 'doh', address: '127.0.0.1', port: 8443, serverName: 'dns.test', path: '/q', method: 'POST' }, 'https://dns.test:8443/q'],
+    ['https://dns.test', { transport: 'doh', address: '127.0.0.1', port: 443, serverName: 'dns.test', path: '/dns-query', method: 'POST' }, 'https://dns.test:443/dns-query'],
+  ];
+  for (const [url, spec, back] of cases) {
+    const parsed = parseEndpoint(url, { connect });
+    assert.deepEqual(parsed, spec, url);
+    assert.equal(endpointUrl(parsed), back);
+  }
+  assert.equal(parseEndpoint('https://dns.test/dns-query', { connect, http1: true }).transport, 'doh1');
+  assert.equal(parseEndpoint('https://dns.test/dns-query', { connect, method: 'GET' }).method, 'GET');
+});
+
+test('bad endpoints are refused with bad-endpoint and a hint', () => {
+  for (const url of ['nonsense', 'ftp://1.2.3.4', 'tls://dns.test:853', 'udp://dns.example:53']) {
+    assert.throws(() => parseEndpoint(url), (e: unknown) => e instanceof DnscostError && e.code === 'bad-endpoint', url);
+  }
+  assert.throws(() => parseEndpoint('tls://dns.test:853'), /--connect dns.test=IP/);
+});
+
+test('measure arguments become a validated request', () => {
+  const { req, json } = parseMeasureArgs(
+    ['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'tls://dns.test:853', '--connect', 'dns.test=127.0.0.1', '--mode', 'cold,warm', '--repeat', '20', '--qtype', 'a,aaaa,https', '--seed', '9', '--prime', '--json', 'h1.test', 'h2.test'],
+    known,
+  );
+  assert.equal(json, true);
+  assert.deepEqual(req.hosts, ['h1.test', 'h2.test']);
+  assert.deepEqual(req.modes, ['cold', 'warm']);
+  assert.deepEqual(req.qtypes, ['A', 'AAAA', 'HTTPS']);
+  assert.equal(req.repeat, 20);
+  assert.equal(req.seed, 9);
+  assert.equal(req.prime, true);
+  assert.equal(req.resolvers[0]!.endpoints.length, 2);
+  const r = parseMeasureArgs(['--resolver', 'quad9', '--transport', 'dot,doh', 'example.com'], known).req;
+  assert.equal(r.resolvers[0]!.id, 'quad9');
+  assert.deepEqual(r.transports, ['dot', 'doh']);
+});
+
+test('bad measure arguments are refused with a clear message', () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['h1.test'], /--endpoint URL or --resolver ID/],
+    [['--endpoint', 'udp://127.0.0.1:53'], /at least one HOST/],
+    [['--endpoint', 'udp://127.0.0.1:53', '--mode', 'hot', 'h'], /cold or warm/],
+    [['--endpoint', 'udp://127.0.0.1:53', '--repeat', 'x', 'h'], /whole number/],
+    [['--endpoint', 'udp://127.0.0.1:53', '--repeat', '0', 'h'], /repeat/],
+    [['--endpoint', 'udp://127.0.0.1:53', '--qtype', 'BOGUS', 'h'], /unknown --qtype BOGUS/],
+    [['--resolver', 'nope', 'h'], /unknown resolver "nope"/],
+    [['--endpoint', 'udp://127.0.0.1:53', '--connect', 'x', 'h'], /NAME=IP/],
+    [['--endpoint', 'udp://127.0.0.1:53', '--ca', '/nonexistent.pem', 'h'], /cannot read --ca/],
+  ];
+  for (const [argv, message] of cases) assert.throws(() => parseMeasureArgs(argv, known), message, argv.join(' '));
+  assert.throws(() => parseMeasureArgs(['--bogus'], known), /Unknown option/);
+});

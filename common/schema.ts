@@ -1,6 +1,7 @@
-// The one message schema between the extension and the native host. Requests are validated on entry with zod;
-// replies are typed here so both ends compile against the same shapes.
-import { z } from 'zod';
+// The one message schema between the extension and the native host. Requests are validated on entry with valibot
+// (small: its whole cost in the host's memory is about 3 MB); replies are typed here so both ends compile against
+// the same shapes.
+import * as v from 'valibot';
 import type { ErrorCode } from './errors.js';
 import type { ExchangeRecord } from './record.js';
 import type { Summary } from './stats.js';
@@ -18,70 +19,87 @@ export const MAX_REPEAT = 1000;
 /** Largest frame either side sends: the browser refuses host → browser messages over 1 MiB. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
-const id = z.union([z.string().min(1).max(128), z.number().int().nonnegative()]);
-const ipLiteral = z.union([z.ipv4(), z.ipv6()]);
+const str = (min: number, max: number) => v.pipe(v.string(), v.minLength(min), v.maxLength(max));
+const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+const id = v.union([str(1, 128), int(0, Number.MAX_SAFE_INTEGER)]);
+const list = <T extends v.GenericSchema>(item: T, min: number, max: number) => v.pipe(v.array(item), v.minLength(min), v.maxLength(max));
 
 /** One resolver endpoint: a transport at an address, with the name its certificate must carry. */
-export const endpointSpec = z.strictObject({
-  transport: z.enum(TRANSPORT_IDS),
+export const endpointSpec = v.strictObject({
+  transport: v.picklist(TRANSPORT_IDS),
   /** Where to connect: always an IP literal, so measuring never needs a DNS lookup of its own. */
-  address: ipLiteral,
-  port: z.number().int().min(1).max(65535),
+  address: v.pipe(v.string(), v.ip()),
+  port: int(1, 65535),
   /** TLS server name (SNI and certificate check); defaults to the address. */
-  serverName: z.string().min(1).max(253).optional(),
+  serverName: v.optional(str(1, 253)),
   /** DoH path (RFC 8484 URI template without variables). */
-  path: z.string().startsWith('/').max(512).optional(),
+  path: v.optional(v.pipe(str(1, 512), v.startsWith('/'))),
   /** DoH method; browsers use POST (Firefox) or GET (Chromium). */
-  method: z.enum(['POST', 'GET']).optional(),
+  method: v.optional(v.picklist(['POST', 'GET'])),
 });
-export type EndpointSpec = z.infer<typeof endpointSpec>;
+export type EndpointSpec = v.InferOutput<typeof endpointSpec>;
 
 /** A resolver as the person configured it: an id, a display name, its endpoints and any extra trusted CA. */
-export const resolverSpec = z.strictObject({
-  id: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/),
-  name: z.string().min(1).max(128),
-  endpoints: z.array(endpointSpec).min(1).max(16),
+export const resolverSpec = v.strictObject({
+  id: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/)),
+  name: str(1, 128),
+  endpoints: list(endpointSpec, 1, 16),
   /** Extra trusted CA certificates (PEM), e.g. the lab's. */
-  ca: z.string().max(64 * 1024).optional(),
+  ca: v.optional(str(1, 64 * 1024)),
 });
-export type ResolverSpec = z.infer<typeof resolverSpec>;
+export type ResolverSpec = v.InferOutput<typeof resolverSpec>;
 
 /** A host a page needed and, for replay, when it first needed it (ms since navigation start). */
-export const hostSpec = z.union([
-  z.string().max(300),
-  z.strictObject({ name: z.string().max(300), at: z.number().min(0).max(3_600_000).optional() }),
+export const hostSpec = v.union([
+  str(0, 300),
+  v.strictObject({ name: str(0, 300), at: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000))) }),
 ]);
 
-const helloRequest = z.strictObject({ id, type: z.literal('hello') });
+const helloRequest = v.strictObject({ id, type: v.literal('hello') });
 
-const measureRequest = z.strictObject({
+const measureRequest = v.strictObject({
   id,
-  type: z.literal('measure'),
-  hosts: z.array(hostSpec).min(1).max(MAX_HOSTS_PER_REQUEST),
-  resolvers: z.array(resolverSpec).min(1).max(MAX_RESOLVERS_PER_REQUEST),
+  type: v.literal('measure'),
+  hosts: list(hostSpec, 1, MAX_HOSTS_PER_REQUEST),
+  resolvers: list(resolverSpec, 1, MAX_RESOLVERS_PER_REQUEST),
   /** Only these transports of the resolvers' endpoints (default: all of them). */
-  transports: z.array(z.enum(TRANSPORT_IDS)).min(1).optional(),
-  qtypes: z.array(z.enum(QTYPES)).min(1).max(QTYPES.length).optional(),
-  modes: z.array(z.enum(MODES)).min(1).optional(),
-  repeat: z.number().int().min(1).max(MAX_REPEAT).optional(),
+  transports: v.optional(list(v.picklist(TRANSPORT_IDS), 1, TRANSPORT_IDS.length)),
+  qtypes: v.optional(list(v.picklist(QTYPES), 1, QTYPES.length)),
+  modes: v.optional(list(v.picklist(MODES), 1, MODES.length)),
+  repeat: v.optional(int(1, MAX_REPEAT)),
   /** Ask every name once over UDP first so no transport pays for filling the resolver's cache. */
-  prime: z.boolean().optional(),
+  prime: v.optional(v.boolean()),
   /** Cold connections resume the endpoint's last TLS session (as a browser would after its first visit). */
-  resume: z.boolean().optional(),
+  resume: v.optional(v.boolean()),
   /** Seed for the order of transports and endpoints; a random one is chosen and reported if absent. */
-  seed: z.number().int().min(0).max(0xffffffff).optional(),
-  timeoutMs: z.number().int().min(100).max(60_000).optional(),
+  seed: v.optional(int(0, 0xffffffff)),
+  timeoutMs: v.optional(int(100, 60_000)),
 });
 
-const cancelRequest = z.strictObject({ id, type: z.literal('cancel'), target: id });
+const cancelRequest = v.strictObject({ id, type: v.literal('cancel'), target: id });
 
 /** Every request the host accepts. */
-export const request = z.discriminatedUnion('type', [helloRequest, measureRequest, cancelRequest]);
-export type Request = z.infer<typeof request>;
+export const request = v.variant('type', [helloRequest, measureRequest, cancelRequest]);
+export type Request = v.InferOutput<typeof request>;
 export type RequestType = Request['type'];
 export type RequestOf<T extends RequestType> = Extract<Request, { type: T }>;
 export type MeasureRequest = RequestOf<'measure'>;
-export type RequestId = z.infer<typeof id>;
+export type RequestId = v.InferOutput<typeof id>;
+
+/** Validates a request: the request, or the problems as `path: message` lines (at most five). */
+export function parseRequest(value: unknown): { ok: true; request: Request } | { ok: false; problems: string[] } {
+  const result = v.safeParse(request, value);
+  if (result.success) return { ok: true, request: result.output };
+  return {
+    ok: false,
+    problems: result.issues.slice(0, 5).map((i) => `${(i.path ?? []).map((p) => String(p.key)).join('.') || '(request)'}: ${i.message}`),
+  };
+}
+
+/** True when `value` is a valid resolver spec. */
+export function isResolverSpec(value: unknown): value is ResolverSpec {
+  return v.is(resolverSpec, value);
+}
 
 /** Statistics for one (resolver, transport, mode, qtype) cell of a measurement. */
 export interface SummaryRow {

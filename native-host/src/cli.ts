@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DnscostError, ERROR_CODES } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
-import { MAX_HOSTS_PER_REQUEST, request, type MeasureRequest, type ResolverSpec, type SummaryRow } from '../../common/schema.js';
+import { MAX_HOSTS_PER_REQUEST, parseRequest, type MeasureRequest, type ResolverSpec, type SummaryRow } from '../../common/schema.js';
 import { isQType, MODES, TRANSPORT_IDS, type Mode, type QType } from '../../common/transports.js';
 import { defaultResolvers } from './defaults.js';
 import { parseEndpoint } from './endpoints.js';
@@ -130,9 +130,9 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
     seed: int(values.seed, '--seed'),
     timeoutMs: int(values.timeout, '--timeout'),
   };
-  const parsed = request.safeParse(JSON.parse(JSON.stringify(candidate)));
-  if (!parsed.success) bad(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
-  return { req: parsed.data as MeasureRequest, json: values.json ?? false, quiet: values.quiet ?? false };
+  const parsed = parseRequest(JSON.parse(JSON.stringify(candidate)));
+  if (!parsed.ok) return bad(parsed.problems.join('; '));
+  return { req: parsed.request as MeasureRequest, json: values.json ?? false, quiet: values.quiet ?? false };
 }
 
 const fmt = (x: number | null, digits = 1): string => (x === null ? '-' : x.toFixed(digits));

@@ -1,8 +1,12 @@
 // DNS messages on the wire (dns-packet): the queries dnscost sends and the checks every answer passes.
-import dnsPacket from 'dns-packet';
+import type DnsPacket from 'dns-packet';
+import { createRequire } from 'node:module';
 import { DnscostError, ERROR_CODES, type ErrorCode } from '../../common/errors.js';
 import type { AnswerData } from '../../common/record.js';
 import type { QType } from '../../common/transports.js';
+
+// Loaded with require, not import: importing CommonJS from ESM starts node's WASM module lexer, ~11 MB of RSS.
+const dnsPacket = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
 
 /** Numeric type for each record type dnscost asks (dns-packet knows no HTTPS/SVCB by name). */
 const QTYPE_NUMBERS: Record<QType, number> = { A: 1, NS: 2, CNAME: 5, MX: 15, TXT: 16, AAAA: 28, SVCB: 64, HTTPS: 65 };
@@ -23,13 +27,13 @@ export interface Question {
 /** Encodes a recursive query with EDNS0; `pad` adds RFC 7830 padding to a 128-octet block. */
 export function encodeQuery(q: Question, id: number, pad: boolean): Buffer {
   const type = `UNKNOWN_${QTYPE_NUMBERS[q.qtype]}`;
-  const make = (options: dnsPacket.OptAnswer['options']): Buffer =>
+  const make = (options: DnsPacket.OptAnswer['options']): Buffer =>
     dnsPacket.encode({
       type: 'query',
       id,
       flags: dnsPacket.RECURSION_DESIRED,
-      questions: [{ type: type as dnsPacket.RecordType, name: q.name, class: 'IN' }],
-      additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_BUFFER, options } as dnsPacket.OptAnswer],
+      questions: [{ type: type as DnsPacket.RecordType, name: q.name, class: 'IN' }],
+      additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_BUFFER, options } as DnsPacket.OptAnswer],
     });
   if (!pad) return make([]);
   const bare = make([]).length + 4; // + option code and length
@@ -51,7 +55,7 @@ function fail(code: ErrorCode, message: string): never {
 /** Parses and checks an answer against its query: id, question, length. Throws a coded error on any mismatch. */
 export function parseAnswer(buf: Buffer, q: Question, id: number): ParsedAnswer {
   if (buf.length < DNS_HEADER_BYTES) fail(ERROR_CODES.SHORT_ANSWER, `answer of ${buf.length} bytes is shorter than a DNS header`);
-  let msg: dnsPacket.Packet;
+  let msg: DnsPacket.Packet;
   try {
     msg = dnsPacket.decode(buf);
   } catch (err) {
@@ -81,7 +85,7 @@ function typeNumber(type: string): number {
 }
 
 /** Presentation form of one record; types dns-packet does not decode use RFC 3597's `\# len hex` form. */
-function presentAnswer(a: dnsPacket.Answer): AnswerData {
+function presentAnswer(a: DnsPacket.Answer): AnswerData {
   const rec = a as { name: string; type: string; ttl?: number; data?: unknown };
   const n = typeNumber(rec.type);
   const type = n === 64 ? 'SVCB' : n === 65 ? 'HTTPS' : rec.type;

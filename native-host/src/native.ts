@@ -5,7 +5,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { DnscostError, ERROR_CODES, toErrorData } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, request, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
+import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { TRANSPORT_IDS } from '../../common/transports.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './measure.js';
@@ -140,17 +140,16 @@ export async function runNative(options: NativeOptions): Promise<void> {
     } catch (err) {
       return error(null, ERROR_CODES.BAD_JSON, `frame is not UTF-8 JSON: ${(err as Error).message}`);
     }
-    const parsed = request.safeParse(value);
-    if (!parsed.success) {
+    const parsed = parseRequest(value);
+    if (!parsed.ok) {
       const id = salvageId(value);
       const type = (value as { type?: unknown } | null)?.type;
       if (typeof type === 'string' && !['hello', 'measure', 'cancel'].includes(type)) {
         return error(id, ERROR_CODES.UNKNOWN_TYPE, `unknown request type ${JSON.stringify(type.slice(0, 64))}`);
       }
-      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`);
-      return error(id, ERROR_CODES.BAD_REQUEST, issues.join('; '));
+      return error(id, ERROR_CODES.BAD_REQUEST, parsed.problems.join('; '));
     }
-    const req = parsed.data;
+    const req = parsed.request;
     const handler = handlers[req.type] as (r: typeof req, c: Ctx) => Promise<void> | void;
     const task = (async () => {
       try {

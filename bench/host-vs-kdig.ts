@@ -1,0 +1,129 @@
+// Benchmark (not a test): the host's per-exchange cost against kdig's on loopback, the wall time of a 200-host
+// replay over every transport, and the host's peak RSS. Writes a markdown report.
+//
+//   node dist/bench/host-vs-kdig.js [--n 1000] [--rounds 5] [--out bench/results/host-vs-kdig.md]
+//
+// Per-exchange cost is (T(n+1 queries) − T(1 query)) / n for each tool, measured as wall time of the whole process,
+// so process start-up (node ≈ 50 ms, kdig ≈ 5 ms) cancels out and each tool's own per-query work — timing,
+// parsing, I/O, event loop — is what is compared. Rounds alternate the tools; the median round is reported.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs, promisify } from 'node:util';
+import { summarize } from '../common/stats.js';
+import { HOST_BIN } from '../tests/helpers/host-process.js';
+import { startCoreDNS, type LabResolver } from '../tests/lab/resolver.js';
+
+const run = promisify(execFile);
+const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' }, out: { type: 'string' } } });
+const N = Number(values.n);
+const ROUNDS = Number(values.rounds);
+
+interface Case {
+  name: string;
+  host: (lab: LabResolver, count: number) => string[];
+  kdig: (lab: LabResolver, count: number) => string[];
+}
+
+const port = (url: string): string => new URL(url.replace(/^\w+:/, 'http:')).port;
+const names = (count: number): string[] => Array.from({ length: count }, () => 'h1.test');
+const hostArgs = (lab: LabResolver, endpoint: string, mode: string, count: number): string[] => [
+  HOST_BIN, 'measure', '--quiet', '--endpoint', endpoint, '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile,
+  '--mode', mode, '--repeat', String(count), 'h1.test',
+];
+const kdigTls = (lab: LabResolver): string[] => [`+tls-ca=${lab.certs.caFile}`, '+tls-hostname=dns.test'];
+
+const CASES: Case[] = [
+  {
+    name: 'udp',
+    host: (lab, n) => hostArgs(lab, lab.endpoints.udp, 'cold', n),
+    kdig: (lab, n) => [`@${lab.address}`, '-p', port(lab.endpoints.udp), '+notcp', '+noall', ...names(n)],
+  },
+  {
+    name: 'dot warm',
+    host: (lab, n) => hostArgs(lab, lab.endpoints.dot, 'warm', n),
+    kdig: (lab, n) => [`@${lab.address}`, '-p', port(lab.endpoints.dot), ...kdigTls(lab), '+keepopen', '+noall', ...names(n)],
+  },
+  {
+    name: 'doh warm',
+    host: (lab, n) => hostArgs(lab, lab.endpoints.doh, 'warm', n),
+    kdig: (lab, n) => [`@${lab.address}`, '-p', port(lab.endpoints.doh), ...kdigTls(lab), '+https=/dns-query', '+keepopen', '+noall', ...names(n)],
+  },
+];
+
+async function wall(cmd: string, args: string[]): Promise<number> {
+  const start = performance.now();
+  await run(cmd, args, { maxBuffer: 256 << 20, timeout: 600_000 });
+  return performance.now() - start;
+}
+
+async function perExchange(cmd: string, args: (n: number) => string[]): Promise<number> {
+  const one = await wall(cmd, args(1));
+  const many = await wall(cmd, args(N + 1));
+  return (many - one) / N;
+}
+
+async function main(): Promise<void> {
+  const lab = await startCoreDNS();
+  const rows: string[] = [];
+  try {
+    for (const c of CASES) {
+      const host: number[] = [];
+      const kdig: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        host.push(await perExchange(process.execPath, (n) => c.host(lab, n)));
+        kdig.push(await perExchange('kdig', (n) => c.kdig(lab, n)));
+      }
+      const h = summarize(host).median!;
+      const k = summarize(kdig).median!;
+      rows.push(`| ${c.name} | ${(h * 1000).toFixed(1)} | ${(k * 1000).toFixed(1)} | ${(h / k).toFixed(2)} | ${ROUNDS} × ${N} |`);
+      process.stderr.write(`${c.name}: host ${h.toFixed(4)} ms, kdig ${k.toFixed(4)} ms\n`);
+    }
+    // A 200-host replay over every transport, cold and warm, against one endpoint set; GNU time gives peak RSS.
+    const e = lab.endpoints;
+    const hosts = Array.from({ length: 200 }, (_, i) => `h${i}.test`);
+    const replay = [
+      HOST_BIN, 'measure', '--quiet', '--json', '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile, '--mode', 'cold,warm',
+      ...[e.udp, e.tcp, e.dot, e.doh].flatMap((u) => ['--endpoint', u]), ...hosts,
+    ];
+    const start = performance.now();
+    const { stderr, stdout } = await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, ...replay], { maxBuffer: 256 << 20 });
+    const replayMs = performance.now() - start;
+    const rss = Number(/maxrss_kb=(\d+)/.exec(stderr)?.[1] ?? NaN) / 1024;
+    const records = stdout.trim().split('\n').length;
+    const doh1 = [HOST_BIN, 'measure', '--quiet', '--json', '--http1.1', '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile, '--mode', 'cold,warm', '--endpoint', e.doh, ...hosts];
+    const start1 = performance.now();
+    const r1 = await run('/usr/bin/time', ['-f', 'maxrss_kb=%M', process.execPath, ...doh1], { maxBuffer: 256 << 20 });
+    const doh1Ms = performance.now() - start1;
+    const rss1 = Number(/maxrss_kb=(\d+)/.exec(r1.stderr)?.[1] ?? NaN) / 1024;
+
+    const report = `# Benchmark: dnscost-host against kdig, replay wall time, peak RSS
+
+Command: \`node dist/bench/host-vs-kdig.js --n ${N} --rounds ${ROUNDS}${values.out ? ` --out ${values.out}` : ''}\` (after \`scripts/setup\`)
+Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, kdig (Knot DNS) from Debian 12; resolver: lab CoreDNS on 127.0.0.1.
+
+## Per-exchange cost on loopback
+
+Wall time per exchange = (T(${N + 1} queries) − T(1 query)) / ${N}, per process, median of ${ROUNDS} alternating rounds.
+The host runs \`measure --repeat\` (udp: a new socket per query; warm: one connection); kdig gets the same name
+${N + 1} times (\`+keepopen\` keeps one TLS / HTTP/2 connection).
+
+| transport | dnscost-host µs/exchange | kdig µs/exchange | ratio (target ≤ 1.05) | rounds × n |
+| --- | ---: | ---: | ---: | --- |
+${rows.join('\n')}
+
+## 200-host replay
+
+| run | wall time | records | peak RSS (target ≤ 60 MB) |
+| --- | ---: | ---: | ---: |
+| 200 hosts × {udp, tcp, dot, doh} × {cold, warm} | ${(replayMs / 1000).toFixed(2)} s | ${records} | ${rss.toFixed(1)} MB |
+| 200 hosts × doh1 × {cold, warm} | ${(doh1Ms / 1000).toFixed(2)} s | ${200 * 2} | ${rss1.toFixed(1)} MB |
+`;
+    process.stdout.write(report);
+    if (values.out) writeFileSync(values.out, report);
+  } finally {
+    await lab.stop();
+  }
+}
+
+await main();

@@ -256,3 +256,41 @@ export class TcpWire {
     };
   }
 }
+
+/** A TCP connection with TLS on top, its set-up timed, its wire counted. */
+export interface TlsConnection {
+  tlsSocket: tls.TLSSocket;
+  counter: TcpWire;
+  setup: { connect: number; tls: number };
+  info: TlsInfo;
+}
+
+/** Dials TCP, then runs TLS offering `alpn`: the shared opening of `dot`, `doh` and `doh1`. */
+export async function openTls(
+  endpoint: DialTarget,
+  options: { timeoutMs: number; clock: Clock; ca?: string; tlsSession?: Buffer },
+  alpn: string[],
+): Promise<TlsConnection> {
+  const { socket, connectMs } = await dialTcp(endpoint, options.timeoutMs, options.clock);
+  const counter = new TcpWire(socket, endpoint.address);
+  const { tlsSocket, tlsMs, info } = await startTls(
+    socket,
+    { serverName: endpoint.serverName ?? endpoint.address, ca: options.ca, alpn, session: options.tlsSession },
+    options.timeoutMs,
+    options.clock,
+  );
+  counter.tlsSocket = tlsSocket;
+  return { tlsSocket, counter, setup: { connect: connectMs, tls: tlsMs }, info };
+}
+
+/** Wire totals of nothing yet. */
+export function zeroTotals(): WireTotals {
+  return {
+    bytes: { sent: 0, received: 0 },
+    packets: { sent: 0, received: 0 },
+    payload: { sent: 0, received: 0 },
+    plain: null,
+    dns: { sent: 0, received: 0 },
+    provenance: { bytes: 'counted', packets: 'counted' },
+  };
+}

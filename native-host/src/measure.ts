@@ -7,7 +7,7 @@ import type { ExchangeEvent, ExchangeRecord, Pair } from '../../common/record.js
 import type { EndpointSpec, MeasureRequest, ResolverSpec, SummaryRow } from '../../common/schema.js';
 import { seededRandom, shuffled, summarize } from '../../common/stats.js';
 import { isEncrypted, type Mode, type QType, type TransportId } from '../../common/transports.js';
-import { monotonic, secureContextFor, type Clock, type WireTotals } from './dial.js';
+import { monotonic, secureContextFor, zeroTotals, type Clock, type WireTotals } from './dial.js';
 import { encodeQuery, parseAnswer, randomId, rcodeError, type Question } from './dns-wire.js';
 import { endpointUrl } from './endpoints.js';
 import { TRANSPORTS } from './transports/registry.js';
@@ -48,14 +48,7 @@ export interface MeasureResult {
   cancelled: boolean;
 }
 
-const ZERO: WireTotals = {
-  bytes: { sent: 0, received: 0 },
-  packets: { sent: 0, received: 0 },
-  payload: { sent: 0, received: 0 },
-  plain: null,
-  dns: { sent: 0, received: 0 },
-  provenance: { bytes: 'counted', packets: 'counted' },
-};
+const ZERO: WireTotals = zeroTotals();
 
 const minus = (a: Pair, b: Pair): Pair => ({ sent: a.sent - b.sent, received: a.received - b.received });
 

@@ -4,8 +4,9 @@ import http2 from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
 import type { EndpointSpec } from '../../../common/schema.js';
-import { dialTcp, socketError, startTls, TcpWire, type WireTotals } from '../dial.js';
-import type { Session, SessionEvent, SetupTimings, Transport } from './transport.js';
+import { openTls, socketError, type TcpWire } from '../dial.js';
+import { ConnectionSession } from './connection-session.js';
+import type { Session, SetupTimings, Transport } from './transport.js';
 import type { TlsInfo } from '../../../common/record.js';
 
 const DNS_MESSAGE = 'application/dns-message';
@@ -29,20 +30,18 @@ export function checkDohResponse(status: number, contentType: string | undefined
   if (type !== DNS_MESSAGE) throw new DnscostError(ERROR_CODES.HTTP_CONTENT_TYPE, `content-type ${JSON.stringify(contentType ?? '')} is not ${DNS_MESSAGE}`);
 }
 
-class H2Session implements Session {
-  private events: SessionEvent[] = [];
+class H2Session extends ConnectionSession implements Session {
   private broken: DnscostError | null = null;
-  private ticket: Buffer | null = null;
 
   constructor(
     private readonly session: http2.ClientHttp2Session,
     private readonly tlsSocket: TLSSocket,
-    private readonly counter: TcpWire,
+    counter: TcpWire,
     private readonly endpoint: EndpointSpec,
-    readonly setup: SetupTimings,
-    readonly tls: TlsInfo | null,
+    setup: SetupTimings,
+    tls: TlsInfo,
   ) {
-    tlsSocket.on('session', (s: Buffer) => (this.ticket = s));
+    super(counter, setup, tls, tlsSocket);
     session.on('goaway', (code, lastStreamId) => {
       this.broken ??= new DnscostError(ERROR_CODES.HTTP_GOAWAY, `server sent GOAWAY (code ${code}, last stream ${lastStreamId})`);
       this.events.push({ type: 'goaway', detail: `code ${code}, last stream ${lastStreamId}` });
@@ -138,20 +137,6 @@ class H2Session implements Session {
     return this.broken ?? socketError(err, 'HTTP/2 stream');
   }
 
-  wire(): WireTotals {
-    return this.counter.totals();
-  }
-
-  drainEvents(): SessionEvent[] {
-    const out = this.events;
-    this.events = [];
-    return out;
-  }
-
-  resumable(): Buffer | null {
-    return this.ticket;
-  }
-
   close(): void {
     this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
     this.session.destroy();
@@ -166,16 +151,8 @@ export const doh: Transport = {
   zeroId: true,
   pad: true,
   async open(endpoint, options) {
-    const { socket, connectMs } = await dialTcp(endpoint, options.timeoutMs, options.clock);
-    const counter = new TcpWire(socket, endpoint.address);
+    const { tlsSocket, counter, setup, info } = await openTls(endpoint, options, ['h2']);
     const serverName = endpoint.serverName ?? endpoint.address;
-    const { tlsSocket, tlsMs, info } = await startTls(
-      socket,
-      { serverName, ca: options.ca, alpn: ['h2'], session: options.tlsSession },
-      options.timeoutMs,
-      options.clock,
-    );
-    counter.tlsSocket = tlsSocket;
     if (info.alpn !== 'h2') {
       tlsSocket.destroy();
       throw new DnscostError(ERROR_CODES.TLS_HANDSHAKE, `server did not negotiate HTTP/2 (ALPN ${info.alpn ?? 'none'})`);
@@ -184,6 +161,6 @@ export const doh: Transport = {
     // The connection is already open and timed; http2 only runs the HTTP/2 preface over it.
     const session = http2.connect(authority, { createConnection: () => tlsSocket });
     session.on('error', () => {});
-    return new H2Session(session, tlsSocket, counter, endpoint, { connect: connectMs, tls: tlsMs }, info);
+    return new H2Session(session, tlsSocket, counter, endpoint, setup, info);
   },
 };

@@ -6,9 +6,10 @@ import type { TLSSocket } from 'node:tls';
 import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
 import type { TlsInfo } from '../../../common/record.js';
 import type { EndpointSpec } from '../../../common/schema.js';
-import { dialTcp, socketError, startTls, TcpWire, type WireTotals } from '../dial.js';
+import { openTls, socketError, type TcpWire } from '../dial.js';
+import { ConnectionSession } from './connection-session.js';
 import { checkDohResponse, dohRequest } from './doh.js';
-import type { Session, SessionEvent, SetupTimings, Transport } from './transport.js';
+import type { Session, SetupTimings, Transport } from './transport.js';
 
 const MAX_BODY = 65535;
 
@@ -27,22 +28,20 @@ class OneSocketAgent extends http.Agent {
   }
 }
 
-class H1Session implements Session {
+class H1Session extends ConnectionSession implements Session {
   private readonly agent: OneSocketAgent;
-  private events: SessionEvent[] = [];
   private broken: DnscostError | null = null;
-  private ticket: Buffer | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly tlsSocket: TLSSocket,
-    private readonly counter: TcpWire,
+    counter: TcpWire,
     private readonly endpoint: EndpointSpec,
-    readonly setup: SetupTimings,
-    readonly tls: TlsInfo | null,
+    setup: SetupTimings,
+    tls: TlsInfo,
   ) {
+    super(counter, setup, tls, tlsSocket);
     this.agent = new OneSocketAgent(tlsSocket);
-    tlsSocket.on('session', (s: Buffer) => (this.ticket = s));
     tlsSocket.on('close', () => {
       if (!this.broken) this.events.push({ type: 'connection-closed', detail: 'HTTP/1.1 connection closed' });
       this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'HTTP/1.1 connection closed');
@@ -110,20 +109,6 @@ class H1Session implements Session {
     });
   }
 
-  wire(): WireTotals {
-    return this.counter.totals();
-  }
-
-  drainEvents(): SessionEvent[] {
-    const out = this.events;
-    this.events = [];
-    return out;
-  }
-
-  resumable(): Buffer | null {
-    return this.ticket;
-  }
-
   close(): void {
     this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
     this.agent.destroy();
@@ -137,15 +122,7 @@ export const doh1: Transport = {
   zeroId: true,
   pad: true,
   async open(endpoint, options) {
-    const { socket, connectMs } = await dialTcp(endpoint, options.timeoutMs, options.clock);
-    const counter = new TcpWire(socket, endpoint.address);
-    const { tlsSocket, tlsMs, info } = await startTls(
-      socket,
-      { serverName: endpoint.serverName ?? endpoint.address, ca: options.ca, alpn: ['http/1.1'], session: options.tlsSession },
-      options.timeoutMs,
-      options.clock,
-    );
-    counter.tlsSocket = tlsSocket;
-    return new H1Session(tlsSocket, counter, endpoint, { connect: connectMs, tls: tlsMs }, info);
+    const c = await openTls(endpoint, options, ['http/1.1']);
+    return new H1Session(c.tlsSocket, c.counter, endpoint, c.setup, c.info);
   },
 };

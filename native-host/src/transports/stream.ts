@@ -4,8 +4,9 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
 import type { TlsInfo } from '../../../common/record.js';
-import { socketError, type TcpWire, type WireTotals } from '../dial.js';
-import type { Session, SessionEvent, SetupTimings } from './transport.js';
+import { socketError, type TcpWire } from '../dial.js';
+import { ConnectionSession } from './connection-session.js';
+import type { Session, SetupTimings } from './transport.js';
 
 interface Pending {
   resolve(answer: Buffer): void;
@@ -14,21 +15,19 @@ interface Pending {
 }
 
 /** A session over a TCP or TLS stream carrying length-prefixed DNS messages. */
-export class StreamSession implements Session {
+export class StreamSession extends ConnectionSession implements Session {
   private readonly pending = new Map<number, Pending>();
   private buffer: Buffer = Buffer.alloc(0);
   private closedReason: DnscostError | null = null;
-  private events: SessionEvent[] = [];
-  private ticket: Buffer | null = null;
 
   constructor(
     private readonly stream: Socket | TLSSocket,
-    private readonly counter: TcpWire,
-    readonly setup: SetupTimings,
-    readonly tls: TlsInfo | null,
+    counter: TcpWire,
+    setup: SetupTimings,
+    tls: TlsInfo | null,
   ) {
+    super(counter, setup, tls, tls ? (stream as TLSSocket) : null);
     stream.on('data', (chunk: Buffer) => this.onData(chunk));
-    stream.on('session', (session: Buffer) => (this.ticket = session));
     stream.on('error', (err) => this.fail(socketError(err, 'query')));
     stream.on('end', () => this.fail(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'server closed the connection')));
     stream.on('close', () => this.fail(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'connection closed')));
@@ -106,20 +105,6 @@ export class StreamSession implements Session {
         ? new DnscostError(ERROR_CODES.CONNECTION_CLOSED, `connection closed mid-answer (${this.buffer.length} bytes of a message received)`)
         : err);
     }
-  }
-
-  wire(): WireTotals {
-    return this.counter.totals();
-  }
-
-  drainEvents(): SessionEvent[] {
-    const out = this.events;
-    this.events = [];
-    return out;
-  }
-
-  resumable(): Buffer | null {
-    return this.ticket;
   }
 
   close(): void {

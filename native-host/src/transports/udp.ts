@@ -3,21 +3,14 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
-import { socketError, udpWireBytes, type WireTotals } from '../dial.js';
+import { socketError, udpWireBytes, zeroTotals, type WireTotals } from '../dial.js';
 import type { Session, SessionEvent, Transport } from './transport.js';
 
 class UdpSession implements Session {
   readonly setup = { connect: null, tls: null };
   readonly tls = null;
   readonly usable = true;
-  private totals: WireTotals = {
-    bytes: { sent: 0, received: 0 },
-    packets: { sent: 0, received: 0 },
-    payload: { sent: 0, received: 0 },
-    plain: null,
-    dns: { sent: 0, received: 0 },
-    provenance: { bytes: 'counted', packets: 'counted' },
-  };
+  private totals: WireTotals = zeroTotals();
 
   constructor(
     private readonly address: string,

@@ -69,6 +69,11 @@ const measureRequest = v.strictObject({
   repeat: v.optional(int(1, MAX_REPEAT)),
   /** Ask every name once over UDP first so no transport pays for filling the resolver's cache. */
   prime: v.optional(v.boolean()),
+  /**
+   * One untimed, unreported cold exchange per endpoint first (default true): the first exchange of a process
+   * otherwise pays 1–10 ms of code loading and JIT compilation that no later one pays.
+   */
+  warmup: v.optional(v.boolean()),
   /** Cold connections resume the endpoint's last TLS session (as a browser would after its first visit). */
   resume: v.optional(v.boolean()),
   /** Seed for the order of transports and endpoints; a random one is chosen and reported if absent. */
@@ -125,6 +130,7 @@ export type Reply =
       type: 'done';
       seed: number;
       primed: boolean;
+      warmedUp: boolean;
       order: string[];
       exchanges: number;
       cancelled: boolean;

@@ -34,6 +34,8 @@ Measure options:
                       mean, relative standard deviation and n
   --qtype LIST        record types, e.g. A,AAAA,HTTPS (default A)
   --prime             ask every name once before measuring, so no transport fills the cache for another
+  --no-warmup         skip the untimed cold exchange per endpoint that loads and compiles each
+                      transport's code first (without it the first exchange reads 1-10 ms high)
   --resume            cold connections resume the last TLS session of their endpoint
   --seed N            seed for the shuffled order of endpoints (printed; random if absent)
   --timeout MS        per-exchange limit, set-up included (default 5000)
@@ -66,6 +68,7 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
       repeat: { type: 'string' },
       qtype: { type: 'string' },
       prime: { type: 'boolean' },
+      'no-warmup': { type: 'boolean' },
       resume: { type: 'boolean' },
       seed: { type: 'string' },
       timeout: { type: 'string' },
@@ -126,6 +129,7 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
     modes: modes as Mode[] | undefined,
     repeat: int(values.repeat, '--repeat'),
     prime: values.prime,
+    warmup: values['no-warmup'] ? false : undefined,
     resume: values.resume,
     seed: int(values.seed, '--seed'),
     timeoutMs: int(values.timeout, '--timeout'),
@@ -198,6 +202,6 @@ export async function runMeasure(argv: string[], out = process.stdout, err = pro
     out.write(formatTable(result.summary));
     out.write(formatFailures(result.records));
   }
-  err.write(`seed ${result.seed}${result.primed ? ', cache primed' : ''}, ${result.records.length} exchanges\n`);
+  err.write(`seed ${result.seed}${result.primed ? ', cache primed' : ''}${result.warmedUp ? ', warmed up' : ''}, ${result.records.length} exchanges\n`);
   return 0;
 }

@@ -3,7 +3,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { DnscostError, ERROR_CODES } from '../../common/errors.js';
 import type { Pair, Provenance, TlsInfo } from '../../common/record.js';
-import { readTcpInfo, socketFd, type TcpCounters } from './tcp-info.js';
+import { offeredSynOptions, readTcpInfo, socketFd, type SynOptions, type TcpCounters } from './tcp-info.js';
 
 /** A monotonic clock in milliseconds. */
 export type Clock = () => number;
@@ -45,11 +45,20 @@ const IPV4_HEADER = 20;
 const IPV6_HEADER = 40;
 const TCP_HEADER = 20;
 const TCP_TIMESTAMP_OPTION = 12;
-/** SYN and SYN-ACK carry MSS, SACK-permitted, window scale (and timestamps): 20 bytes of options on Linux. */
+/** SYN and SYN-ACK carry MSS, SACK-permitted, window scale and timestamps: 20 bytes of options, 8 more than later segments. */
 const SYN_OPTIONS_EXTRA = 8;
 const UDP_HEADER = 8;
 /** Typical MSS for the estimate when the kernel counters are unavailable. */
 const ESTIMATE_MSS = 1448;
+
+/**
+ * TCP option bytes of a SYN or SYN-ACK with these options, as Linux lays them out (tcp_options_write): MSS 4;
+ * timestamps 10 plus SACK-permitted or two NOPs, 12; else SACK-permitted after two NOPs, 4; window scale after a
+ * NOP, 4. All on: 20; no timestamps: 12; no window scaling: 16.
+ */
+export function synOptionBytes(o: SynOptions): number {
+  return 4 + (o.timestamps ? 12 : o.sack ? 4 : 0) + (o.wscale ? 4 : 0);
+}
 
 /** IP header size for an address family. */
 export function ipHeaderBytes(address: string): number {
@@ -224,14 +233,18 @@ export class TcpWire {
       return this.estimate(payload, plain, counters);
     }
     if (counters) {
-      const header = TCP_HEADER + (counters.timestamps ? TCP_TIMESTAMP_OPTION : 0) + this.ipHeader;
+      const tsOption = counters.timestamps ? TCP_TIMESTAMP_OPTION : 0;
+      const header = TCP_HEADER + tsOption + this.ipHeader;
+      // The SYN carries what this host offers, the SYN-ACK what was agreed; later segments only the timestamps.
+      const synExtra = synOptionBytes(offeredSynOptions() ?? counters) - tsOption;
+      const synAckExtra = synOptionBytes(counters) - tsOption;
       return {
         payload: { sent: counters.bytesSent, received: counters.bytesReceived },
         plain,
         dns: { ...this.dns },
         bytes: {
-          sent: counters.bytesSent + counters.segsOut * header + SYN_OPTIONS_EXTRA,
-          received: counters.bytesReceived + counters.segsIn * header + SYN_OPTIONS_EXTRA,
+          sent: counters.bytesSent + counters.segsOut * header + synExtra,
+          received: counters.bytesReceived + counters.segsIn * header + synAckExtra,
         },
         packets: { sent: counters.segsOut, received: counters.segsIn },
         provenance: { bytes: counters.totalRetrans === 0 ? 'counted' : 'estimated', packets: 'counted' },

@@ -42,6 +42,7 @@ export interface MeasureDeps {
 export interface MeasureResult {
   seed: number;
   primed: boolean;
+  warmedUp: boolean;
   order: string[];
   records: ExchangeRecord[];
   summary: SummaryRow[];
@@ -98,6 +99,7 @@ export async function measure(
   let cancelled = false;
   try {
     if (req.prime) await run.prime(hosts, qtypes, targets, signal);
+    if (req.warmup !== false) await run.warmup({ name: hosts[0]!, qtype: qtypes[0]! }, targets, signal);
     outer: for (let r = 1; r <= repeat; r++) {
       for (const mode of modes) {
         for (const host of hosts) {
@@ -122,7 +124,7 @@ export async function measure(
   } finally {
     run.closeAll();
   }
-  return { seed, primed: req.prime ?? false, order, records, summary: summarizeRecords(records), cancelled };
+  return { seed, primed: req.prime ?? false, warmedUp: req.warmup !== false, order, records, summary: summarizeRecords(records), cancelled };
 }
 
 /** State of one measurement: the clock origin, warm sessions, TLS tickets, connection numbering. */
@@ -153,6 +155,15 @@ class Run {
       }
     }
     this.closeAll();
+  }
+
+  /** One cold exchange per endpoint, discarded: loads and compiles each transport's code before any clock runs. */
+  async warmup(q: Question, targets: Target[], signal?: AbortSignal): Promise<void> {
+    for (const target of targets) {
+      if (signal?.aborted) return;
+      await this.exchange(target, q, 'cold', 0);
+    }
+    this.connections = 0;
   }
 
   private key(target: Target): string {

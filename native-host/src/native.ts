@@ -73,6 +73,7 @@ const handlers: Handlers<Ctx> = {
         type: 'done',
         seed: result.seed,
         primed: result.primed,
+        warmedUp: result.warmedUp,
         order: result.order,
         exchanges: result.records.length,
         cancelled: result.cancelled,

@@ -1,5 +1,6 @@
 // Kernel TCP counters for one socket (Linux TCP_INFO via getsockopt), so segments and payload bytes are counted,
 // not modelled. Where the platform has no TCP_INFO (or the FFI cannot load) callers fall back to estimates.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 
@@ -16,11 +17,24 @@ export interface TcpCounters {
   totalRetrans: number;
   /** TCP timestamps negotiated: every segment then carries a 12-byte option (RFC 7323). */
   timestamps: boolean;
+  /** SACK negotiated (RFC 2018). */
+  sack: boolean;
+  /** Window scaling negotiated (RFC 7323). */
+  wscale: boolean;
+}
+
+/** Which options a SYN offers or a handshake negotiated; they set the size of the SYN and SYN-ACK. */
+export interface SynOptions {
+  timestamps: boolean;
+  sack: boolean;
+  wscale: boolean;
 }
 
 const SOL_TCP = 6;
 const TCP_INFO = 11;
 const TCPI_OPT_TIMESTAMPS = 1;
+const TCPI_OPT_SACK = 2;
+const TCPI_OPT_WSCALE = 4;
 const INFO_SIZE = 232;
 
 type GetSockOpt = (fd: number, level: number, name: number, buf: Buffer, len: number[]) => number;
@@ -65,5 +79,26 @@ export function readTcpInfo(fd: number | null): TcpCounters | null {
     segsIn: buf.readUInt32LE(140),
     totalRetrans: buf.readUInt32LE(100),
     timestamps: (buf.readUInt8(5) & TCPI_OPT_TIMESTAMPS) !== 0,
+    sack: (buf.readUInt8(5) & TCPI_OPT_SACK) !== 0,
+    wscale: (buf.readUInt8(5) & TCPI_OPT_WSCALE) !== 0,
   };
+}
+
+let offered: SynOptions | null | undefined;
+
+/**
+ * The options this host's SYNs offer (Linux: net.ipv4.tcp_timestamps, tcp_sack, tcp_window_scaling, which apply to
+ * IPv6 too); null where they cannot be read. The SYN carries them even when the server declines some.
+ */
+export function offeredSynOptions(): SynOptions | null {
+  if (offered !== undefined) return offered;
+  offered = null;
+  if (process.platform !== 'linux') return null;
+  try {
+    const on = (name: string) => readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim() !== '0';
+    offered = { timestamps: on('tcp_timestamps'), sack: on('tcp_sack'), wscale: on('tcp_window_scaling') };
+  } catch {
+    offered = null;
+  }
+  return offered;
 }

@@ -142,6 +142,9 @@ describe('TLS and connection faults', { timeout: 120_000 }, () => {
         const [rec] = await run({ id: 'fault', name: 'fault', ca: caPem, endpoints: [eps[t]] }, ['ok.fault.test'], 'cold');
         assert.equal(rec!.error?.code, c.code, `${t}: ${JSON.stringify(rec!.error)}`);
         if (c.tls === 'stall') assert.match(rec!.error!.message, /TLS handshake/);
+        // A failed handshake still cost a TCP connection and a ClientHello: the record says how much.
+        assert.ok(rec!.timings.connect !== null && rec!.timings.tls === null, `${t}: ${JSON.stringify(rec!.timings)}`);
+        assert.ok(rec!.bytes.sent > 300 && rec!.packets.sent >= 3, `${t}: ${JSON.stringify(rec!.bytes)} ${JSON.stringify(rec!.packets)}`);
       }
     });
   }

@@ -181,8 +181,8 @@ export async function startTls(
       limit.promise,
     ]);
   } catch (err) {
+    // The TCP socket stays open for the caller to count what the failed handshake cost, then close.
     tlsSocket.destroy();
-    socket.destroy();
     throw socketError(err, 'TLS handshake');
   } finally {
     limit.cancel();
@@ -286,15 +286,26 @@ export async function openTls(
 ): Promise<TlsConnection> {
   const { socket, connectMs } = await dialTcp(endpoint, options.timeoutMs, options.clock);
   const counter = new TcpWire(socket, endpoint.address);
-  const { tlsSocket, tlsMs, info } = await startTls(
-    socket,
-    { serverName: endpoint.serverName ?? endpoint.address, ca: options.ca, alpn, session: options.tlsSession },
-    options.timeoutMs,
-    options.clock,
-  );
-  counter.tlsSocket = tlsSocket;
-  return { tlsSocket, counter, setup: { connect: connectMs, tls: tlsMs }, info };
+  try {
+    const { tlsSocket, tlsMs, info } = await startTls(
+      socket,
+      { serverName: endpoint.serverName ?? endpoint.address, ca: options.ca, alpn, session: options.tlsSession },
+      options.timeoutMs,
+      options.clock,
+    );
+    counter.tlsSocket = tlsSocket;
+    return { tlsSocket, counter, setup: { connect: connectMs, tls: tlsMs }, info };
+  } catch (err) {
+    const failure = err as SetupFailure;
+    failure.wire = counter.totals();
+    failure.setup = { connect: connectMs, tls: null };
+    socket.destroy();
+    throw failure;
+  }
 }
+
+/** A set-up error that knows what the attempt cost on the wire and how long its finished phases took. */
+export type SetupFailure = DnscostError & { wire?: WireTotals; setup?: { connect: number | null; tls: number | null } };
 
 /** Wire totals of nothing yet. */
 export function zeroTotals(): WireTotals {

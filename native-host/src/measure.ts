@@ -7,7 +7,7 @@ import type { ExchangeEvent, ExchangeRecord, Pair } from '../../common/record.js
 import type { EndpointSpec, MeasureRequest, ResolverSpec, SummaryRow } from '../../common/schema.js';
 import { seededRandom, shuffled, summarize } from '../../common/stats.js';
 import { isEncrypted, type Mode, type QType, type TransportId } from '../../common/transports.js';
-import { monotonic, secureContextFor, zeroTotals, type Clock, type WireTotals } from './dial.js';
+import { monotonic, secureContextFor, zeroTotals, type Clock, type SetupFailure, type WireTotals } from './dial.js';
 import { encodeQuery, parseAnswer, randomId, rcodeError, type Question } from './dns-wire.js';
 import { endpointUrl } from './endpoints.js';
 import { TRANSPORTS } from './transports/registry.js';
@@ -237,6 +237,7 @@ class Run {
     let queryMs: number | null = null;
     let error: ErrorData | null = null;
     let answer: ReturnType<typeof parseAnswer> | null = null;
+    let failedSetup: SetupFailure | null = null;
     try {
       if (warmupError) throw warmupError;
       if (mode === 'warm') {
@@ -268,9 +269,10 @@ class Run {
       }
     } catch (err) {
       error = toErrorData(err);
+      failedSetup = err as SetupFailure;
     }
     const end = clock();
-    const after = session ? session.wire() : ZERO;
+    const after = session ? session.wire() : (failedSetup?.wire ?? ZERO);
     if (session) {
       for (const e of session.drainEvents()) events.push(e);
       this.remember(target, session);
@@ -302,8 +304,8 @@ class Run {
       error,
       answers: answer?.answers ?? [],
       timings: {
-        connect: showSetup && session ? session.setup.connect : null,
-        tls: showSetup && session ? session.setup.tls : null,
+        connect: showSetup ? (session?.setup.connect ?? failedSetup?.setup?.connect ?? null) : null,
+        tls: showSetup ? (session?.setup.tls ?? failedSetup?.setup?.tls ?? null) : null,
         query: queryMs,
         total: end - start,
       },
@@ -316,7 +318,7 @@ class Run {
         tls: delta.plain ? minus(delta.payload, delta.plain) : null,
         headers: minus(delta.bytes, delta.payload),
       },
-      provenance: session ? delta.provenance : { bytes: 'estimated', packets: 'estimated' },
+      provenance: session || failedSetup?.wire ? delta.provenance : { bytes: 'estimated', packets: 'estimated' },
       reused,
       connection: transport.id === 'udp' ? null : connection,
       tls: session?.tls ?? null,

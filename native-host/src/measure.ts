@@ -71,6 +71,8 @@ interface Pooled {
   connection: number;
   exchanges: number;
   idleTimer: NodeJS.Timeout | null;
+  /** Counters at the previous record's snapshot: the next record starts there, so nothing between two is lost. */
+  snapshot: WireTotals | null;
 }
 
 /** Runs a measure request to the end (or until `signal` aborts), calling back with every record. */
@@ -167,7 +169,8 @@ class Run {
   }
 
   private key(target: Target): string {
-    return `${target.resolver.id} ${target.url}`;
+    // doh and doh1 share a URL: the transport keeps their pooled connections (and tickets) apart.
+    return `${target.resolver.id} ${target.transport.id} ${target.url}`;
   }
 
   private async open(target: Target): Promise<Session> {
@@ -200,7 +203,7 @@ class Run {
       this.pool.delete(key);
     }
     const session = await this.open(target);
-    const fresh: Pooled = { session, connection: ++this.connections, exchanges: 0, idleTimer: null };
+    const fresh: Pooled = { session, connection: ++this.connections, exchanges: 0, idleTimer: null, snapshot: null };
     this.pool.set(key, fresh);
     events.push({ type: 'connection-opened', detail: pooled ? 'the previous connection had closed' : 'warm-up, before timing' });
     return fresh;
@@ -247,7 +250,8 @@ class Run {
         session = pooled.session;
         connection = pooled.connection;
         reused = pooled.exchanges > 0;
-        if (reused) before = session.wire();
+        // Everything since the previous record on this connection (a delayed ACK, a late server frame) is this one's.
+        if (reused) before = pooled.snapshot ?? session.wire();
       } else {
         session = await this.open(target);
         connection = ++this.connections;
@@ -280,6 +284,7 @@ class Run {
     if (mode === 'cold') session?.close();
     else if (pooled) {
       pooled.exchanges += 1;
+      pooled.snapshot = after;
       this.park(target, pooled);
     }
     const delta: WireTotals = {

@@ -15,7 +15,7 @@ export const MAX_HOSTS_PER_REQUEST = 500;
 /** Most resolvers one request may name. */
 export const MAX_RESOLVERS_PER_REQUEST = 16;
 /** Most repetitions of each exchange. */
-export const MAX_REPEAT = 1000;
+export const MAX_REPEAT = 10_000;
 /** Largest frame either side sends: the browser refuses host → browser messages over 1 MiB. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 

@@ -62,12 +62,15 @@ export function socketFd(socket: Socket): number | null {
   return typeof handle?.fd === 'number' && handle.fd >= 0 ? handle.fd : null;
 }
 
+const INFO_BUFFER = Buffer.alloc(INFO_SIZE);
+
 /** Reads TCP_INFO for `fd`; null when unavailable (not Linux, FFI missing, socket closed, kernel too old). */
 export function readTcpInfo(fd: number | null): TcpCounters | null {
   if (fd === null) return null;
   const fn = load();
   if (!fn) return null;
-  const buf = Buffer.alloc(INFO_SIZE);
+  // One buffer for every read: the host is single-threaded and the result is decoded before returning.
+  const buf = INFO_BUFFER;
   const len = [INFO_SIZE];
   if (fn(fd, SOL_TCP, TCP_INFO, buf, len) !== 0) return null;
   // tcpi_bytes_sent arrived in Linux 4.19; without it the struct is shorter and the figure unknown.

@@ -1,0 +1,84 @@
+// Messages inside the extension (popup, options page, content scripts → background): one union, validated where it
+// enters the background (runtime.onMessage), and a handler table typed over it so a missing handler fails to compile.
+import * as v from 'valibot';
+import type { TransportId } from './transports.js';
+
+const hostStatus = v.strictObject({ type: v.literal('host-status') });
+const hostReconnect = v.strictObject({ type: v.literal('host-reconnect') });
+
+/** Every message the background accepts. */
+export const extensionMessage = v.variant('type', [hostStatus, hostReconnect]);
+export type ExtensionMessage = v.InferOutput<typeof extensionMessage>;
+export type ExtensionMessageType = ExtensionMessage['type'];
+export type ExtensionMessageOf<T extends ExtensionMessageType> = Extract<ExtensionMessage, { type: T }>;
+
+/** Why the background has no usable host; stable codes, shown to people through the popup's wording. */
+export const HOST_STATUS_CODES = {
+  /** The first connection attempt has not answered yet. */
+  CONNECTING: 'host-connecting',
+  /** The browser found no native host manifest for HOST_NAME (the host is not installed for this browser). */
+  MISSING: 'host-missing',
+  /** The host answered hello with another protocol version. */
+  INCOMPATIBLE: 'host-incompatible',
+  /** The host started but exited, or closed the port, or did not answer hello in time. */
+  DISCONNECTED: 'host-disconnected',
+} as const;
+export type HostStatusCode = (typeof HOST_STATUS_CODES)[keyof typeof HOST_STATUS_CODES];
+
+/** Code of a message the background could not accept (unknown type, extra or missing fields, not an object). */
+export const BAD_REQUEST = 'bad-request';
+/** Code of a handler that threw (a bug, reported rather than left unanswered). */
+export const INTERNAL = 'internal';
+
+/** A failure as it crosses from the background to a page: stable code, human message. */
+export interface Failure<C extends string = string> {
+  ok: false;
+  code: C;
+  message: string;
+}
+
+/** The host's state: connected (its hello), or why not, with when the next attempt is due (ms since epoch). */
+export type HostStatus =
+  | { ok: true; connected: true; version: string; protocol: number; transports: TransportId[] }
+  | (Failure<HostStatusCode> & { connected: false; retryAt: number | null });
+
+/** The reply to each message type. */
+export interface ExtensionReplies {
+  'host-status': HostStatus;
+  'host-reconnect': HostStatus;
+}
+export type ExtensionReplyOf<T extends ExtensionMessageType> = ExtensionReplies[T];
+/** What any message may get back: its reply, or a bad-request or internal failure. */
+export type ExtensionReply = ExtensionReplies[ExtensionMessageType] | Failure<typeof BAD_REQUEST | typeof INTERNAL>;
+
+/** Handler table typed over the union: compilation fails when a message type lacks a handler. */
+export type ExtensionHandlers<Ctx> = {
+  [T in ExtensionMessageType]: (message: ExtensionMessageOf<T>, ctx: Ctx) => Promise<ExtensionReplyOf<T>> | ExtensionReplyOf<T>;
+};
+
+/** Validates a message: the message, or a bad-request failure naming the first problem. */
+export function parseExtensionMessage(value: unknown): { ok: true; message: ExtensionMessage } | Failure<typeof BAD_REQUEST> {
+  const result = v.safeParse(extensionMessage, value);
+  if (result.success) return { ok: true, message: result.output };
+  const issue = result.issues[0];
+  const where = (issue.path ?? []).map((p) => String(p.key)).join('.') || '(message)';
+  return { ok: false, code: BAD_REQUEST, message: `${where}: ${issue.message}` };
+}
+
+/** Validates `value` and runs its handler; never throws (a throwing handler becomes a failure with its message). */
+export async function dispatchExtensionMessage<Ctx>(
+  handlers: ExtensionHandlers<Ctx>,
+  value: unknown,
+  ctx: Ctx,
+): Promise<ExtensionReply> {
+  const parsed = parseExtensionMessage(value);
+  if (!parsed.ok) return parsed;
+  const message = parsed.message;
+  // The table is keyed by the union's tag, so this lookup is the one place the tag and the payload meet.
+  const handler = handlers[message.type] as (m: ExtensionMessage, c: Ctx) => Promise<ExtensionReply> | ExtensionReply;
+  try {
+    return await handler(message, ctx);
+  } catch (err) {
+    return { ok: false, code: INTERNAL, message: err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,31 @@
+// The host-status panel of the popup and the options page: asks the background, renders, and offers "Check again".
+import type { HostStatus } from '../../../common/extension-messages.js';
+import { renderHostStatus } from './host-status-view.js';
+import { send } from './messages.js';
+
+function show(root: HTMLElement, reply: HostStatus | { ok: false; code: string; message: string }): void {
+  if ('connected' in reply) {
+    renderHostStatus(root, reply);
+    return;
+  }
+  root.dataset.state = reply.code;
+  root.textContent = `The extension's background did not answer (${reply.code}): ${reply.message}`;
+}
+
+/** Fills `root` with the host's status; `button` retries at once. While connecting, asks again every second. */
+export async function mountHostStatus(root: HTMLElement, button: HTMLButtonElement): Promise<void> {
+  let polls = 0;
+  const refresh = async (): Promise<void> => {
+    const reply = await send({ type: 'host-status' });
+    show(root, reply);
+    // Firefox takes 3–4 s to start the host the first time; stop polling after the hello timeout's worth.
+    if (!reply.ok && reply.code === 'host-connecting' && ++polls < 20) setTimeout(() => void refresh(), 1000);
+  };
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    root.dataset.state = 'host-connecting';
+    show(root, await send({ type: 'host-reconnect' }));
+    button.disabled = false;
+  });
+  await refresh();
+}

@@ -17,6 +17,9 @@ Usage:
   dnscost-host lab [--json]                 start the local lab resolver (CoreDNS) and print its endpoints
   dnscost-host lab --demo                   start it, measure every transport cold and warm, print the table
   dnscost-host native                       speak native messaging on stdin/stdout (browsers start it so)
+  dnscost-host install [options]            register the host with the browsers (per user)
+  dnscost-host uninstall [options]          remove exactly what install wrote
+  dnscost-host doctor [options]             check each registration, down to a real hello; prints fixes
   dnscost-host --version | --help
 
 Measure options:
@@ -41,6 +44,17 @@ Measure options:
   --timeout MS        per-exchange limit, set-up included (default 5000)
   --json              JSON Lines on stdout, one record per exchange
   --quiet             no progress on stderr
+
+Install, uninstall and doctor options (exit 0 ok, 1 problems found, 2 bad usage):
+  --browser LIST      firefox, chrome, chromium, brave, edge, vivaldi or all; repeatable
+                      (default: every browser that has a profile, or a dnscost manifest, for this user)
+  --chromium-user-data-dir DIR
+                      write into DIR/NativeMessagingHosts/, for a Chromium started with
+                      --user-data-dir=DIR (alone, this selects chromium only)
+  --home DIR          the user's home (default: yours; also ignores XDG_* and %LOCALAPPDATA%)
+  --dry-run           install/uninstall: print what would be written or removed, touch nothing
+  --timeout MS        doctor: how long the host may take to answer hello (default 10000)
+  --json              one JSON object on stdout
 
 Examples:
   dnscost-host measure --endpoint udp://127.0.0.1:5300 --endpoint tls://dns.test:8853 \\

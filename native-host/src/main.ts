@@ -1,6 +1,7 @@
 // Entry point: picks the command and wires it; logic lives in the named modules.
 import { toErrorData } from '../../common/errors.js';
 import { HELP, runMeasure } from './cli.js';
+import { runDoctor, runInstall, runUninstall } from './install.js';
 import { runLab } from './lab-command.js';
 import { runNative } from './native.js';
 import { VERSION } from './version.js';
@@ -21,6 +22,12 @@ async function main(argv: string[]): Promise<number> {
       return runMeasure(argv.slice(1));
     case 'lab':
       return runLab(argv.slice(1));
+    case 'install':
+      return runInstall(argv.slice(1));
+    case 'uninstall':
+      return runUninstall(argv.slice(1));
+    case 'doctor':
+      return runDoctor(argv.slice(1));
     case '--version':
     case 'version':
       process.stdout.write(`${VERSION}\n`);

@@ -57,6 +57,30 @@ export interface ExchangeEvent {
   detail?: string;
 }
 
+/**
+ * Where a lookup sat in a replayed page (schedule `replay`). Every time is in ms; `*At` times are on the run's clock
+ * (ms since the measurement began), like `startedAt`, so a waterfall can be drawn from records alone.
+ */
+export interface ReplayInfo {
+  /** When this replay of the page started; shared by every lookup of one replay (one repeat × mode × endpoint). */
+  pageStartedAt: number;
+  /** The offset the lookup was scheduled at, from the page's start (its host's `at`). */
+  scheduledAt: number;
+  /** When its answer (or failure) arrived: `startedAt + timings.total`. */
+  endedAt: number;
+  /** How long it waited for a connection another lookup of the page was opening; null when it did not wait. */
+  waitedForConnection: number | null;
+  /** True for the lookup that opened its connection during the page: its `timings.connect`/`tls` are that set-up. */
+  paidSetup: boolean;
+  /**
+   * Exchanges that shared this lookup's connection during the page (1 for UDP). Above 1 the connection's counted
+   * totals are apportioned: `layers.dns` is each exchange's own message bytes, the set-up goes to the lookup that
+   * paid it, and the rest (HTTP framing, TLS, headers, packets) is split evenly; `provenance` then says `estimated`.
+   * The records of one connection always sum to its counted totals.
+   */
+  sharedWith: number;
+}
+
 /** One record per exchange (one query and its answer, or its failure). */
 export interface ExchangeRecord {
   host: string;
@@ -88,4 +112,6 @@ export interface ExchangeRecord {
   connection: number | null;
   tls: TlsInfo | null;
   events: ExchangeEvent[];
+  /** Present only when the measurement replayed pages (schedule `replay`). */
+  replay?: ReplayInfo;
 }

@@ -49,6 +49,10 @@ export const resolverSpec = v.strictObject({
 });
 export type ResolverSpec = v.InferOutput<typeof resolverSpec>;
 
+/** How a measurement issues its lookups: one at a time, or as the page asked for them (see `schedule` below). */
+export const SCHEDULES = ['sequential', 'replay'] as const;
+export type Schedule = (typeof SCHEDULES)[number];
+
 /** A host a page needed and, for replay, when it first needed it (ms since navigation start). */
 export const hostSpec = v.union([
   str(0, 300),
@@ -79,6 +83,12 @@ const measureRequest = v.strictObject({
   /** Seed for the order of transports and endpoints; a random one is chosen and reported if absent. */
   seed: v.optional(int(0, 0xffffffff)),
   timeoutMs: v.optional(int(100, 60_000)),
+  /**
+   * `sequential` (default): one exchange at a time. `replay`: per repeat, mode and endpoint, every host × qtype
+   * lookup starts at its host's `at` (0 for plain strings), concurrently, on one connection per endpoint as a
+   * browser would, so head-of-line blocking and multiplexing show.
+   */
+  schedule: v.optional(v.picklist(SCHEDULES)),
 });
 
 const cancelRequest = v.strictObject({ id, type: v.literal('cancel'), target: id });

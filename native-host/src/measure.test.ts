@@ -3,8 +3,8 @@ import test from 'node:test';
 import dnsPacket from 'dns-packet';
 import type { MeasureRequest } from '../../common/schema.js';
 import type { TransportId } from '../../common/transports.js';
-import { zeroTotals } from './dial.js';
-import { measure, summarizeRecords } from './measure.js';
+import { monotonic, zeroTotals } from './dial.js';
+import { measure, splitEvenly, summarizeRecords } from './measure.js';
 import { TRANSPORTS } from './transports/registry.js';
 import type { Session, Transport } from './transports/transport.js';
 
@@ -119,4 +119,162 @@ test('summaries group by resolver, endpoint, mode and qtype, with failures count
   const udp = rows.find((x) => x.transport === 'udp' && x.mode === 'cold' && x.qtype === 'A')!;
   assert.equal(udp.total.median, 1);
   assert.equal(udp.total.rsd, 0);
+});
+
+// ── replay ──────────────────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A fake connection transport on real timers: opening takes `openMs` and costs 300 bytes in 3 packets each way;
+ * every exchange answers after `delay(name)` ms, concurrently (pipelined), and costs its DNS bytes plus 40 bytes of
+ * "framing" and one packet each way. It keeps every session so the test can read the totals the engine split.
+ */
+function timedTransports(openMs: number, delay: (name: string) => number) {
+  const sessions: Array<{ transport: TransportId; wire: () => ReturnType<typeof zeroTotals>; inFlightMax: number; ids: number[] }> = [];
+  const make = (id: TransportId): Transport => ({
+    id,
+    zeroId: id === 'doh' || id === 'doh1',
+    pad: false,
+    async open() {
+      const udp = id === 'udp';
+      if (!udp) await new Promise((r) => setTimeout(r, openMs));
+      const totals = zeroTotals();
+      const add = (bytes: number, packets: number, dir: 'sent' | 'received', dns = 0) => {
+        totals.bytes[dir] += bytes;
+        totals.payload[dir] += bytes - 40 * packets;
+        totals.packets[dir] += packets;
+        totals.dns[dir] += dns;
+      };
+      if (!udp) {
+        add(300, 3, 'sent');
+        add(300, 3, 'received');
+      }
+      let inFlight = 0;
+      const record = { transport: id, wire: () => structuredClone(totals), inFlightMax: 0, ids: [] as number[] };
+      sessions.push(record);
+      const session: Session = {
+        setup: { connect: udp ? null : openMs / 2, tls: udp ? null : openMs / 2 },
+        tls: null,
+        usable: true,
+        async exchange(query, qid) {
+          record.ids.push(qid);
+          inFlight += 1;
+          record.inFlightMax = Math.max(record.inFlightMax, inFlight);
+          add(query.length + 80, 1, 'sent', query.length);
+          const q = dnsPacket.decode(query);
+          const name = q.questions![0]!.name;
+          await new Promise((r) => setTimeout(r, delay(name)));
+          inFlight -= 1;
+          const answer = dnsPacket.encode({ type: 'response', id: q.id, questions: q.questions, answers: [{ type: 'A', name, ttl: 5, data: '192.0.2.1' }] });
+          add(answer.length + 80, 1, 'received', answer.length);
+          return answer;
+        },
+        wire: () => record.wire(),
+        drainEvents: () => [],
+        resumable: () => null,
+        close: () => {},
+      };
+      return session;
+    },
+  });
+  const transports = Object.fromEntries(Object.keys(TRANSPORTS).map((id) => [id, make(id as TransportId)])) as Record<TransportId, Transport>;
+  return { transports, sessions };
+}
+
+const sum = (records: readonly { bytes: { sent: number; received: number }; packets: { sent: number; received: number } }[]) =>
+  records.reduce((a, r) => ({ bytes: a.bytes + r.bytes.sent + r.bytes.received, packets: a.packets + r.packets.sent + r.packets.received }), { bytes: 0, packets: 0 });
+
+test('replay: cold, the first lookup opens one connection, lookups starting meanwhile wait for it, all share it', async () => {
+  const fake = timedTransports(30, (name) => (name.startsWith('slow') ? 40 : 5));
+  const req = request({
+    schedule: 'replay',
+    hosts: [{ name: 'a.test', at: 0 }, { name: 'slow.test', at: 10 }, { name: 'c.test', at: 60 }, 'd.test'],
+    qtypes: ['A', 'AAAA'],
+    modes: ['cold'],
+    repeat: 2,
+    seed: 4,
+  });
+  const result = await measure(req, {}, undefined, { clock: monotonic, transports: fake.transports });
+  assert.equal(result.records.length, 4 * 2 * 4 * 2);
+  for (const r of result.records) assert.equal(r.ok, true, JSON.stringify(r.error));
+  const streams = fake.sessions.filter((s) => s.transport !== 'udp');
+  assert.equal(streams.length, 3 * 2, 'one connection per endpoint per replay');
+  assert.equal(fake.sessions.filter((s) => s.transport === 'udp').length, 8 * 2, 'one UDP socket per lookup');
+  for (const transport of ['tcp', 'dot', 'doh'] as const) {
+    for (const repeat of [1, 2]) {
+      const page = result.records.filter((r) => r.transport === transport && r.repeat === repeat);
+      assert.equal(new Set(page.map((r) => r.connection)).size, 1);
+      const payers = page.filter((r) => r.replay!.paidSetup);
+      assert.equal(payers.length, 1);
+      assert.deepEqual([payers[0]!.timings.connect, payers[0]!.timings.tls, payers[0]!.reused], [15, 15, false]);
+      // d.test (at 0) and a.test (at 0) start together: one pays, the others wait about the 30 ms set-up.
+      for (const r of page.filter((x) => x.replay!.scheduledAt === 0 && !x.replay!.paidSetup)) {
+        assert.ok(r.replay!.waitedForConnection! > 20 && r.replay!.waitedForConnection! < 45, String(r.replay!.waitedForConnection));
+        assert.equal(r.timings.connect, null);
+        assert.equal(r.reused, true);
+      }
+      // slow.test starts at 10 ms, while the connection is still opening: it waits the remaining ~20 ms.
+      const slow = page.find((r) => r.host === 'slow.test')!;
+      assert.ok(slow.replay!.waitedForConnection! > 10 && slow.replay!.waitedForConnection! < 30, String(slow.replay!.waitedForConnection));
+      // c.test starts at 60 ms on the open connection: no wait, and its schedule is honoured within a few ms.
+      const c = page.find((r) => r.host === 'c.test')!;
+      assert.equal(c.replay!.waitedForConnection, null);
+      const late = c.startedAt - (c.replay!.pageStartedAt + c.replay!.scheduledAt);
+      assert.ok(late >= -0.5 && late < 10, `c.test started ${late} ms after its offset`);
+      assert.ok(Math.abs(c.replay!.endedAt - (c.startedAt + c.timings.total)) < 1e-9);
+      // Counted totals are split, never double-counted: the page's records add up to the connection's counters.
+      for (const r of page) {
+        assert.equal(r.replay!.sharedWith, 8);
+        assert.deepEqual(r.provenance, { bytes: 'estimated', packets: 'estimated' });
+        if (transport === 'doh') assert.equal(r.bytes.sent, r.layers.dns.sent + r.layers.http!.sent + r.layers.tls!.sent + r.layers.headers.sent);
+      }
+    }
+  }
+  // Sessions were opened in run order; pair each with its page by connection number order.
+  const byConnection = new Map<number, typeof result.records>();
+  for (const r of result.records) if (r.connection !== null) byConnection.set(r.connection, [...(byConnection.get(r.connection) ?? []), r]);
+  const connections = [...byConnection.keys()].sort((a, b) => a - b);
+  assert.equal(connections.length, streams.length);
+  connections.forEach((n, i) => {
+    const w = streams[i]!.wire();
+    assert.deepEqual(sum(byConnection.get(n)!), { bytes: w.bytes.sent + w.bytes.received, packets: w.packets.sent + w.packets.received });
+    const dns = byConnection.get(n)!.reduce((a, r) => a + r.layers.dns.sent, 0);
+    assert.equal(dns, w.dns.sent, 'DNS bytes are each exchange\'s own');
+  });
+  // Pipelined ids are distinct on a connection; DoH sends id 0 on every stream.
+  for (const s of streams) {
+    assert.ok(s.inFlightMax > 1, `${s.transport}: lookups overlapped (${s.inFlightMax})`);
+    if (s.transport !== 'doh') assert.equal(new Set(s.ids).size, s.ids.length);
+  }
+});
+
+test('replay: warm, the connection is open before the page starts and nobody waits; UDP counts stay exact', async () => {
+  const fake = timedTransports(30, () => 5);
+  const req = request({ schedule: 'replay', hosts: ['a.test', 'b.test', 'c.test'], modes: ['warm'], repeat: 3, seed: 8 });
+  const result = await measure(req, {}, undefined, { clock: monotonic, transports: fake.transports });
+  assert.equal(fake.sessions.filter((s) => s.transport !== 'udp').length, 3, 'one warm connection per endpoint for the run');
+  for (const r of result.records) {
+    assert.equal(r.replay!.waitedForConnection, null);
+    assert.equal(r.replay!.paidSetup, false);
+    assert.equal(r.timings.connect, null);
+    assert.ok(r.timings.total < 25, `${r.transport} ${r.timings.total}`);
+  }
+  for (const r of result.records.filter((x) => x.transport === 'udp')) {
+    assert.equal(r.connection, null);
+    assert.equal(r.replay!.sharedWith, 1);
+    assert.deepEqual(r.provenance, { bytes: 'counted', packets: 'counted' });
+    assert.deepEqual(r.packets, { sent: 1, received: 1 });
+  }
+  const dot = result.records.filter((r) => r.transport === 'dot');
+  const first = dot.filter((r) => r.repeat === 1);
+  // The set-up is counted on the connection's first exchange (as sequential warm runs do), and only there.
+  assert.equal(first.filter((r) => !r.reused).length, 1);
+  const w = fake.sessions.find((s) => s.transport === 'dot')!.wire();
+  assert.deepEqual(sum(dot), { bytes: w.bytes.sent + w.bytes.received, packets: w.packets.sent + w.packets.received });
+});
+
+test('splitEvenly gives integer shares that add up exactly', () => {
+  assert.deepEqual(splitEvenly(10, 3), [4, 3, 3]);
+  assert.deepEqual(splitEvenly(-4, 3), [-1, -1, -2]);
+  assert.deepEqual(splitEvenly(5, 1), [5]);
+  assert.deepEqual(splitEvenly(5, 0), []);
 });

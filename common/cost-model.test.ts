@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput, type ReplayRecordInput } from './cost-model.js';
+import type { Mode, QType, TransportId } from './transports.js';
+
+/** A page: the document looked up from 5 to 25 ms, first paint at 300, onLoad at 1000. */
+function page(hosts: PageInput['hosts'], over: Partial<PageInput['navigation']> = {}): PageInput {
+  return {
+    documentHost: 'doc.test',
+    navigation: { domainLookupStart: 5, domainLookupEnd: 25, connectStart: 25, responseStart: 100, loadEventEnd: 1000, firstPaint: 300, ...over },
+    hosts,
+  };
+}
+
+/** Replay records for one cell: host → lookup ms (null: every record type failed), at its offset, A and AAAA. */
+function cell(
+  resolver: string,
+  transport: TransportId,
+  lookups: Record<string, number | null>,
+  at: Record<string, number>,
+  { mode = 'cold' as Mode, repeats = 1, bytes = 100 } = {},
+): ReplayRecordInput[] {
+  const out: ReplayRecordInput[] = [];
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const [host, ms] of Object.entries(lookups)) {
+      for (const qtype of ['A', 'AAAA'] as QType[]) {
+        const total = ms ?? 5000;
+        out.push({
+          host, qtype, resolver, transport, mode, repeat, ok: ms !== null,
+          bytes: { sent: bytes, received: 2 * bytes }, packets: { sent: 1, received: 1 },
+          timings: { connect: null, tls: null, query: total, total },
+          replay: { pageStartedAt: 1000 * repeat, scheduledAt: at[host] ?? 0, endedAt: 1000 * repeat + (at[host] ?? 0) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
+        });
+      }
+    }
+  }
+  return out;
+}
+
+const AT = { 'doc.test': 0, 'cdn.test': 120, 'img.test': 400, 'beacon.test': 1200 };
+const HOSTS: PageInput['hosts'] = [
+  { name: 'cdn.test', firstNeededAt: 120 },
+  { name: 'img.test', firstNeededAt: 400 },
+  { name: 'beacon.test', firstNeededAt: 1200 },
+];
+const SYSTEM = cell('system', 'udp', { 'doc.test': 20, 'cdn.test': 10, 'img.test': 10, 'beacon.test': 10 }, AT);
+
+function only(costs: CellCost[], resolver: string, transport: TransportId, mode: Mode = 'cold'): CellCost {
+  const c = costs.find((x) => x.resolver === resolver && x.transport === transport && x.mode === mode);
+  assert.ok(c, `${resolver} ${transport} ${mode}`);
+  return c;
+}
+
+test('classifying hosts: document, render-blocking, before the mark (first paint, else DCL, else onLoad), off path, after onLoad', () => {
+  const cases: Array<[Partial<PageInput['navigation']>, PageInput['hosts'][number], string]> = [
+    [{}, { name: 'doc.test', firstNeededAt: 5 }, 'document'],
+    [{}, { name: 'x.test', firstNeededAt: 500, renderBlocking: true }, 'render-blocking'],
+    [{}, { name: 'x.test', firstNeededAt: 299 }, 'before-first-paint'],
+    [{}, { name: 'x.test', firstNeededAt: 300 }, 'off-path'],
+    [{ firstPaint: null, domContentLoadedEventEnd: 600 }, { name: 'x.test', firstNeededAt: 500 }, 'before-dom-content-loaded'],
+    [{ firstPaint: null }, { name: 'x.test', firstNeededAt: 900 }, 'before-onload'],
+    [{}, { name: 'x.test', firstNeededAt: 1000, renderBlocking: true }, 'after-onload'],
+  ];
+  for (const [nav, host, want] of cases) assert.equal(classifyHost(page([], nav), host).reason, want, `${host.name} at ${host.firstNeededAt}`);
+});
+
+test('onLoad change: point and bounds by the model, in a table of cells', () => {
+  const records = [
+    ...SYSTEM,
+    // Every lookup 40 ms slower: the document's +40 is serial, the critical cdn's +40 parallel, img hides in slack.
+    ...cell('far', 'doh', { 'doc.test': 60, 'cdn.test': 50, 'img.test': 50, 'beacon.test': 500 }, AT),
+    // A few ms either way: indistinguishable.
+    ...cell('near', 'doh', { 'doc.test': 21, 'cdn.test': 12, 'img.test': 11, 'beacon.test': 10 }, AT),
+    // An off-path host slowed past onLoad moves it by the part that sticks out.
+    ...cell('late', 'dot', { 'doc.test': 20, 'cdn.test': 10, 'img.test': 700, 'beacon.test': 10 }, AT),
+  ];
+  const costs = pageCost(page(HOSTS), records);
+  const cases: Array<[string, TransportId, number, number, number, CellCost['verdict']]> = [
+    // resolver, transport, point, lower, upper, verdict
+    // doc +40 (serial) + cdn +40 (critical; alone, so parallel = chain); img +40 could add up to 40 more.
+    ['far', 'doh', 80, 80, 120, 'slower'],
+    ['near', 'doh', 3, 3, 4, 'indistinguishable'],
+    // img now finishes at 1100, 100 ms after onLoad (1000): at least +100; +690 if its lookup was what onLoad awaited.
+    ['late', 'dot', 100, 100, 690, 'slower'],
+    ['system', 'udp', 0, 0, 0, 'indistinguishable'],
+  ];
+  for (const [resolver, transport, point, lower, upper, verdict] of cases) {
+    const c = only(costs, resolver, transport);
+    const label = `${resolver} ${transport}: ${JSON.stringify(c.onLoad)}`;
+    assert.ok(Math.abs(c.onLoad.delta! - point) < 1e-9, label);
+    assert.ok(Math.abs(c.onLoad.lower! - lower) < 1e-9, label);
+    assert.ok(Math.abs(c.onLoad.upper! - upper) < 1e-9, label);
+    assert.ok(c.onLoad.lower! <= c.onLoad.delta! && c.onLoad.delta! <= c.onLoad.upper!, label);
+    assert.equal(c.verdict, verdict, label);
+  }
+  const far = only(costs, 'far', 'doh');
+  assert.equal(far.onLoad.relative, 80 / 1000);
+  // The document's baseline is what the browser observed (20 ms), the others the system's Do53 replay.
+  assert.deepEqual(far.hosts.map((h) => [h.name, h.baselineSource, h.critical, h.reason]), [
+    ['doc.test', 'observed', true, 'document'],
+    ['cdn.test', 'replay', true, 'before-first-paint'],
+    ['img.test', 'replay', false, 'off-path'],
+    ['beacon.test', 'replay', false, 'after-onload'],
+  ]);
+  // Böttger's cumulative view counts every host, the beacon after onLoad too: 660 against 50.
+  assert.deepEqual(far.dnsTime, { hosts: 4, candidate: 660, baseline: 50, delta: 610 });
+});
+
+test('parallel critical lookups: a slower one needed early can hide behind one needed later', () => {
+  const hosts = [{ name: 'x.test', firstNeededAt: 100 }, { name: 'y.test', firstNeededAt: 200 }];
+  const at = { 'doc.test': 0, 'x.test': 100, 'y.test': 200 };
+  const records = [
+    ...cell('system', 'udp', { 'doc.test': 20, 'x.test': 10, 'y.test': 10 }, at),
+    ...cell('r', 'doh', { 'doc.test': 20, 'x.test': 50, 'y.test': 10 }, at), // x ends at 150, before y at 210
+    ...cell('r', 'dot', { 'doc.test': 20, 'x.test': 50, 'y.test': 50 }, at), // both +40 at once: +40, not +80
+  ];
+  const costs = pageCost(page(hosts), records);
+  assert.deepEqual([only(costs, 'r', 'doh').onLoad.delta, only(costs, 'r', 'doh').onLoad.upper], [0, 40]);
+  assert.deepEqual([only(costs, 'r', 'dot').onLoad.delta, only(costs, 'r', 'dot').onLoad.lower, only(costs, 'r', 'dot').onLoad.upper], [40, 40, 80]);
+});
+
+test('faster, cached and unknown baselines', () => {
+  // The system resolver is slow: the candidate saves 60 ms on the document's lookup.
+  const slow = page([{ name: 'cdn.test', firstNeededAt: 120, observedLookupMs: 0 }], { domainLookupEnd: 85 });
+  const records = [...cell('system', 'udp', { 'doc.test': 80, 'cdn.test': 70 }, AT), ...cell('r', 'doh', { 'doc.test': 20, 'cdn.test': 900 }, AT)];
+  const c = only(pageCost(slow, records), 'r', 'doh');
+  // cdn.test's observed lookup of 0 ms was the browser's cache: any transport would be, so it adds nothing.
+  assert.deepEqual(c.hosts.map((h) => [h.name, h.baselineSource, h.delta]), [['doc.test', 'observed', -60], ['cdn.test', 'cache', 0]]);
+  assert.equal(c.onLoad.delta, -60);
+  assert.equal(c.verdict, 'faster');
+  // No baseline replay and no observed lookup: that host is unknown and left out; the document still counts.
+  const lone = pageCost(page([{ name: 'cdn.test', firstNeededAt: 120 }]), cell('r', 'doh', { 'doc.test': 30, 'cdn.test': 10 }, AT));
+  assert.deepEqual(lone[0]!.hosts.map((h) => [h.baselineSource, h.delta]), [['observed', 10], ['none', null]]);
+  assert.equal(lone[0]!.onLoad.delta, 10);
+  assert.equal(lone[0]!.dnsTime.baseline, null);
+  assert.ok(Math.abs(lone[0]!.onLoad.delta!) < INDISTINGUISHABLE_MS);
+});
+
+test('failures: probability over records; a critical host that never resolves makes the verdict "fails"', () => {
+  const records = [
+    ...SYSTEM,
+    ...cell('r', 'doh', { 'doc.test': 20, 'cdn.test': null, 'img.test': 10, 'beacon.test': 10 }, AT, { repeats: 2 }),
+    ...cell('r', 'dot', { 'doc.test': 20, 'cdn.test': 10, 'img.test': null, 'beacon.test': 10 }, AT, { repeats: 2 }),
+  ];
+  const costs = pageCost(page(HOSTS), records);
+  const doh = only(costs, 'r', 'doh');
+  assert.equal(doh.verdict, 'fails');
+  assert.deepEqual(doh.unresolved, ['cdn.test']);
+  assert.deepEqual(doh.failures, { failed: 4, total: 16, probability: 0.25 });
+  // An off-path host failing is reported but does not decide the verdict.
+  const dot = only(costs, 'r', 'dot');
+  assert.deepEqual([dot.verdict, dot.unresolved], ['indistinguishable', ['img.test']]);
+});
+
+test('bytes: median per replay of the page beside the papers\' model for the same number of queries', () => {
+  const records = [...SYSTEM, ...cell('r', 'dot', { 'doc.test': 20, 'cdn.test': 10, 'img.test': 10, 'beacon.test': 10 }, AT, { repeats: 3, bytes: 250 })];
+  const costs = pageCost(page(HOSTS), records);
+  const dot = only(costs, 'r', 'dot');
+  assert.equal(dot.repeats, 3);
+  assert.deepEqual([dot.bytes.sent, dot.bytes.received, dot.bytes.packets, dot.bytes.queries], [2000, 4000, { sent: 8, received: 8 }, 8]);
+  assert.deepEqual(dot.bytes.model, { sent: 40 + 33 * 8 + 285, formula: "DoT = 40·⌈r/44⌉ + 33·r + 285 (the paper's formula)" });
+  assert.equal(dot.bytes.modelAlternative!.sent, 40 + 33 * 8 + 506);
+  assert.equal(only(costs, 'system', 'udp').bytes.model!.sent, 56 * 8);
+  // The text's overhead can be chosen instead.
+  assert.equal(only(pageCost(page(HOSTS), records, { dotOverhead: 'text' }), 'r', 'dot').bytes.model!.sent, 40 + 33 * 8 + 506);
+});

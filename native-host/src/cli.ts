@@ -42,6 +42,8 @@ Measure options:
   --resume            cold connections resume the last TLS session of their endpoint
   --seed N            seed for the shuffled order of endpoints (printed; random if absent)
   --timeout MS        per-exchange limit, set-up included (default 5000)
+  --schedule replay   replay the page: every HOST@MS lookup starts MS ms after the page starts,
+                      concurrently, on one connection per endpoint (default: sequential, one at a time)
   --json              JSON Lines on stdout, one record per exchange
   --quiet             no progress on stderr
 
@@ -86,6 +88,7 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
       resume: { type: 'boolean' },
       seed: { type: 'string' },
       timeout: { type: 'string' },
+      schedule: { type: 'string' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
     },
@@ -136,7 +139,12 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
   const candidate = {
     id: 'cli',
     type: 'measure',
-    hosts: positionals,
+    // HOST@MS: the page first needed HOST MS milliseconds after navigation start (used by --schedule replay).
+    hosts: positionals.map((h) => {
+      const m = /^(.+)@(\d+(?:\.\d+)?)$/.exec(h);
+      return m ? { name: m[1]!, at: Number(m[2]) } : h;
+    }),
+    schedule: values.schedule,
     resolvers: chosen,
     transports: list(values.transport),
     qtypes: qtypes as QType[] | undefined,

@@ -1,13 +1,16 @@
 // Messages inside the extension (popup, options page, content scripts → background): one union, validated where it
 // enters the background (runtime.onMessage), and a handler table typed over it so a missing handler fails to compile.
 import * as v from 'valibot';
+import { MEASURE_MESSAGES, type MeasureReplies } from './measure-messages.js';
+import { PAGE_MESSAGES, type PageReplies } from './page-messages.js';
+import { SETTINGS_MESSAGES, type SettingsReplies } from './settings-messages.js';
 import type { TransportId } from './transports.js';
 
 const hostStatus = v.strictObject({ type: v.literal('host-status') });
 const hostReconnect = v.strictObject({ type: v.literal('host-reconnect') });
 
 /** Every message the background accepts. */
-export const extensionMessage = v.variant('type', [hostStatus, hostReconnect]);
+export const extensionMessage = v.variant('type', [hostStatus, hostReconnect, ...SETTINGS_MESSAGES, ...PAGE_MESSAGES, ...MEASURE_MESSAGES]);
 export type ExtensionMessage = v.InferOutput<typeof extensionMessage>;
 export type ExtensionMessageType = ExtensionMessage['type'];
 export type ExtensionMessageOf<T extends ExtensionMessageType> = Extract<ExtensionMessage, { type: T }>;
@@ -43,7 +46,7 @@ export type HostStatus =
   | (Failure<HostStatusCode> & { connected: false; retryAt: number | null });
 
 /** The reply to each message type. */
-export interface ExtensionReplies {
+export interface ExtensionReplies extends SettingsReplies, PageReplies, MeasureReplies {
   'host-status': HostStatus;
   'host-reconnect': HostStatus;
 }
@@ -51,9 +54,22 @@ export type ExtensionReplyOf<T extends ExtensionMessageType> = ExtensionReplies[
 /** What any message may get back: its reply, or a bad-request or internal failure. */
 export type ExtensionReply = ExtensionReplies[ExtensionMessageType] | Failure<typeof BAD_REQUEST | typeof INTERNAL>;
 
+/**
+ * Who sent a message, as the background was told (runtime.onMessage's sender, reduced to what handlers check):
+ * `url` is the sending document's URL; `tabId`/`frameId`/`incognito` are present for a tab's documents.
+ */
+export interface MessageSender {
+  /** The sending extension's id (always ours for runtime.sendMessage without an external id). */
+  id?: string | undefined;
+  url?: string | undefined;
+  tabId?: number | undefined;
+  frameId?: number | undefined;
+  incognito?: boolean | undefined;
+}
+
 /** Handler table typed over the union: compilation fails when a message type lacks a handler. */
 export type ExtensionHandlers<Ctx> = {
-  [T in ExtensionMessageType]: (message: ExtensionMessageOf<T>, ctx: Ctx) => Promise<ExtensionReplyOf<T>> | ExtensionReplyOf<T>;
+  [T in ExtensionMessageType]: (message: ExtensionMessageOf<T>, ctx: Ctx, sender: MessageSender) => Promise<ExtensionReplyOf<T>> | ExtensionReplyOf<T>;
 };
 
 /** Validates a message: the message, or a bad-request failure naming the first problem. */
@@ -70,14 +86,15 @@ export async function dispatchExtensionMessage<Ctx>(
   handlers: ExtensionHandlers<Ctx>,
   value: unknown,
   ctx: Ctx,
+  sender: MessageSender = {},
 ): Promise<ExtensionReply> {
   const parsed = parseExtensionMessage(value);
   if (!parsed.ok) return parsed;
   const message = parsed.message;
   // The table is keyed by the union's tag, so this lookup is the one place the tag and the payload meet.
-  const handler = handlers[message.type] as (m: ExtensionMessage, c: Ctx) => Promise<ExtensionReply> | ExtensionReply;
+  const handler = handlers[message.type] as (m: ExtensionMessage, c: Ctx, s: MessageSender) => Promise<ExtensionReply> | ExtensionReply;
   try {
-    return await handler(message, ctx);
+    return await handler(message, ctx, sender);
   } catch (err) {
     return { ok: false, code: INTERNAL, message: err instanceof Error ? err.message : String(err) };
   }

@@ -13,6 +13,7 @@ export function webpackConfig(outDir) {
       background: './extension/src/background/index.ts',
       'popup/popup': './extension/src/popup/index.ts',
       'options/options': './extension/src/options/index.ts',
+      'content/page-timing': './extension/src/content/page-timing.ts',
     },
     output: { path: outDir, filename: '[name].js', clean: false },
     // Readable bundles with external source maps: MV3 forbids eval (webpack's development devtools use it), and

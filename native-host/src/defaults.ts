@@ -1,30 +1,13 @@
 // The resolvers a person gets without configuring anything: the system's own (read from the OS configuration)
-// and the well-known public ones with their bootstrap addresses, so measuring never needs a lookup of its own.
+// and the well-known public ones (common/default-resolvers.ts), so measuring never needs a lookup of its own.
 // Never exercised in tests: they are checked against fixture files.
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import { PUBLIC_RESOLVERS } from '../../common/default-resolvers.js';
 import type { ResolverSpec } from '../../common/schema.js';
 
-/** Cloudflare, Google and Quad9 with their Do53, DoT and DoH endpoints (IPv4 bootstrap addresses). */
-export const PUBLIC_RESOLVERS: readonly ResolverSpec[] = [
-  publicResolver('cloudflare', 'Cloudflare', '1.1.1.1', 'cloudflare-dns.com', 'one.one.one.one', '/dns-query'),
-  publicResolver('google', 'Google Public DNS', '8.8.8.8', 'dns.google', 'dns.google', '/dns-query'),
-  publicResolver('quad9', 'Quad9', '9.9.9.9', 'dns.quad9.net', 'dns.quad9.net', '/dns-query'),
-];
-
-function publicResolver(id: string, name: string, address: string, dohName: string, dotName: string, path: string): ResolverSpec {
-  return {
-    id,
-    name,
-    endpoints: [
-      { transport: 'udp', address, port: 53 },
-      { transport: 'tcp', address, port: 53 },
-      { transport: 'dot', address, port: 853, serverName: dotName },
-      { transport: 'doh', address, port: 443, serverName: dohName, path, method: 'POST' },
-      { transport: 'doh1', address, port: 443, serverName: dohName, path, method: 'POST' },
-    ],
-  };
-}
+/** The public defaults (Cloudflare, Google, Quad9) live in common/ so the extension shares them. */
+export { PUBLIC_RESOLVERS };
 
 /** Nameserver addresses from resolv.conf text (RFC-less but universal format: `nameserver IP`, `#`/`;` comments). */
 export function parseResolvConf(text: string): string[] {

@@ -2,14 +2,32 @@
 // type in common/extension-messages.ts has none).
 import type { ExtensionHandlers } from '../../../common/extension-messages.js';
 import type { HostConnection } from './host-connection.js';
+import type { MeasurementScheduler } from './measurements.js';
+import type { PageRecorder } from './page-records.js';
+import type { SettingsStore } from './settings-store.js';
 
 /** What every handler may use. */
 export interface BackgroundContext {
   host: HostConnection;
+  settings: SettingsStore;
+  pages: PageRecorder;
+  measurements: MeasurementScheduler;
 }
 
 /** The handler table. */
 export const handlers: ExtensionHandlers<BackgroundContext> = {
   'host-status': (_message, { host }) => host.status(),
   'host-reconnect': (_message, { host }) => host.reconnectNow(),
+  'settings-get': (_message, { settings }) => settings.view(),
+  'settings-set': (message, { settings }) => settings.set(message.changes),
+  'settings-export': (_message, { settings }) => settings.exportJson(),
+  'settings-import': (message, { settings }) => settings.import(message.json),
+  'consent-give': (_message, { settings }) => settings.setConsent(true),
+  'consent-withdraw': (_message, { settings }) => settings.setConsent(false),
+  'data-clear': (_message, { settings }) => settings.clearData(),
+  'page-timing': (message, { pages }, sender) => pages.timing(message, sender),
+  'page-report': (message, { pages }, sender) => pages.report(message.tabId, sender),
+  'measure-start': (message, { measurements }, sender) => measurements.start(message.tabId, sender),
+  'measure-status': (message, { measurements }, sender) => measurements.status(message.tabId, sender, message.records === true),
+  'measure-cancel': (message, { measurements }, sender) => measurements.cancel(message.tabId, sender),
 };

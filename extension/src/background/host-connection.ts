@@ -4,14 +4,16 @@
 // equals PROTOCOL_VERSION, makes the connection `connected`; anything else — the browser finding no host, the host
 // exiting or closing the port, no hello within HELLO_TIMEOUT_MS, another protocol version — makes it `down` with a
 // stable code and schedules the next attempt with exponential backoff (1 s doubling to 60 s; reset by a good hello).
-// reconnectNow() skips the wait (the popup's "Check again"). In Chromium the open port keeps the service worker
-// alive; when the host is missing the worker may be stopped between attempts and start() runs again on its next
-// event, which is the same as a retry.
+// reconnectNow() skips the wait (the popup's "Check again"). request() sends a measure or cancel once connected and
+// routes the host's replies with that id to its listener; when the port goes, every open request's listener gets one
+// `{type: 'closed'}` (the host process dies with its port, so nothing more will come for it). In Chromium the open
+// port keeps the service worker alive; when the host is missing the worker may be stopped between attempts and
+// start() runs again on its next event, which is the same as a retry.
 //
 // This module touches no browser global: the port factory, the browser's last error and the timers are passed in,
 // so it runs under Node with a fake port (tests/extension-host-connection.test.ts).
 import { HOST_STATUS_CODES, type HostStatus, type HostStatusCode } from '../../../common/extension-messages.js';
-import { PROTOCOL_VERSION, type Reply } from '../../../common/schema.js';
+import { PROTOCOL_VERSION, type Reply, type Request, type RequestId } from '../../../common/schema.js';
 import { isTransportId, type TransportId } from '../../../common/transports.js';
 
 /** The part of runtime.Port this module uses (Chromium's and Firefox's ports both have it). */
@@ -47,6 +49,9 @@ export interface HostHello {
   protocol: number;
   transports: TransportId[];
 }
+
+/** What a request's listener receives: the host's replies with its id, then possibly `closed` when the port went. */
+export type RoutedReply = Reply | { id: RequestId; type: 'closed'; message: string };
 
 type State =
   | { kind: 'connecting'; previous: HostStatus | null }
@@ -96,6 +101,7 @@ export class HostConnection {
   private retryTimer: unknown = null;
   private attempt = 0;
   private waiters: Array<() => void> = [];
+  private routes = new Map<RequestId, (reply: RoutedReply) => void>();
 
   constructor(private readonly deps: HostConnectionDeps) {}
 
@@ -132,6 +138,28 @@ export class HostConnection {
     return this.state.kind === 'connected' ? this.port : null;
   }
 
+  /**
+   * Sends `req` (a measure or cancel) when connected and routes replies with its id to `listener` until `release`
+   * (or the port closes, which delivers `closed`). False when not connected: nothing was sent.
+   */
+  request(req: Exclude<Request, { type: 'hello' }>, listener: (reply: RoutedReply) => void): boolean {
+    const port = this.connectedPort();
+    if (!port) return false;
+    this.routes.set(req.id, listener);
+    try {
+      port.postMessage(req);
+    } catch {
+      this.routes.delete(req.id);
+      return false;
+    }
+    return true;
+  }
+
+  /** Stops routing replies for `id` (after its `done` or `error`). */
+  release(id: RequestId): void {
+    this.routes.delete(id);
+  }
+
   private open(): void {
     const attempt = ++this.attempt;
     const previous = this.state.kind === 'down' ? this.status() : null;
@@ -163,6 +191,12 @@ export class HostConnection {
   }
 
   private onMessage(message: unknown): void {
+    if (this.state.kind === 'connected') {
+      const r = message as { id?: unknown } | null;
+      const listener = typeof r === 'object' && r !== null && (typeof r.id === 'string' || typeof r.id === 'number') ? this.routes.get(r.id) : undefined;
+      listener?.(message as Reply);
+      return;
+    }
     if (this.state.kind !== 'connecting') return;
     const m = message as { type?: unknown } | null;
     if (typeof m !== 'object' || m === null || m.type !== 'hello') return;
@@ -187,6 +221,9 @@ export class HostConnection {
       port.disconnect();
     }
     this.failures++;
+    const routes = [...this.routes.entries()];
+    this.routes.clear();
+    for (const [id, listener] of routes) listener({ id, type: 'closed', message: why.message });
     const delay = backoffDelay(this.failures);
     this.state = { kind: 'down', code: why.code, message: why.message, retryAt: this.deps.now() + delay };
     this.retryTimer = this.deps.setTimer(() => {

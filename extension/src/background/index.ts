@@ -1,10 +1,15 @@
 // Background entry (Chromium service worker, Firefox event page): wires the native-host connection and the message
 // handlers; logic lives in the modules it imports.
+import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
 import { HOST_NAME } from '../../../common/extension-ids.js';
 import { dispatchExtensionMessage } from '../../../common/extension-messages.js';
-import { browser, runtimeLastError } from '../browser.js';
+import { browser, runtimeLastError, type Runtime } from '../browser.js';
 import { handlers, type BackgroundContext } from './handlers.js';
 import { HostConnection, type NativePort } from './host-connection.js';
+import { createMeasurementScheduler, listenForSampling } from './measure-wiring.js';
+import { createPageRecorder, listenForPages, messageSender } from './page-listeners.js';
+import { SettingsStore } from './settings-store.js';
+import { readManagedStorage } from './managed-storage.js';
 
 const host = new HostConnection({
   connect: () => browser.runtime.connectNative(HOST_NAME) as unknown as NativePort,
@@ -13,10 +18,27 @@ const host = new HostConnection({
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   now: () => Date.now(),
 });
-const ctx: BackgroundContext = { host };
+const settings = new SettingsStore({
+  local: browser.storage.local,
+  readManaged: readManagedStorage(),
+  defaultResolvers: [...PUBLIC_RESOLVERS],
+  now: () => Date.now(),
+});
+// An administrator's policy can change while the browser runs; the person's own settings change only through the store.
+browser.storage.onChanged.addListener((_changes, area) => {
+  if (area === 'managed') void settings.managedChanged();
+});
+const pages = createPageRecorder(settings);
+listenForPages(pages);
+settings.onChange((view) => pages.applyExclusions(view.settings.exclusions));
+settings.onDataCleared(() => void pages.clear());
+const measurements = createMeasurementScheduler(host, settings, pages);
+settings.onDataCleared(() => measurements.clear());
+listenForSampling(measurements);
+const ctx: BackgroundContext = { host, settings, pages, measurements };
 
 // Every message passes the validator in dispatchExtensionMessage before a handler sees it; replies are promises
 // (the polyfill turns them into sendResponse in Chromium).
-browser.runtime.onMessage.addListener((message: unknown) => dispatchExtensionMessage(handlers, message, ctx));
+browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => dispatchExtensionMessage(handlers, message, ctx, messageSender(sender)));
 
 host.start();

@@ -1,0 +1,59 @@
+// From what the extension stores to what the cost model reads: a page record → the model's page input, stored
+// replay records → the model's record input, and which replay is the baseline. Pure: no DOM, no node: imports.
+import type { CostOptions, NavigationInput, PageInput, ReplayRecordInput } from './cost-model.js';
+import type { StoredRecord } from './measure-messages.js';
+import type { PageRecord } from './page-record.js';
+
+const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+
+/**
+ * The cost model's page from a page record, keeping only the hosts in `measured` (when given). Navigation Timing
+ * fields are ms after timeOrigin and hosts' first-needed times ms after the navigation started: both count from
+ * the navigation's start. Without a Navigation Timing entry (the content script did not report) the document's
+ * lookup is unknown (0) and onLoad is the page's onLoad or, failing that, the last host's first-needed time.
+ */
+export function pageCostInput(page: Pick<PageRecord, 'host' | 'hosts' | 'navigationTiming' | 'onLoadMs'>, measured?: ReadonlySet<string>): PageInput {
+  const nt = page.navigationTiming ?? {};
+  const lastNeeded = page.hosts.reduce((m, h) => Math.max(m, h.firstNeededMs), 0);
+  const onLoad = num(page.onLoadMs) ?? num(nt.loadEventStart) ?? num(nt.loadEventEnd) ?? lastNeeded;
+  const navigation: NavigationInput = {
+    domainLookupStart: num(nt.domainLookupStart) ?? 0,
+    domainLookupEnd: num(nt.domainLookupEnd) ?? num(nt.domainLookupStart) ?? 0,
+    connectStart: num(nt.connectStart) ?? 0,
+    responseStart: num(nt.responseStart) ?? 0,
+    loadEventEnd: num(nt.loadEventEnd) ?? onLoad,
+    firstPaint: num(nt.firstPaint) ?? num(nt.firstContentfulPaint),
+    domContentLoadedEventEnd: num(nt.domContentLoadedEventEnd),
+  };
+  const hosts = page.hosts
+    .filter((h) => h.kind === 'name' && (!measured || measured.has(h.name)))
+    .map((h) => ({ name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null }));
+  return { documentHost: page.host, navigation, onLoad, hosts };
+}
+
+/** The cost model's records from stored ones (the fields a stored record leaves out are ones the model does not read). */
+export function replayRecordInputs(records: readonly StoredRecord[]): ReplayRecordInput[] {
+  return records.map((r) => ({
+    host: r.host,
+    qtype: r.qtype,
+    resolver: r.resolver,
+    transport: r.transport,
+    mode: r.mode,
+    repeat: r.repeat,
+    ok: r.ok,
+    bytes: r.bytes,
+    packets: r.packets,
+    timings: r.timings,
+    ...(r.replay ? { replay: { ...r.replay, waitedForConnection: null, paidSetup: false, sharedWith: 1 } } : {}),
+  }));
+}
+
+/**
+ * The baseline replay where the browser exposed no lookup: the `system` resolver's Do53 over UDP when measured,
+ * else the first resolver measured over UDP (a lab or custom resolver), else none.
+ */
+export function chooseBaseline(records: readonly Pick<StoredRecord, 'resolver' | 'transport'>[]): CostOptions['baseline'] | undefined {
+  if (records.some((r) => r.resolver === 'system' && r.transport === 'udp')) return { resolver: 'system', transport: 'udp' };
+  const udp = records.find((r) => r.transport === 'udp');
+  return udp ? { resolver: udp.resolver, transport: 'udp' } : undefined;
+}

@@ -1,0 +1,501 @@
+// Page records: what one top-level navigation of one tab needed — every hostname with the time it was first needed,
+// request counts and resource types per host, IPs and protocols seen, redirects — plus the page's Navigation Timing
+// entry, its onLoad time and the DNS lookups Resource Timing exposes. Pure: the background feeds browser events in
+// (pageAdd*), the report (toPageReport) is what scripts, the scheduler and the popup read.
+//
+// Hostile pages are the normal case here: every name is converted to its A-label by the URL parser, checked against
+// RFC 1035 lengths, and kept as a plain string (never markup); a page keeps at most MAX_PAGE_HOSTS hosts and counts
+// the rest. Internal names and IP literals are recorded but flagged not measurable: they never go to a resolver.
+import * as v from 'valibot';
+import { isInternalName, MAX_HOSTNAME_LENGTH } from './hostname.js';
+
+/** Version of the page record's JSON shape. */
+export const PAGE_RECORD_VERSION = 1;
+
+/** Caps that keep one hostile page from growing a record (or the background's memory) without bound. */
+export const PAGE_CAPS = {
+  /** Hosts kept per page (measurable and not); further distinct hosts are only counted. */
+  hosts: 500,
+  /** Distinct over-cap names remembered to count them once each (memory only); beyond it each request counts. */
+  overflowNames: 10_000,
+  /** Redirects kept per page. */
+  redirects: 100,
+  /** IPs and protocol strings kept per host. */
+  perHostValues: 8,
+  /** Refused names kept as samples (each cut to sampleLength characters). */
+  invalidSamples: 5,
+  sampleLength: 80,
+  /** Longest page URL kept. */
+  url: 2048,
+  /** Navigation Timing fields kept. */
+  navigationFields: 80,
+  /** Resource Timing hosts accepted from the content script. */
+  timingHosts: 500,
+} as const;
+
+const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+/** Characters no URL host may contain (WHATWG forbidden host code points, and whitespace / controls). */
+const FORBIDDEN_HOST = /[\u0000-\u0020\u007f#%/:<>?@[\\\]^|"'`{}]/;
+
+/** Why a name was not kept: the stable codes of classifyHost's refusals. */
+export const HOST_REFUSALS = {
+  EMPTY: 'empty',
+  NOT_A_HOST: 'not-a-host',
+  TOO_LONG: 'name-too-long',
+  LABEL_TOO_LONG: 'label-too-long',
+  BAD_LABEL: 'bad-label',
+} as const;
+export type HostRefusal = (typeof HOST_REFUSALS)[keyof typeof HOST_REFUSALS];
+
+/** A hostname as kept: its A-label (or IP literal) form and whether it may ever be sent to a resolver. */
+export interface ClassifiedHost {
+  ok: true;
+  name: string;
+  kind: 'name' | 'ip';
+  /** Internal name (single-label, .local, .internal, .home.arpa, .localhost, …) or private-range IP literal. */
+  internal: boolean;
+  /** True only for a public DNS name: what a resolver may be asked. */
+  measurable: boolean;
+}
+
+/** True for IPv4 literals in private, loopback, link-local, shared (CGNAT), unspecified or benchmark ranges. */
+export function isPrivateIPv4(ip: string): boolean {
+  const m = IPV4.exec(ip);
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19));
+}
+
+/** True for IPv6 literals (without brackets) that are loopback, unspecified, unique-local, link-local or map a private IPv4. */
+export function isPrivateIPv6(ip: string): boolean {
+  const n = ip.toLowerCase();
+  if (n === '::1' || n === '::') return true;
+  if (/^f[cd][0-9a-f]{0,2}:/.test(n) || /^fe[89ab][0-9a-f]?:/.test(n)) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(n);
+  if (mapped) return isPrivateIPv4(mapped[1]!);
+  // The URL parser writes a mapped IPv4 in hex (::ffff:7f00:1).
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(n);
+  if (hex) {
+    const hi = parseInt(hex[1]!, 16);
+    const lo = parseInt(hex[2]!, 16);
+    return isPrivateIPv4(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  }
+  return false;
+}
+
+/**
+ * Converts a raw host (as in a URL, or as a hostile page or content script sends it) to the form kept: lower-case
+ * A-label via the URL parser (UTS #46, so `bücher.example` → `xn--bcher-kva.example`), IP literals as the parser
+ * writes them; refuses names over 253 characters or with a label over 63 after conversion, and anything that is
+ * not a host at all. Never throws.
+ */
+export function classifyHost(raw: unknown): ClassifiedHost | { ok: false; reason: HostRefusal } {
+  if (typeof raw !== 'string') return { ok: false, reason: HOST_REFUSALS.NOT_A_HOST };
+  let input = raw.trim();
+  if (input.endsWith('.')) input = input.slice(0, -1);
+  if (input.length === 0) return { ok: false, reason: HOST_REFUSALS.EMPTY };
+  // Longer than any name could be even before conversion (A-labels only grow): refuse without parsing.
+  if (input.length > 4 * MAX_HOSTNAME_LENGTH) return { ok: false, reason: HOST_REFUSALS.TOO_LONG };
+  const bracketed = /^\[([0-9a-fA-F:.]+)\]$/.exec(input);
+  if (!bracketed && FORBIDDEN_HOST.test(input)) return { ok: false, reason: HOST_REFUSALS.NOT_A_HOST };
+  let host: string;
+  try {
+    host = new URL(`http://${bracketed ? `[${bracketed[1]}]` : input}/`).hostname;
+  } catch {
+    return { ok: false, reason: HOST_REFUSALS.NOT_A_HOST };
+  }
+  if (host.startsWith('[')) {
+    const ip = host.slice(1, -1);
+    const internal = isPrivateIPv6(ip);
+    return { ok: true, name: ip, kind: 'ip', internal, measurable: false };
+  }
+  if (IPV4.test(host)) return { ok: true, name: host, kind: 'ip', internal: isPrivateIPv4(host), measurable: false };
+  if (host.length > MAX_HOSTNAME_LENGTH) return { ok: false, reason: HOST_REFUSALS.TOO_LONG };
+  for (const label of host.split('.')) {
+    if (label.length > 63) return { ok: false, reason: HOST_REFUSALS.LABEL_TOO_LONG };
+    if (!LABEL.test(label)) return { ok: false, reason: HOST_REFUSALS.BAD_LABEL };
+  }
+  const internal = isInternalName(host);
+  return { ok: true, name: host, kind: 'name', internal, measurable: !internal };
+}
+
+/** The DNS lookup of a host as Resource Timing exposed it (same-origin or Timing-Allow-Origin), ms from timeOrigin. */
+export interface ExposedLookup {
+  startMs: number;
+  endMs: number;
+  durationMs: number;
+  /** ALPN of the first exposed entry ("h2", "http/1.1", "h3"), when given. */
+  nextHopProtocol: string | null;
+}
+
+/** One host a page needed. */
+export interface PageHost {
+  name: string;
+  kind: 'name' | 'ip';
+  internal: boolean;
+  measurable: boolean;
+  /** When the page first needed this host, ms after the navigation started (browser clock; ≥ 0). */
+  firstNeededMs: number;
+  /** Requests to this host, and per webRequest resource type. */
+  requests: number;
+  types: Record<string, number>;
+  /** Server IPs seen (onCompleted `ip`), at most PAGE_CAPS.perHostValues. */
+  ips: string[];
+  /** HTTP versions from the status lines seen ("HTTP/1.1", "HTTP/2", …) and ALPN from Resource Timing. */
+  protocols: string[];
+  /** URL schemes used (https, http, wss, …). */
+  schemes: string[];
+  /** Requests answered from the browser's cache, and requests that failed (onErrorOccurred). */
+  fromCache: number;
+  errors: number;
+  /** True when the first request to this host was the target of a redirect. */
+  viaRedirect: boolean;
+  /** True when some request to this host came from a subframe (an iframe), not the top-level document. */
+  fromSubframe: boolean;
+  /** The lookup Resource Timing exposed, or null (cross-origin without Timing-Allow-Origin, or not in the timeline). */
+  lookup: ExposedLookup | null;
+}
+
+/** One redirect seen on the page (hostnames only: no full URLs). */
+export interface PageRedirect {
+  from: string;
+  to: string;
+  status: number;
+  type: string;
+  atMs: number;
+}
+
+/** What was refused or left out, so a report says how much it does not show. */
+export interface PageDropped {
+  /** Distinct valid hosts beyond PAGE_CAPS.hosts (counted once each up to PAGE_CAPS.overflowNames). */
+  hostsOverCap: number;
+  /** Requests to those hosts. */
+  requestsOverCap: number;
+  /** Names refused by classifyHost (too long, bad label, not a host), by request. */
+  invalidNames: number;
+  /** A few refused names, cut to PAGE_CAPS.sampleLength characters: plain strings, never markup. */
+  invalidSamples: string[];
+  redirectsOverCap: number;
+  /** Resource Timing hosts the content script sent beyond PAGE_CAPS.timingHosts or not matching a kept host. */
+  timingHostsIgnored: number;
+}
+
+/** The page's Navigation Timing entry (toJSON() of PerformanceNavigationTiming, primitive fields only). */
+export type NavigationTimingEntry = Record<string, number | string | boolean | null>;
+
+/** The state of one page as the background keeps it (and stores): absolute times, so it can be rebuilt after a restart. */
+export interface PageState {
+  version: typeof PAGE_RECORD_VERSION;
+  tabId: number;
+  /** Random id of this navigation (stable across service-worker restarts). */
+  pageId: string;
+  url: string;
+  host: string;
+  /** Navigation start, ms since the epoch (earliest of webNavigation.onBeforeNavigate and the main-frame request). */
+  startedAt: number;
+  committedAt: number | null;
+  /** The main-frame request's id, to follow its redirects. */
+  mainRequestId: string | null;
+  /** The main-frame response has started: from now on the tab's requests belong to this page. */
+  responseStarted: boolean;
+  completedAt: number | null;
+  /** Hosts in the order first seen, with first-seen epoch times. */
+  hosts: Array<Omit<PageHost, 'firstNeededMs'> & { firstSeenAt: number }>;
+  redirects: Array<Omit<PageRedirect, 'atMs'> & { at: number }>;
+  dropped: PageDropped;
+  navigationTiming: NavigationTimingEntry | null;
+  onLoadMs: number | null;
+  timeOrigin: number | null;
+  resourceTiming: { entries: number; hostsExposed: number } | null;
+}
+
+/** The page report: what `page-report` returns and what measuring replays. */
+export interface PageRecord {
+  version: typeof PAGE_RECORD_VERSION;
+  tabId: number;
+  pageId: string;
+  url: string;
+  host: string;
+  startedAt: number;
+  committed: boolean;
+  /** The page's load event has been seen (by the content script or webNavigation.onCompleted). */
+  complete: boolean;
+  /** Navigation Timing entry and onLoad (loadEventStart, ms after timeOrigin); null until the content script reported. */
+  navigationTiming: NavigationTimingEntry | null;
+  onLoadMs: number | null;
+  timeOrigin: number | null;
+  /** Hosts sorted by the time first needed (ties: order seen). */
+  hosts: PageHost[];
+  /** Counts of the hosts: all kept, measurable (public names), internal (flagged, never sent to resolvers). */
+  counts: { hosts: number; measurable: number; internal: number; ipLiterals: number; requests: number };
+  redirects: PageRedirect[];
+  dropped: PageDropped;
+  resourceTiming: { entries: number; hostsExposed: number } | null;
+  caps: { hosts: number; redirects: number };
+}
+
+function emptyDropped(): PageDropped {
+  return { hostsOverCap: 0, requestsOverCap: 0, invalidNames: 0, invalidSamples: [], redirectsOverCap: 0, timingHostsIgnored: 0 };
+}
+
+/** Cuts a string to at most `n` characters (never markup, so cutting is all that is needed). */
+function cut(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** The host part of a URL as the URL parser writes it, or null; also the scheme. */
+export function hostOfUrl(url: string): { host: string; scheme: string } | null {
+  try {
+    const u = new URL(url);
+    return { host: u.hostname, scheme: u.protocol.replace(/:$/, '') };
+  } catch {
+    return null;
+  }
+}
+
+/** A new page for `tabId` started at `at` (epoch ms) on `url`. */
+export function newPage(tabId: number, url: string, at: number, pageId: string): PageState {
+  return {
+    version: PAGE_RECORD_VERSION,
+    tabId,
+    pageId,
+    url: cut(url, PAGE_CAPS.url),
+    host: hostOfUrl(url)?.host ?? '',
+    startedAt: at,
+    committedAt: null,
+    mainRequestId: null,
+    responseStarted: false,
+    completedAt: null,
+    hosts: [],
+    redirects: [],
+    dropped: emptyDropped(),
+    navigationTiming: null,
+    onLoadMs: null,
+    timeOrigin: null,
+    resourceTiming: null,
+  };
+}
+
+/** Memory-only companions of a PageState: indexes rebuilt from it (and the over-cap names, which are not stored). */
+export interface PageIndex {
+  byName: Map<string, number>;
+  overflow: Set<string>;
+}
+
+/** Builds the index of `page` (after loading it from storage). */
+export function indexPage(page: PageState): PageIndex {
+  return { byName: new Map(page.hosts.map((h, i) => [h.name, i])), overflow: new Set() };
+}
+
+/** A request the page made (webRequest.onBeforeRequest / onSendHeaders). */
+export interface RequestEvent {
+  url: string;
+  type: string;
+  /** Epoch ms (webRequest's timeStamp). */
+  at: number;
+  /** 0 for the top-level document. */
+  frameId: number;
+  /** The request is the new leg of a redirect. */
+  viaRedirect?: boolean;
+}
+
+function refuse(page: PageState, raw: string): void {
+  page.dropped.invalidNames++;
+  if (page.dropped.invalidSamples.length < PAGE_CAPS.invalidSamples) page.dropped.invalidSamples.push(cut(raw, PAGE_CAPS.sampleLength));
+}
+
+/** The kept host of `url`, creating it when the page has room; null when refused or over the cap (counted). */
+function hostFor(page: PageState, index: PageIndex, url: string, at: number, frameId: number, viaRedirect: boolean) {
+  const parsed = hostOfUrl(url);
+  // Only network schemes need a lookup (data:, blob:, extension pages do not).
+  if (!parsed || !['http', 'https', 'ws', 'wss'].includes(parsed.scheme)) return null;
+  const known = index.byName.get(parsed.host);
+  if (known !== undefined) return page.hosts[known]!;
+  const c = classifyHost(parsed.host);
+  if (!c.ok) {
+    refuse(page, parsed.host);
+    return null;
+  }
+  const again = index.byName.get(c.name);
+  if (again !== undefined) return page.hosts[again]!;
+  if (page.hosts.length >= PAGE_CAPS.hosts) {
+    page.dropped.requestsOverCap++;
+    if (index.overflow.size < PAGE_CAPS.overflowNames) {
+      if (!index.overflow.has(c.name)) {
+        index.overflow.add(c.name);
+        page.dropped.hostsOverCap++;
+      }
+    } else {
+      page.dropped.hostsOverCap++;
+    }
+    return null;
+  }
+  const host: PageState['hosts'][number] = {
+    name: c.name, kind: c.kind, internal: c.internal, measurable: c.measurable, firstSeenAt: at, requests: 0,
+    types: {}, ips: [], protocols: [], schemes: [], fromCache: 0, errors: 0, viaRedirect, fromSubframe: frameId !== 0, lookup: null,
+  };
+  index.byName.set(c.name, page.hosts.length);
+  page.hosts.push(host);
+  return host;
+}
+
+function addValue(list: string[], value: string): void {
+  if (value && list.length < PAGE_CAPS.perHostValues && !list.includes(value)) list.push(cut(value, 64));
+}
+
+/** Records a request of the page; returns false when its host was refused or over the cap. */
+export function pageAddRequest(page: PageState, index: PageIndex, e: RequestEvent): boolean {
+  const host = hostFor(page, index, e.url, e.at, e.frameId, e.viaRedirect === true);
+  if (!host) return false;
+  host.requests++;
+  // Events can arrive out of their own time order (different processes): keep the earliest time seen.
+  if (e.at < host.firstSeenAt) host.firstSeenAt = e.at;
+  const type = cut(String(e.type), 32);
+  host.types[type] = (host.types[type] ?? 0) + 1;
+  const scheme = hostOfUrl(e.url)?.scheme;
+  if (scheme) addValue(host.schemes, scheme);
+  if (e.frameId !== 0) host.fromSubframe = true;
+  // A request before the recorded navigation start (clock skew between event sources) moves the start back.
+  if (e.at < page.startedAt) page.startedAt = e.at;
+  return true;
+}
+
+/** Records a finished request (onCompleted): server IP, cache use, HTTP version from the status line. */
+export function pageAddCompleted(page: PageState, index: PageIndex, e: { url: string; ip?: string | undefined; fromCache?: boolean | undefined; statusLine?: string | undefined }): void {
+  const parsed = hostOfUrl(e.url);
+  const i = parsed ? index.byName.get(parsed.host) : undefined;
+  if (i === undefined) return;
+  const host = page.hosts[i]!;
+  if (e.fromCache) host.fromCache++;
+  if (typeof e.ip === 'string') addValue(host.ips, e.ip);
+  const version = typeof e.statusLine === 'string' ? /^(HTTP\/[0-9.]+)/.exec(e.statusLine)?.[1] : undefined;
+  if (version) addValue(host.protocols, version);
+}
+
+/** Records a failed request (onErrorOccurred). */
+export function pageAddError(page: PageState, index: PageIndex, e: { url: string }): void {
+  const parsed = hostOfUrl(e.url);
+  const i = parsed ? index.byName.get(parsed.host) : undefined;
+  if (i !== undefined) page.hosts[i]!.errors++;
+}
+
+/** Records a redirect (onBeforeRedirect): hostnames and status only. */
+export function pageAddRedirect(page: PageState, e: { url: string; redirectUrl: string; statusCode: number; type: string; at: number }): void {
+  if (page.redirects.length >= PAGE_CAPS.redirects) {
+    page.dropped.redirectsOverCap++;
+    return;
+  }
+  const from = classifyHost(hostOfUrl(e.url)?.host);
+  const to = classifyHost(hostOfUrl(e.redirectUrl)?.host);
+  page.redirects.push({
+    from: from.ok ? from.name : '(refused)',
+    to: to.ok ? to.name : '(refused)',
+    status: Number.isInteger(e.statusCode) ? e.statusCode : 0,
+    type: cut(String(e.type), 32),
+    at: e.at,
+  });
+}
+
+const finite = v.pipe(v.number(), v.finite());
+
+/** The content script's report of a page's timing, validated where it enters the background. */
+export const pageTimingSchema = v.strictObject({
+  type: v.literal('page-timing'),
+  /** The document's URL (to match the page the background is recording). */
+  url: v.pipe(v.string(), v.maxLength(8192)),
+  timeOrigin: finite,
+  navigation: v.pipe(
+    v.record(v.pipe(v.string(), v.maxLength(64)), v.union([finite, v.pipe(v.string(), v.maxLength(PAGE_CAPS.url)), v.boolean(), v.null()])),
+    v.check((r) => Object.keys(r).length <= PAGE_CAPS.navigationFields, `at most ${PAGE_CAPS.navigationFields} fields`),
+  ),
+  onLoadMs: v.nullable(finite),
+  /** Resource Timing entries seen in all (the buffer may have held fewer). */
+  entries: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** Per host: the first entry's exposed lookup (domainLookupStart/End, ms from timeOrigin), or null. */
+  resources: v.pipe(
+    v.array(v.strictObject({
+      host: v.pipe(v.string(), v.maxLength(1024)),
+      lookupStart: v.nullable(finite),
+      lookupEnd: v.nullable(finite),
+      nextHopProtocol: v.nullable(v.pipe(v.string(), v.maxLength(32))),
+    })),
+    v.maxLength(PAGE_CAPS.timingHosts * 2),
+  ),
+});
+export type PageTimingMessage = v.InferOutput<typeof pageTimingSchema>;
+
+/** Merges the content script's timing into the page. */
+export function pageAddTiming(page: PageState, index: PageIndex, t: PageTimingMessage, at: number): void {
+  const nav: NavigationTimingEntry = {};
+  for (const [k, value] of Object.entries(t.navigation)) nav[k] = typeof value === 'string' ? cut(value, PAGE_CAPS.url) : value;
+  page.navigationTiming = nav;
+  page.onLoadMs = t.onLoadMs;
+  page.timeOrigin = t.timeOrigin;
+  if (t.onLoadMs !== null && page.completedAt === null) page.completedAt = at;
+  let exposed = 0;
+  let ignored = 0;
+  for (const [n, r] of t.resources.entries()) {
+    const c = n < PAGE_CAPS.timingHosts ? classifyHost(r.host) : null;
+    const i = c?.ok ? index.byName.get(c.name) : undefined;
+    if (i === undefined) {
+      ignored++;
+      continue;
+    }
+    const host = page.hosts[i]!;
+    if (r.nextHopProtocol) addValue(host.protocols, r.nextHopProtocol);
+    if (r.lookupStart !== null && r.lookupEnd !== null && r.lookupStart > 0 && r.lookupEnd >= r.lookupStart) {
+      host.lookup = { startMs: r.lookupStart, endMs: r.lookupEnd, durationMs: r.lookupEnd - r.lookupStart, nextHopProtocol: r.nextHopProtocol };
+      exposed++;
+    }
+  }
+  page.dropped.timingHostsIgnored = ignored;
+  page.resourceTiming = { entries: t.entries, hostsExposed: exposed };
+}
+
+/** The report of a page: relative times, hosts in the order first needed, counts. */
+export function toPageReport(page: PageState): PageRecord {
+  const start = page.startedAt;
+  const hosts = page.hosts
+    .map((h, seen) => ({ h, seen }))
+    .sort((a, b) => a.h.firstSeenAt - b.h.firstSeenAt || a.seen - b.seen)
+    .map(({ h }) => {
+      const { firstSeenAt, ...rest } = h;
+      return { ...rest, firstNeededMs: Math.max(0, firstSeenAt - start) };
+    });
+  return {
+    version: PAGE_RECORD_VERSION,
+    tabId: page.tabId,
+    pageId: page.pageId,
+    url: page.url,
+    host: page.host,
+    startedAt: page.startedAt,
+    committed: page.committedAt !== null,
+    complete: page.completedAt !== null,
+    navigationTiming: page.navigationTiming,
+    onLoadMs: page.onLoadMs,
+    timeOrigin: page.timeOrigin,
+    hosts,
+    counts: {
+      hosts: hosts.length,
+      measurable: hosts.filter((h) => h.measurable).length,
+      internal: hosts.filter((h) => h.internal).length,
+      ipLiterals: hosts.filter((h) => h.kind === 'ip').length,
+      requests: hosts.reduce((s, h) => s + h.requests, 0),
+    },
+    redirects: page.redirects.map(({ at, ...r }) => ({ ...r, atMs: Math.max(0, at - start) })),
+    dropped: { ...page.dropped, invalidSamples: [...page.dropped.invalidSamples] },
+    resourceTiming: page.resourceTiming,
+    caps: { hosts: PAGE_CAPS.hosts, redirects: PAGE_CAPS.redirects },
+  };
+}
+
+/** Checks the shape of a stored page state (storage may hold an older or damaged value): true when usable. */
+export function isPageState(value: unknown): value is PageState {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Partial<PageState>;
+  return p.version === PAGE_RECORD_VERSION && typeof p.tabId === 'number' && typeof p.pageId === 'string' &&
+    typeof p.startedAt === 'number' && Array.isArray(p.hosts) && Array.isArray(p.redirects) && typeof p.dropped === 'object' &&
+    p.hosts.length <= PAGE_CAPS.hosts;
+}

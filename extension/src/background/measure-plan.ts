@@ -1,0 +1,117 @@
+// What one measurement of a page asks the native host: the page's hosts (those that may be sent to the resolvers in
+// force) with the offsets at which the page first needed them, the resolvers, record types, modes, `replay`, a few
+// repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
+import type { MeasurePlanSummary, StoredRecord } from '../../../common/measure-messages.js';
+import type { PageRecord } from '../../../common/page-record.js';
+import type { ExchangeRecord } from '../../../common/record.js';
+import { MAX_HOSTS_PER_REQUEST, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
+import { normalizeHostname } from '../../../common/hostname.js';
+import type { Mode, QType } from '../../../common/transports.js';
+
+/** Record types a browser asks for every host (HTTPS/type 65 is left for a later version). */
+export const MEASURE_QTYPES: QType[] = ['A', 'AAAA'];
+/** Cold (each replay opens its connection) and warm (the connection was already open). */
+export const MEASURE_MODES: Mode[] = ['cold', 'warm'];
+/** Replays of the page per mode and endpoint: enough for a median, few enough to stay polite to public resolvers. */
+export const MEASURE_REPEAT = 3;
+/**
+ * Latest replay offset sent: a host first needed later (a lazy image, a poll after a minute) is replayed at this
+ * offset, because every replay waits for its last host and a page is replayed repeat × modes × endpoints times.
+ */
+export const MAX_REPLAY_AT_MS = 10_000;
+
+/** True for a loopback IP literal: 127.0.0.0/8, ::1 (and IPv4-mapped 127.x). */
+export function isLoopbackAddress(ip: string): boolean {
+  const n = ip.toLowerCase().replace(/^\[|\]$/g, '');
+  if (n === '::1' || n === '0:0:0:0:0:0:0:1') return true;
+  const v4 = /^(?:::ffff:)?(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.exec(n);
+  return v4 !== null && v4[1] === '127';
+}
+
+/**
+ * The lab override: internal names (`.localhost`, `.local`, single-label, …) never go to a resolver — except when every
+ * endpoint of every resolver in force is a loopback address, where they never leave the machine (the test lab, a
+ * resolver on this computer). With no resolver at all, false.
+ */
+export function internalNamesAllowed(resolvers: readonly Pick<ResolverSpec, 'endpoints'>[]): boolean {
+  return resolvers.length > 0 && resolvers.every((r) => r.endpoints.length > 0 && r.endpoints.every((e) => isLoopbackAddress(e.address)));
+}
+
+/** The hosts of `page` that may be measured against `resolvers`, with their replay offsets, and those skipped (why). */
+export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[]): Pick<MeasurePlanSummary, 'hosts' | 'skipped' | 'internalAllowed'> {
+  const internalAllowed = internalNamesAllowed(resolvers);
+  const hosts: MeasurePlanSummary['hosts'] = [];
+  const skipped: MeasurePlanSummary['skipped'] = [];
+  const seen = new Set<string>();
+  for (const h of page.hosts) {
+    if (h.kind === 'ip') {
+      skipped.push({ name: h.name, reason: 'ip-literal' });
+      continue;
+    }
+    if ((h.internal || !h.measurable) && !internalAllowed) {
+      skipped.push({ name: h.name, reason: 'internal' });
+      continue;
+    }
+    let name: string;
+    try {
+      name = normalizeHostname(h.name);
+    } catch {
+      skipped.push({ name: h.name, reason: 'invalid' });
+      continue;
+    }
+    if (seen.has(name) || hosts.length >= MAX_HOSTS_PER_REQUEST) continue;
+    seen.add(name);
+    const at = Number.isFinite(h.firstNeededMs) ? Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) : 0;
+    hosts.push({ name, at });
+  }
+  return { hosts, skipped, internalAllowed };
+}
+
+/** The measure request for `page` (without its id) and its summary; null when no host may be measured. */
+export function planMeasurement(
+  page: Pick<PageRecord, 'hosts'>,
+  resolvers: readonly ResolverSpec[],
+): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {
+  const chosen = measurableHosts(page, resolvers);
+  if (chosen.hosts.length === 0) return null;
+  const request: Omit<MeasureRequest, 'id'> = {
+    type: 'measure',
+    hosts: chosen.hosts.map((h) => ({ name: h.name, at: h.at })),
+    resolvers: resolvers.map((r) => ({ ...r, endpoints: r.endpoints.map((e) => ({ ...e })) })),
+    qtypes: [...MEASURE_QTYPES],
+    modes: [...MEASURE_MODES],
+    repeat: MEASURE_REPEAT,
+    prime: true,
+    schedule: 'replay',
+  };
+  const summary: MeasurePlanSummary = {
+    ...chosen,
+    resolvers: resolvers.map((r) => ({ id: r.id, name: r.name, transports: [...new Set(r.endpoints.map((e) => e.transport))] })),
+    qtypes: [...MEASURE_QTYPES],
+    modes: [...MEASURE_MODES],
+    repeat: MEASURE_REPEAT,
+    prime: true,
+    schedule: 'replay',
+  };
+  return { request, summary };
+}
+
+const round = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
+
+/** The stored form of a host record: what the cost model and the waterfall read, nothing more. */
+export function storedRecord(r: ExchangeRecord): StoredRecord {
+  return {
+    host: r.host,
+    qtype: r.qtype,
+    resolver: r.resolver,
+    transport: r.transport,
+    mode: r.mode,
+    repeat: r.repeat,
+    ok: r.ok,
+    error: r.ok ? null : (r.error?.code ?? 'unknown'),
+    timings: { connect: round(r.timings.connect), tls: round(r.timings.tls), query: round(r.timings.query), total: round(r.timings.total)! },
+    bytes: { sent: r.bytes.sent, received: r.bytes.received },
+    packets: { sent: r.packets.sent, received: r.packets.received },
+    replay: r.replay ? { pageStartedAt: round(r.replay.pageStartedAt)!, scheduledAt: r.replay.scheduledAt, endedAt: round(r.replay.endedAt)! } : null,
+  };
+}

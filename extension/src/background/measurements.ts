@@ -1,0 +1,459 @@
+// The measurement scheduler of the background: on demand (measure-start from the popup or any extension page) it
+// sends the native host one `measure` request for a tab's current page — the page's hosts at the offsets the page
+// first needed them, the resolvers in force, A and AAAA, cold and warm, schedule `replay`, MEASURE_REPEAT repeats,
+// priming — and stores what streams back in storage.local as it arrives.
+//
+// Lifecycle: `ready` reads the index and every measurement's meta back from storage.local; a measurement stored as
+// `running` belonged to a background that stopped (a killed service worker or a browser restart takes the host
+// process and its work with it), so it becomes `interrupted`: its finished records stay, it is not resumed, and the
+// popup offers to measure again. One measurement runs at a time (the host is asked for one page at once). Each
+// `records` frame is written before the next is handled (through one write queue), appended to the current chunk
+// key (a new key every CHUNK_CHARS), so a killed worker loses no record the host had delivered. Progress goes to
+// memory at once (measure-status reads it) and to storage with the next records write or at most every
+// PROGRESS_WRITE_MS. `done` → `done` (or `cancelled`), `error` → `failed`, the port closing → `interrupted`.
+//
+// Storage is bounded: at most MEASURE_CAPS.pages measurements and MEASURE_CAPS.chars characters of records, none older
+// than MEASURE_CAPS.ageMs; the oldest go first when a new one starts. data-clear removes every key (settings-store)
+// and clear() forgets the memory.
+//
+// The automatic sampler (sample(), called a few seconds after a top-level page finished loading) measures only after
+// consent, at most `budget.pagesPerHour` pages per rolling hour (0: off), and only the page's hosts not measured
+// (automatically or on demand) within `budget.remeasureAfterHours`; it never interrupts a running measurement.
+//
+// This module touches no browser global: storage, the host connection, settings, page reports and the clock come in
+// through deps, so it runs under Node with fakes (tests/extension-measure.test.ts).
+import type { Failure, HostStatus, MessageSender } from '../../../common/extension-messages.js';
+import {
+  MEASURE_CODES,
+  type MeasureCode,
+  type MeasurementMeta,
+  type MeasureStatus,
+  type StoredRecord,
+} from '../../../common/measure-messages.js';
+import type { PageReplies } from '../../../common/page-messages.js';
+import type { Request, RequestId } from '../../../common/schema.js';
+import type { Settings } from '../../../common/settings.js';
+import type { RoutedReply } from './host-connection.js';
+import { planMeasurement, storedRecord } from './measure-plan.js';
+
+/** storage.local keys: the index, one meta per measured page, record chunks per page. */
+export const MEASURE_KEYS = {
+  index: 'measure:index',
+  meta: (pageId: string) => `measure:meta:${pageId}`,
+  chunk: (pageId: string, n: number) => `measure:rec:${pageId}:${n}`,
+} as const;
+/** storage.local key of the automatic sampler's memory. */
+export const SAMPLER_KEY = 'measure:sampler';
+/** Hosts the sampler remembers as measured, at most (the oldest are forgotten first). */
+export const SAMPLER_MAX_HOSTS = 5_000;
+/** Bounds of what is kept. */
+export const MEASURE_CAPS = { pages: 20, chars: 20_000_000, ageMs: 7 * 24 * 3600_000 } as const;
+/** A chunk key is closed at this many characters of JSON and the next records go to a new one. */
+export const CHUNK_CHARS = 256 * 1024;
+/** Progress alone is written to storage at most this often. */
+export const PROGRESS_WRITE_MS = 1_000;
+
+/** The part of storage.local the scheduler uses. */
+export interface MeasureStorageArea {
+  get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
+  set(items: Record<string, unknown>): Promise<void>;
+  remove(keys: string | string[]): Promise<void>;
+}
+
+/** The part of the host connection the scheduler uses (host-connection.ts). */
+export interface MeasureHost {
+  status(): HostStatus;
+  request(req: Exclude<Request, { type: 'hello' }>, listener: (reply: RoutedReply) => void): boolean;
+  release(id: RequestId): void;
+}
+
+/** What the scheduler needs from its surroundings. */
+export interface MeasureDeps {
+  area: MeasureStorageArea;
+  host: MeasureHost;
+  /** The settings in force (settings-store's loadSettings()). */
+  loadSettings(): Promise<Settings>;
+  /** The tab's current page record (page-records.ts report(), which applies the private-window and exclusion gate). */
+  pageReport(tabId: number, sender: MessageSender): Promise<PageReplies['page-report']>;
+  /** Whether the tab is in a private window; null when the tab is gone. */
+  isIncognitoTab(tabId: number): Promise<boolean | null>;
+  now(): number;
+  newId(): string;
+  log(message: string): void;
+  /** Who the sampler asks page reports as (the extension's own origin: page-records answers only its pages). */
+  selfSender: MessageSender;
+}
+
+/** What the sampler remembers (storage.local, SAMPLER_KEY): its recent starts and when each host was last measured. */
+interface SamplerState {
+  starts: number[];
+  hosts: Record<string, number>;
+}
+
+/** Why the sampler did or did not measure a page (for tests and the log). */
+export type SampleOutcome = { started: true; hosts: number } | { started: false; reason: string };
+
+interface IndexEntry {
+  pageId: string;
+  tabId: number;
+  startedAt: number;
+  chars: number;
+}
+
+interface Running {
+  requestId: string;
+  meta: MeasurementMeta;
+  /** Records of the open (last) chunk, rewritten as frames arrive. */
+  open: StoredRecord[];
+  openChars: number;
+  /** Chunks (by number) whose content changed since the last write. */
+  dirty: Map<number, StoredRecord[]>;
+  lastMetaWrite: number;
+  cancelId: string | null;
+  /** Records received from the host; `meta.records` counts those whose write to storage completed. */
+  received: number;
+}
+
+function fail(code: MeasureCode, message: string): Failure<MeasureCode> {
+  return { ok: false, code, message };
+}
+
+/** The measurement scheduler (see the lifecycle note at the top). */
+export class MeasurementScheduler {
+  /** Resolves once stored measurements are read back (and unfinished ones marked interrupted). */
+  readonly ready: Promise<void>;
+  private index: IndexEntry[] = [];
+  private readonly metas = new Map<string, MeasurementMeta>();
+  private running: Running | null = null;
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: MeasureDeps) {
+    this.ready = this.load().catch((err) => this.deps.log(`measurements: could not read stored measurements: ${String(err)}`));
+  }
+
+  /** measure-start: starts measuring the tab's current page; its status, or why not (stable codes). */
+  async start(tabId: number, sender: MessageSender): Promise<MeasureStatus | Failure<MeasureCode>> {
+    await this.ready;
+    const gate = await this.gate(tabId, sender);
+    if (!gate.ok) return gate;
+    const { page, settings } = gate;
+    if (this.running) {
+      if (this.running.meta.pageId === page.pageId) return this.status(tabId, sender, false);
+      return fail(MEASURE_CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
+    }
+    const plan = planMeasurement(page, settings.resolvers);
+    if (!plan) {
+      return fail(MEASURE_CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
+    }
+    const begun = await this.begin(tabId, page, plan);
+    if (!begun.ok) return begun;
+    return this.status(tabId, sender, false);
+  }
+
+  /**
+   * The automatic sampler: measures the tab's page when consent was given, the hourly budget allows, nothing else
+   * runs, and some of its hosts were not measured within the re-measure window (only those are sent).
+   */
+  async sample(tabId: number): Promise<SampleOutcome> {
+    await this.ready;
+    if (this.running) return { started: false, reason: 'busy' };
+    const settings = await this.deps.loadSettings();
+    if (!settings.consent.given) return { started: false, reason: MEASURE_CODES.NO_CONSENT };
+    if (settings.budget.pagesPerHour <= 0) return { started: false, reason: 'sampler-off' };
+    const now = this.deps.now();
+    const state = await this.samplerState();
+    const recent = state.starts.filter((t) => now - t < 3600_000);
+    if (recent.length >= settings.budget.pagesPerHour) return { started: false, reason: 'budget' };
+    const gate = await this.gate(tabId, this.deps.selfSender);
+    if (!gate.ok) return { started: false, reason: gate.code };
+    if (this.running) return { started: false, reason: 'busy' };
+    const windowMs = settings.budget.remeasureAfterHours * 3600_000;
+    const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
+    const plan = planMeasurement({ hosts: fresh }, gate.settings.resolvers);
+    if (!plan) return { started: false, reason: fresh.length ? MEASURE_CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
+    const begun = await this.begin(tabId, gate.page, plan, 'auto');
+    return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
+  }
+
+  /** Sends the request and records the new measurement (memory at once, storage through the queue). */
+  private async begin(
+    tabId: number,
+    page: MeasurementMeta['page'],
+    plan: NonNullable<ReturnType<typeof planMeasurement>>,
+    trigger: MeasurementMeta['trigger'] = 'manual',
+  ): Promise<{ ok: true } | Failure<MeasureCode>> {
+    const requestId = `measure-${this.deps.newId()}`;
+    const now = this.deps.now();
+    const meta: MeasurementMeta = {
+      version: 1, pageId: page.pageId, tabId, url: page.url, host: page.host, state: 'running', trigger, startedAt: now, updatedAt: now, finishedAt: null,
+      done: 0, total: 0, records: 0, chunks: 0, chars: 0, plan: plan.summary, page, seed: null, primed: null, summary: null, error: null,
+    };
+    const run: Running = { requestId, meta, open: [], openChars: 0, dirty: new Map(), lastMetaWrite: now, cancelId: null, received: 0 };
+    const sent = this.deps.host.request({ ...plan.request, id: requestId }, (reply) => this.onReply(run, reply));
+    if (!sent) return fail(MEASURE_CODES.HOST_NOT_CONNECTED, this.hostProblem());
+    this.running = run;
+    // A measurement of this page made before is replaced: its keys go (before any of the new run's writes, which
+    // the write queue orders after this one).
+    const old = this.metas.get(page.pageId);
+    this.metas.set(page.pageId, meta);
+    this.index = this.index.filter((e) => e.pageId !== page.pageId);
+    this.index.push({ pageId: page.pageId, tabId, startedAt: now, chars: 0 });
+    await this.queue(async () => {
+      if (old) await this.deps.area.remove(Array.from({ length: old.chunks }, (_, i) => MEASURE_KEYS.chunk(page.pageId, i)));
+      await this.prune();
+      const sampler = await this.samplerState();
+      if (trigger === 'auto') sampler.starts = [...sampler.starts.filter((t) => now - t < 3600_000), now];
+      for (const h of plan.summary.hosts) sampler.hosts[h.name] = now;
+      const names = Object.entries(sampler.hosts);
+      if (names.length > SAMPLER_MAX_HOSTS) sampler.hosts = Object.fromEntries(names.sort((a, b) => b[1] - a[1]).slice(0, SAMPLER_MAX_HOSTS));
+      await this.deps.area.set({ [MEASURE_KEYS.meta(page.pageId)]: { ...meta }, [MEASURE_KEYS.index]: this.index.map((e) => ({ ...e })), [SAMPLER_KEY]: sampler });
+    });
+    return { ok: true };
+  }
+
+  private async samplerState(): Promise<SamplerState> {
+    const got = (await this.deps.area.get(SAMPLER_KEY))[SAMPLER_KEY] as Partial<SamplerState> | undefined;
+    return {
+      starts: Array.isArray(got?.starts) ? got.starts.filter((t): t is number => typeof t === 'number') : [],
+      hosts: got?.hosts && typeof got.hosts === 'object' ? { ...got.hosts } : {},
+    };
+  }
+
+  /** measure-status: the tab's latest measurement (progress, or finished with `records` when asked) and what blocks a new one. */
+  async status(tabId: number, sender: MessageSender, withRecords: boolean): Promise<MeasureStatus | Failure<MeasureCode>> {
+    await this.ready;
+    const report = await this.deps.pageReport(tabId, sender);
+    if (!report.ok && report.code === 'bad-sender') return fail(MEASURE_CODES.BAD_SENDER, report.message);
+    const pageId = report.ok ? report.record.pageId : null;
+    let meta: MeasurementMeta | null = null;
+    if (report.ok) meta = this.metas.get(report.record.pageId) ?? null;
+    else if (report.code === 'no-page') meta = this.latestOfTab(tabId);
+    const gate = await this.gate(tabId, sender, report);
+    let blocked: MeasureStatus['blocked'] = gate.ok ? null : { code: gate.code, message: gate.message };
+    if (!blocked && !(this.running && this.running.meta.pageId === pageId)) {
+      if (this.running) blocked = { code: MEASURE_CODES.BUSY, message: `another page (${this.running.meta.host}) is being measured` };
+      else if (!planMeasurement(gate.ok ? gate.page : { hosts: [] }, gate.ok ? gate.settings.resolvers : [])) {
+        blocked = { code: MEASURE_CODES.NO_MEASURABLE_HOSTS, message: 'this page needed no hostname that may be sent to your resolvers' };
+      }
+    }
+    const out: MeasureStatus = { ok: true, tabId, pageId, measurement: meta ? { ...meta } : null, blocked };
+    if (withRecords && meta) out.records = await this.records(meta.pageId);
+    return out;
+  }
+
+  /** measure-cancel: asks the host to stop the tab's running measurement (finished records are kept). */
+  async cancel(tabId: number, sender: MessageSender): Promise<MeasureStatus | Failure<MeasureCode>> {
+    await this.ready;
+    const run = this.running;
+    if (!run || run.meta.tabId !== tabId) return fail(MEASURE_CODES.NOT_RUNNING, 'nothing is being measured for this tab');
+    if (run.cancelId === null) {
+      run.cancelId = `cancel-${this.deps.newId()}`;
+      const id = run.cancelId;
+      // The host answers a cancel only when it fails (the target already finished): then the measurement's own
+      // `done` has come or comes, and this reply is only released.
+      const sent = this.deps.host.request({ id, type: 'cancel', target: run.requestId }, () => this.deps.host.release(id));
+      if (!sent) this.finish(run, 'interrupted', { code: 'host-disconnected', message: 'the host went away while cancelling' });
+    }
+    return this.status(tabId, sender, false);
+  }
+
+  /** The stored records of a page's measurement, in arrival order. */
+  async records(pageId: string): Promise<StoredRecord[]> {
+    const meta = this.metas.get(pageId);
+    if (!meta) return [];
+    await this.writes;
+    const keys = Array.from({ length: meta.chunks }, (_, i) => MEASURE_KEYS.chunk(pageId, i));
+    if (keys.length === 0) return [];
+    const got = await this.deps.area.get(keys);
+    return keys.flatMap((k) => (Array.isArray(got[k]) ? (got[k] as StoredRecord[]) : []));
+  }
+
+  /** data-clear: forgets every measurement in memory (settings-store removed the keys) and stops a running one. */
+  async clear(): Promise<void> {
+    const run = this.running;
+    this.running = null;
+    if (run) {
+      this.deps.host.release(run.requestId);
+      this.deps.host.request({ id: `cancel-${this.deps.newId()}`, type: 'cancel', target: run.requestId }, () => undefined);
+    }
+    this.metas.clear();
+    this.index = [];
+    await this.writes;
+  }
+
+  // ---- inside ----
+
+  private async load(): Promise<void> {
+    const got = await this.deps.area.get(MEASURE_KEYS.index);
+    const index = Array.isArray(got[MEASURE_KEYS.index]) ? (got[MEASURE_KEYS.index] as IndexEntry[]) : [];
+    const metas = index.length ? await this.deps.area.get(index.map((e) => MEASURE_KEYS.meta(e.pageId))) : {};
+    const changed: Record<string, unknown> = {};
+    for (const e of index) {
+      const m = metas[MEASURE_KEYS.meta(e.pageId)] as MeasurementMeta | undefined;
+      if (!m || m.version !== 1 || typeof m.pageId !== 'string') continue;
+      if (m.state === 'running') {
+        m.state = 'interrupted';
+        m.error = { code: 'interrupted', message: 'the extension’s background stopped during the measurement (a killed service worker or a browser restart); the records it had finished are kept' };
+        m.updatedAt = this.deps.now();
+        changed[MEASURE_KEYS.meta(m.pageId)] = m;
+      }
+      this.metas.set(m.pageId, m);
+      this.index.push(e);
+    }
+    if (Object.keys(changed).length) await this.deps.area.set(changed);
+  }
+
+  /** Why the tab's page may not be measured now, or the page and settings when it may. */
+  private async gate(
+    tabId: number,
+    sender: MessageSender,
+    known?: PageReplies['page-report'],
+  ): Promise<{ ok: true; page: Extract<PageReplies['page-report'], { ok: true }>['record']; settings: Settings } | Failure<MeasureCode>> {
+    // Private windows first: nothing of them is ever measured, whatever else holds.
+    if ((await this.deps.isIncognitoTab(tabId)) === true) return fail(MEASURE_CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
+    const report = known ?? (await this.deps.pageReport(tabId, sender));
+    if (!report.ok) {
+      if (report.code === 'private-window') return fail(MEASURE_CODES.PRIVATE_WINDOW, report.message);
+      if (report.code === 'excluded') return fail(MEASURE_CODES.EXCLUDED, report.message);
+      if (report.code === 'bad-sender') return fail(MEASURE_CODES.BAD_SENDER, report.message);
+      return fail(MEASURE_CODES.NO_PAGE, report.message);
+    }
+    const settings = await this.deps.loadSettings();
+    if (!settings.consent.given) {
+      return fail(MEASURE_CODES.NO_CONSENT, 'dnscost measures only after you agreed, in its options, to have this page’s hostnames re-resolved by your resolvers');
+    }
+    if (!this.deps.host.status().connected) return fail(MEASURE_CODES.HOST_NOT_CONNECTED, this.hostProblem());
+    return { ok: true, page: report.record, settings };
+  }
+
+  private hostProblem(): string {
+    const s = this.deps.host.status();
+    return s.ok ? 'the native host went away' : `the native host is not connected (${s.code}): ${s.message}`;
+  }
+
+  private latestOfTab(tabId: number): MeasurementMeta | null {
+    for (let i = this.index.length - 1; i >= 0; i--) {
+      const e = this.index[i]!;
+      if (e.tabId === tabId) return this.metas.get(e.pageId) ?? null;
+    }
+    return null;
+  }
+
+  private onReply(run: Running, reply: RoutedReply): void {
+    if (this.running !== run) return;
+    const meta = run.meta;
+    switch (reply.type) {
+      case 'progress':
+        meta.done = reply.done;
+        meta.total = reply.total;
+        meta.updatedAt = this.deps.now();
+        if (meta.updatedAt - run.lastMetaWrite >= PROGRESS_WRITE_MS) this.persist(run);
+        return;
+      case 'records':
+        this.append(run, reply.records.map(storedRecord));
+        return;
+      case 'done':
+        meta.seed = reply.seed;
+        meta.primed = reply.primed;
+        meta.summary = reply.summary;
+        this.finish(run, reply.cancelled ? 'cancelled' : 'done', null);
+        return;
+      case 'error':
+        this.finish(run, 'failed', { code: reply.code, message: reply.message });
+        return;
+      case 'closed':
+        this.finish(run, 'interrupted', { code: 'host-disconnected', message: `the native host went away during the measurement: ${reply.message}` });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private append(run: Running, records: StoredRecord[]): void {
+    const meta = run.meta;
+    for (const r of records) {
+      const chars = JSON.stringify(r).length + 1;
+      if (run.open.length > 0 && run.openChars + chars > CHUNK_CHARS) {
+        run.open = [];
+        run.openChars = 0;
+      }
+      if (run.open.length === 0) meta.chunks++;
+      run.open.push(r);
+      run.openChars += chars;
+      meta.chars += chars;
+      run.dirty.set(meta.chunks - 1, run.open);
+    }
+    run.received += records.length;
+    meta.updatedAt = this.deps.now();
+    this.persist(run);
+  }
+
+  private finish(run: Running, state: MeasurementMeta['state'], error: MeasurementMeta['error']): void {
+    if (this.running !== run) return;
+    this.running = null;
+    this.deps.host.release(run.requestId);
+    if (run.cancelId) this.deps.host.release(run.cancelId);
+    run.meta.state = state;
+    run.meta.error = error;
+    run.meta.finishedAt = run.meta.updatedAt = this.deps.now();
+    this.persist(run);
+  }
+
+  /** Queues a write of the run's dirty chunks, its meta and the index entry's size. */
+  private persist(run: Running): void {
+    run.lastMetaWrite = this.deps.now();
+    const items: Record<string, unknown> = {};
+    for (const [n, recs] of run.dirty) items[MEASURE_KEYS.chunk(run.meta.pageId, n)] = [...recs];
+    run.dirty.clear();
+    const stored = run.received;
+    items[MEASURE_KEYS.meta(run.meta.pageId)] = { ...run.meta, records: stored };
+    const entry = this.index.find((e) => e.pageId === run.meta.pageId);
+    if (entry) {
+      entry.chars = run.meta.chars;
+      items[MEASURE_KEYS.index] = this.index.map((e) => ({ ...e }));
+    }
+    void this.queue(async () => {
+      await this.deps.area.set(items);
+      // Only now are these records safe from a killed worker: measure-status counts them from here on.
+      run.meta.records = Math.max(run.meta.records, stored);
+    });
+  }
+
+  /** Removes measurements beyond the caps (oldest first, never the running one). */
+  private async prune(): Promise<void> {
+    const now = this.deps.now();
+    const keep = (e: IndexEntry) => this.running?.meta.pageId === e.pageId;
+    const drop: IndexEntry[] = [];
+    let entries = [...this.index].sort((a, b) => a.startedAt - b.startedAt);
+    for (const e of entries) if (!keep(e) && now - e.startedAt > MEASURE_CAPS.ageMs) drop.push(e);
+    entries = entries.filter((e) => !drop.includes(e));
+    let chars = entries.reduce((s, e) => s + e.chars, 0);
+    while (entries.length > MEASURE_CAPS.pages || chars > MEASURE_CAPS.chars) {
+      const oldest = entries.find((e) => !keep(e));
+      if (!oldest) break;
+      drop.push(oldest);
+      chars -= oldest.chars;
+      entries = entries.filter((e) => e !== oldest);
+    }
+    for (const e of drop) await this.forget(e.pageId);
+  }
+
+  /** Removes one page's measurement from memory and storage. */
+  private async forget(pageId: string): Promise<void> {
+    const meta = this.metas.get(pageId);
+    this.metas.delete(pageId);
+    this.index = this.index.filter((e) => e.pageId !== pageId);
+    if (!meta) return;
+    const keys = [MEASURE_KEYS.meta(pageId), ...Array.from({ length: meta.chunks }, (_, i) => MEASURE_KEYS.chunk(pageId, i))];
+    await this.deps.area.remove(keys);
+    await this.deps.area.set({ [MEASURE_KEYS.index]: this.index });
+  }
+
+  /** Runs `fn` after every earlier write (storage writes must land in order). */
+  private queue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(fn, fn);
+    this.writes = run.catch((err) => this.deps.log(`measurements: a storage write failed: ${String(err)}`));
+    return run;
+  }
+}
+

@@ -1,0 +1,470 @@
+// Page records of the background: turns webNavigation / webRequest events and the content script's timing report
+// into one PageState per tab (common/page-record.ts), keeps them in storage.session, answers `page-report`.
+//
+// Lifecycle: the background registers the browser listeners synchronously (index.ts) and hands each event to this
+// module, which first waits for `ready` (the tab states read back from storage after a killed service worker or an
+// unloaded event page) and then handles events strictly in arrival order, synchronously. A top-level navigation
+// starts a *pending* page (webNavigation.onBeforeNavigate or the main-frame request, whichever comes first); the
+// tab's requests go to it once its response started (before that the old document still runs); onCommitted makes it
+// the tab's *current* page and moves the previous one to a bounded ring of recent pages in storage. Every new page
+// passes a gate (not a private window, not an excluded site) before anything of it is stored; a page that fails the
+// gate is emptied and never stored, and its tab reports why. Writes are debounced per tab and flushed at once when
+// a page finishes (load, timing report), so a killed worker loses at most a few hundred ms of an unfinished page.
+//
+// Memory is bounded: per tab one current and one pending page, each capped by PAGE_CAPS; redirect bookkeeping is
+// cleared as requests end and capped. This module touches no browser global: everything comes in through deps.
+import type { Failure, MessageSender } from '../../../common/extension-messages.js';
+import { PAGE_CODES, type PageCode, type PageReplies } from '../../../common/page-messages.js';
+import {
+  hostOfUrl,
+  indexPage,
+  isPageState,
+  newPage,
+  pageAddCompleted,
+  pageAddError,
+  pageAddRedirect,
+  pageAddRequest,
+  pageAddTiming,
+  toPageReport,
+  type PageIndex,
+  type PageState,
+  type PageTimingMessage,
+} from '../../../common/page-record.js';
+import { isExcluded } from '../../../common/settings.js';
+
+/** storage.session key prefix of a tab's pages, and the key of the ring of finished pages. */
+export const TAB_KEY_PREFIX = 'pages:tab:';
+export const RECENT_KEY = 'pages:recent';
+/** The ring of recent finished pages: at most this many, and at most this many characters of JSON. */
+export const RECENT_CAPS = { pages: 20, chars: 2_000_000 } as const;
+/** Debounce of a tab's storage write while its page is still loading. */
+export const WRITE_DELAY_MS = 250;
+/** Requests remembered as redirected (to mark the next leg), at most. */
+const MAX_REDIRECTING = 10_000;
+
+/** The part of a storage area (storage.session) the recorder uses. */
+export interface PageStorageArea {
+  get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
+  set(items: Record<string, unknown>): Promise<void>;
+  remove(keys: string | string[]): Promise<void>;
+}
+
+/** What the recorder needs from its surroundings. */
+export interface PageRecorderDeps {
+  area: PageStorageArea;
+  /** Whether a tab is in a private window (tabs.get(tabId).incognito); null when the tab is gone. */
+  isIncognitoTab(tabId: number): Promise<boolean | null>;
+  /** The exclusions in force (the settings store's loadSettings()). */
+  loadExclusions(): Promise<string[]>;
+  /** The extension's own base URL (runtime.getURL('')): page-report is answered only to its pages. */
+  extensionBase: string;
+  newId(): string;
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+  /** Where a failure of storage is reported (never thrown into the browser's event dispatch). */
+  log(message: string): void;
+}
+
+type Gate = 'checking' | 'ok' | 'private' | 'excluded';
+
+interface Entry {
+  page: PageState;
+  index: PageIndex;
+  gate: Gate;
+  /** Settles when the gate has been decided (at most once per check). */
+  gateDone: Promise<void>;
+  /** webNavigation.onBeforeNavigate has been seen for this navigation. */
+  navigateSeen: boolean;
+}
+
+interface TabState {
+  current: Entry | null;
+  pending: Entry | null;
+  writeTimer: unknown;
+}
+
+/** webRequest details as the recorder reads them (Chromium and Firefox share these fields). */
+export interface RequestDetails {
+  requestId: string;
+  url: string;
+  tabId: number;
+  frameId: number;
+  type: string;
+  timeStamp: number;
+  /** Firefox only. */
+  incognito?: boolean | undefined;
+}
+
+const NETWORK_URL = /^(https?|wss?):/i;
+
+/** The page records of all tabs (see the lifecycle note at the top). */
+export class PageRecorder {
+  private readonly tabs = new Map<number, TabState>();
+  private readonly privateTabs = new Set<number>();
+  private readonly redirecting = new Set<string>();
+  private writes: Promise<unknown> = Promise.resolve();
+  /** Resolves once the stored tab states are back in memory. */
+  readonly ready: Promise<void>;
+
+  constructor(private readonly deps: PageRecorderDeps) {
+    this.ready = this.hydrate().catch((err) => deps.log(`page records: could not read storage: ${String(err)}`));
+  }
+
+  // ---- browser events (index.ts registers the listeners and calls these) ----
+
+  /** webNavigation.onBeforeNavigate. */
+  onBeforeNavigate(d: { tabId: number; frameId: number; url: string; timeStamp: number }): void {
+    if (d.frameId !== 0 || d.tabId < 0 || !NETWORK_URL.test(d.url)) return;
+    const tab = this.tab(d.tabId);
+    const p = tab.pending;
+    // The main-frame request may have been dispatched first (separate event sources): then this is the same navigation.
+    if (p && !p.navigateSeen && p.page.mainRequestId !== null && p.page.committedAt === null && d.timeStamp - p.page.startedAt < 2000) {
+      p.navigateSeen = true;
+      if (d.timeStamp < p.page.startedAt) p.page.startedAt = d.timeStamp;
+      return;
+    }
+    tab.pending = this.startEntry(d.tabId, d.url, d.timeStamp, undefined);
+    tab.pending.navigateSeen = true;
+  }
+
+  /** webRequest.onBeforeRequest (every request the browser makes for a tab). */
+  onBeforeRequest(d: RequestDetails): void {
+    if (d.tabId < 0) return;
+    if (d.incognito === true) this.privateTabs.add(d.tabId);
+    const tab = this.tab(d.tabId);
+    const viaRedirect = this.redirecting.delete(d.requestId);
+    if (d.type === 'main_frame') {
+      let p = tab.pending;
+      if (p && p.page.mainRequestId === d.requestId) {
+        // The next leg of a redirected navigation: same page, new address.
+        p.page.url = d.url.slice(0, 2048);
+        p.page.host = hostOfUrl(d.url)?.host ?? '';
+        this.checkGate(p, d.incognito);
+      } else if (!p && tab.current && tab.current.page.mainRequestId === d.requestId) {
+        // A late redirect leg of a page that has already committed (see lateMainRequest): its address is final.
+        p = tab.current;
+      } else if (p && p.page.mainRequestId === null && p.page.committedAt === null) {
+        p.page.mainRequestId = d.requestId;
+        if (d.timeStamp < p.page.startedAt) p.page.startedAt = d.timeStamp;
+      } else if (!p && this.lateMainRequest(tab.current, d)) {
+        // Firefox under a flood of requests delivers webRequest events after webNavigation's: the navigation this
+        // request started has already committed as the current page.
+        p = tab.current!;
+        p.page.mainRequestId = d.requestId;
+        p.page.responseStarted = true;
+        if (d.timeStamp < p.page.startedAt) p.page.startedAt = d.timeStamp;
+      } else {
+        p = this.startEntry(d.tabId, d.url, d.timeStamp, d.incognito);
+        p.page.mainRequestId = d.requestId;
+        tab.pending = p;
+      }
+      this.add(d.tabId, p, (page, index) => pageAddRequest(page, index, { url: d.url, type: d.type, at: d.timeStamp, frameId: 0, viaRedirect }));
+      return;
+    }
+    const entry = this.entryForRequest(tab);
+    if (entry) this.add(d.tabId, entry, (page, index) => pageAddRequest(page, index, { url: d.url, type: d.type, at: d.timeStamp, frameId: d.frameId, viaRedirect }));
+  }
+
+  /** webRequest.onBeforeRedirect. */
+  onBeforeRedirect(d: RequestDetails & { redirectUrl: string; statusCode: number }): void {
+    if (d.tabId < 0) return;
+    if (this.redirecting.size < MAX_REDIRECTING) this.redirecting.add(d.requestId);
+    const tab = this.tab(d.tabId);
+    const entry = d.type === 'main_frame' ? tab.pending : this.entryForRequest(tab);
+    if (entry) this.add(d.tabId, entry, (page) => pageAddRedirect(page, { url: d.url, redirectUrl: d.redirectUrl, statusCode: d.statusCode, type: d.type, at: d.timeStamp }));
+  }
+
+  /** webRequest.onResponseStarted: once the main frame's response starts, the tab's requests are the new page's. */
+  onResponseStarted(d: RequestDetails): void {
+    if (d.type !== 'main_frame' || d.tabId < 0) return;
+    const p = this.tabs.get(d.tabId)?.pending;
+    if (p && p.page.mainRequestId === d.requestId) p.page.responseStarted = true;
+  }
+
+  /** webRequest.onCompleted. */
+  onCompleted(d: RequestDetails & { ip?: string | undefined; fromCache?: boolean | undefined; statusLine?: string | undefined; statusCode?: number }): void {
+    this.redirecting.delete(d.requestId);
+    if (d.tabId < 0) return;
+    const tab = this.tab(d.tabId);
+    const entry = d.type === 'main_frame' ? tab.pending ?? tab.current : this.entryForRequest(tab);
+    if (entry) this.add(d.tabId, entry, (page, index) => pageAddCompleted(page, index, d));
+    // A main-frame answer with no document (204, 205, a download) leaves the old page in the tab.
+    if (d.type === 'main_frame' && tab.pending?.page.mainRequestId === d.requestId && (d.statusCode === 204 || d.statusCode === 205)) tab.pending = null;
+  }
+
+  /** webRequest.onErrorOccurred. */
+  onErrorOccurred(d: RequestDetails & { error?: string }): void {
+    this.redirecting.delete(d.requestId);
+    if (d.tabId < 0) return;
+    const tab = this.tab(d.tabId);
+    if (d.type === 'main_frame') {
+      // An aborted navigation (stopped, replaced, a download) never commits: the old page stays.
+      if (tab.pending?.page.mainRequestId === d.requestId && /ABORTED|BINDING_ABORTED/i.test(d.error ?? '')) {
+        tab.pending = null;
+        return;
+      }
+    }
+    const entry = d.type === 'main_frame' ? tab.pending ?? tab.current : this.entryForRequest(tab);
+    if (entry) this.add(d.tabId, entry, (page, index) => pageAddError(page, index, d));
+  }
+
+  /** webNavigation.onCommitted: the pending page becomes the tab's current page. */
+  onCommitted(d: { tabId: number; frameId: number; url: string; timeStamp: number }): void {
+    if (d.frameId !== 0 || d.tabId < 0) return;
+    const tab = this.tab(d.tabId);
+    const previous = tab.current;
+    if (!NETWORK_URL.test(d.url)) {
+      // about:blank, an extension page, a file: the tab shows no web page.
+      tab.current = null;
+      tab.pending = null;
+    } else if (tab.pending) {
+      tab.current = tab.pending;
+      tab.pending = null;
+    } else if (!tab.current || tab.current.page.url !== d.url.slice(0, 2048)) {
+      // A page restored without a request (back/forward cache): a page whose hosts are not known.
+      tab.current = this.startEntry(d.tabId, d.url, d.timeStamp, undefined);
+    }
+    if (tab.current && tab.current !== previous) {
+      tab.current.page.committedAt = d.timeStamp;
+      tab.current.page.url = d.url.slice(0, 2048);
+      tab.current.page.host = hostOfUrl(d.url)?.host ?? '';
+      this.checkGate(tab.current, undefined);
+    }
+    if (previous && previous !== tab.current && previous.gate === 'ok') this.retire(previous.page);
+    this.scheduleWrite(d.tabId, 0);
+  }
+
+  /** webNavigation.onCompleted (the load event of the top frame, as the browser saw it). */
+  onNavigationCompleted(d: { tabId: number; frameId: number; timeStamp: number }): void {
+    if (d.frameId !== 0 || d.tabId < 0) return;
+    const cur = this.tabs.get(d.tabId)?.current;
+    if (cur && cur.page.completedAt === null) {
+      cur.page.completedAt = d.timeStamp;
+      this.scheduleWrite(d.tabId, 0);
+    }
+  }
+
+  /** tabs.onRemoved. */
+  onTabRemoved(tabId: number): void {
+    const tab = this.tabs.get(tabId);
+    this.privateTabs.delete(tabId);
+    if (!tab) return;
+    if (tab.writeTimer !== null) this.deps.clearTimer(tab.writeTimer);
+    if (tab.current?.gate === 'ok') this.retire(tab.current.page);
+    this.tabs.delete(tabId);
+    this.queueWrite(() => this.deps.area.remove(TAB_KEY_PREFIX + tabId));
+  }
+
+  /** The settings changed: pages of sites excluded now are dropped from memory and storage. */
+  applyExclusions(exclusions: string[]): void {
+    for (const [tabId, tab] of this.tabs) {
+      for (const e of [tab.current, tab.pending]) {
+        if (e && e.gate === 'ok' && isExcluded({ exclusions }, e.page.host)) this.exclude(e);
+      }
+      this.scheduleWrite(tabId, 0);
+    }
+  }
+
+  /** data-clear: forgets every page, in memory and in storage. */
+  async clear(): Promise<void> {
+    for (const tab of this.tabs.values()) if (tab.writeTimer !== null) this.deps.clearTimer(tab.writeTimer);
+    this.tabs.clear();
+    await this.queueWrite(async () => {
+      const keys = Object.keys(await this.deps.area.get(null)).filter((k) => k.startsWith(TAB_KEY_PREFIX) || k === RECENT_KEY);
+      if (keys.length > 0) await this.deps.area.remove(keys);
+    });
+  }
+
+  // ---- messages ----
+
+  /** page-timing from the content script of a tab's top frame. */
+  async timing(message: PageTimingMessage, sender: MessageSender): Promise<PageReplies['page-timing']> {
+    if (sender.tabId === undefined || sender.frameId !== 0 || !sender.url || !NETWORK_URL.test(sender.url)) {
+      return fail(PAGE_CODES.BAD_SENDER, 'page-timing is accepted only from the content script of a tab\'s top frame');
+    }
+    await this.ready;
+    if (sender.incognito) this.privateTabs.add(sender.tabId);
+    const tab = this.tabs.get(sender.tabId);
+    const host = hostOfUrl(sender.url)?.host;
+    const entry = [tab?.current, tab?.pending].find((e) => e && e.page.host === host) ?? null;
+    if (!entry) return this.missing(sender.tabId);
+    await entry.gateDone;
+    const why = this.refusal(entry);
+    if (why) return why;
+    pageAddTiming(entry.page, entry.index, message, this.deps.now());
+    this.scheduleWrite(sender.tabId, 0);
+    return { ok: true };
+  }
+
+  /** page-report: the record of the tab's current page, for the extension's own pages. */
+  async report(tabId: number, sender: MessageSender): Promise<PageReplies['page-report']> {
+    if (!sender.url || !sender.url.startsWith(this.deps.extensionBase)) {
+      return fail(PAGE_CODES.BAD_SENDER, 'page-report is answered only to the extension\'s own pages');
+    }
+    await this.ready;
+    const tab = this.tabs.get(tabId);
+    const entry = tab?.current ?? tab?.pending ?? null;
+    if (!entry) return this.missing(tabId);
+    await entry.gateDone;
+    const why = this.refusal(entry);
+    if (why) return why;
+    return { ok: true, record: toPageReport(entry.page) };
+  }
+
+  // ---- inside ----
+
+  private tab(tabId: number): TabState {
+    let t = this.tabs.get(tabId);
+    if (!t) {
+      t = { current: null, pending: null, writeTimer: null };
+      this.tabs.set(tabId, t);
+    }
+    return t;
+  }
+
+  /** The page a tab's non-navigation request belongs to: the new page once its response started, else the shown one. */
+  private entryForRequest(tab: TabState): Entry | null {
+    if (tab.pending && (tab.pending.page.responseStarted || !tab.current)) return tab.pending;
+    return tab.current;
+  }
+
+  /** True when `current` is the committed page a late main-frame request `d` started (no request of its own yet). */
+  private lateMainRequest(current: Entry | null, d: RequestDetails): boolean {
+    if (!current || current.page.mainRequestId !== null || current.page.committedAt === null) return false;
+    return d.timeStamp <= current.page.committedAt && current.page.committedAt - d.timeStamp < 30_000;
+  }
+
+  private startEntry(tabId: number, url: string, at: number, incognito: boolean | undefined): Entry {
+    const page = newPage(tabId, url, at, this.deps.newId());
+    const entry: Entry = { page, index: indexPage(page), gate: 'checking', gateDone: Promise.resolve(), navigateSeen: false };
+    this.checkGate(entry, incognito);
+    return entry;
+  }
+
+  /** Decides (again) whether `entry` may be recorded: not in a private window, not an excluded site. */
+  private checkGate(entry: Entry, incognito: boolean | undefined): void {
+    if (entry.gate === 'private' || entry.gate === 'excluded') return;
+    const tabId = entry.page.tabId;
+    if (incognito === true || this.privateTabs.has(tabId)) {
+      this.privateTabs.add(tabId);
+      this.empty(entry, 'private');
+      return;
+    }
+    const host = entry.page.host;
+    const wasOk = entry.gate === 'ok';
+    entry.gate = 'checking';
+    entry.gateDone = (async () => {
+      // Private windows: Firefox says so on each request; Chromium only through the tab.
+      const isPrivate = incognito === false ? false : await this.deps.isIncognitoTab(tabId).catch(() => null);
+      if (isPrivate) {
+        this.privateTabs.add(tabId);
+        this.empty(entry, 'private');
+        return;
+      }
+      const exclusions = await this.deps.loadExclusions().catch((err) => {
+        this.deps.log(`page records: settings unreadable, recording nothing until they are: ${String(err)}`);
+        return null;
+      });
+      if (exclusions === null || isExcluded({ exclusions }, host)) {
+        this.exclude(entry);
+        return;
+      }
+      if (entry.gate === 'checking') {
+        entry.gate = 'ok';
+        if (!wasOk) this.scheduleWrite(tabId, WRITE_DELAY_MS);
+      }
+    })();
+  }
+
+  private exclude(entry: Entry): void {
+    this.empty(entry, 'excluded');
+    this.scheduleWrite(entry.page.tabId, 0);
+  }
+
+  /** Drops everything recorded of a page that failed the gate; it keeps only why. */
+  private empty(entry: Entry, gate: 'private' | 'excluded'): void {
+    entry.gate = gate;
+    const blank = newPage(entry.page.tabId, '', entry.page.startedAt, entry.page.pageId);
+    blank.mainRequestId = entry.page.mainRequestId;
+    blank.responseStarted = entry.page.responseStarted;
+    blank.committedAt = entry.page.committedAt;
+    entry.page = blank;
+    entry.index = indexPage(blank);
+  }
+
+  /** Applies `change` to a page that may be recorded (or whose gate is still being decided, kept in memory only). */
+  private add(tabId: number, entry: Entry, change: (page: PageState, index: PageIndex) => unknown): void {
+    if (entry.gate === 'private' || entry.gate === 'excluded') return;
+    change(entry.page, entry.index);
+    if (entry.gate === 'ok') this.scheduleWrite(tabId, WRITE_DELAY_MS);
+  }
+
+  private refusal(entry: Entry): Failure<PageCode> | null {
+    if (entry.gate === 'private') return fail(PAGE_CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
+    if (entry.gate === 'excluded') return fail(PAGE_CODES.EXCLUDED, 'This site is excluded in the settings: dnscost records nothing of it.');
+    return null;
+  }
+
+  private async missing(tabId: number): Promise<Failure<PageCode>> {
+    if (this.privateTabs.has(tabId) || (await this.deps.isIncognitoTab(tabId).catch(() => null))) {
+      return fail(PAGE_CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
+    }
+    return fail(PAGE_CODES.NO_PAGE, `No page is recorded for tab ${tabId} (no web page loaded since dnscost started, or not a web page).`);
+  }
+
+  /** Stores a tab's recordable pages after `delay` ms (0: now), replacing a later scheduled write. */
+  private scheduleWrite(tabId: number, delay: number): void {
+    const tab = this.tabs.get(tabId);
+    if (!tab) return;
+    if (tab.writeTimer !== null) {
+      if (delay > 0) return; // a write is already due
+      this.deps.clearTimer(tab.writeTimer);
+    }
+    tab.writeTimer = this.deps.setTimer(() => {
+      tab.writeTimer = null;
+      const stored = {
+        current: tab.current?.gate === 'ok' ? tab.current.page : null,
+        pending: tab.pending?.gate === 'ok' ? tab.pending.page : null,
+      };
+      void this.queueWrite(() =>
+        stored.current || stored.pending ? this.deps.area.set({ [TAB_KEY_PREFIX + tabId]: stored }) : this.deps.area.remove(TAB_KEY_PREFIX + tabId));
+    }, delay);
+  }
+
+  /** A finished page leaves its tab: keep it in the bounded ring of recent pages (for the scheduler). */
+  private retire(page: PageState): void {
+    if (page.hosts.length === 0) return;
+    void this.queueWrite(async () => {
+      const raw = (await this.deps.area.get(RECENT_KEY))[RECENT_KEY];
+      const ring = (Array.isArray(raw) ? raw.filter(isPageState) : []).filter((p) => p.pageId !== page.pageId);
+      ring.push(page);
+      while (ring.length > RECENT_CAPS.pages || (ring.length > 1 && JSON.stringify(ring).length > RECENT_CAPS.chars)) ring.shift();
+      await this.deps.area.set({ [RECENT_KEY]: ring });
+    });
+  }
+
+  /** Runs storage operations one after another, so a later state never lands before an earlier one. */
+  private queueWrite(fn: () => Promise<unknown>): Promise<unknown> {
+    const run = this.writes.then(fn).catch((err) => this.deps.log(`page records: storage write failed: ${String(err)}`));
+    this.writes = run;
+    return run;
+  }
+
+  private async hydrate(): Promise<void> {
+    const all = await this.deps.area.get(null);
+    for (const [key, value] of Object.entries(all)) {
+      if (!key.startsWith(TAB_KEY_PREFIX) || typeof value !== 'object' || value === null) continue;
+      const tabId = Number(key.slice(TAB_KEY_PREFIX.length));
+      const { current, pending } = value as { current?: unknown; pending?: unknown };
+      const revive = (p: unknown): Entry | null =>
+        isPageState(p) ? { page: p, index: indexPage(p), gate: 'ok', gateDone: Promise.resolve(), navigateSeen: true } : null;
+      // Events that arrived before hydration finished were queued behind `ready`, so nothing newer is lost here.
+      if (!this.tabs.has(tabId)) this.tabs.set(tabId, { current: revive(current), pending: revive(pending), writeTimer: null });
+    }
+  }
+}
+
+function fail(code: PageCode, message: string): Failure<PageCode> {
+  return { ok: false, code, message };
+}

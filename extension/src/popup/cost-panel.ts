@@ -1,0 +1,176 @@
+// The popup's per-site cost panel for one tab: asks the background for the tab's measurement (measure-status), shows
+// a plain-language state (host not installed, no consent, private window, excluded site, nothing yet, measuring with
+// a progress bar, results), starts and cancels measurements, and exports the results as JSON.
+//
+// Lifecycle: mount → one measure-status; while a measurement runs it polls every POLL_MS (cheap: no records), and
+// once it finished asks once more with the records and draws the results. `root.dataset.state` names the state
+// shown (tests and scripts read it); `root.dataset.drawMs` how long the last results took to draw.
+import { MEASURE_CODES, type MeasureStatus, type StoredRecord } from '../../../common/measure-messages.js';
+import { browser } from '../browser.js';
+import { INSTALL_COMMAND } from '../ui/host-status-view.js';
+import { send } from '../ui/messages.js';
+import { computeResults, el, renderBytes, renderSummary, renderWaterfall } from './cost-view.js';
+
+/** Progress is asked for this often while measuring. */
+export const POLL_MS = 500;
+
+/** The tab to show: `?tab=ID` when the popup is opened as a page, else the active tab of the current window. */
+export async function targetTab(search: string): Promise<number | null> {
+  const param = new URLSearchParams(search).get('tab');
+  if (param !== null && /^\d+$/.test(param)) return Number(param);
+  const [tab] = await browser.tabs.query({ active: true, currentWindow: true });
+  return tab?.id ?? null;
+}
+
+function show(root: HTMLElement, state: string, ...children: Array<Node | string>): void {
+  root.dataset.state = state;
+  root.replaceChildren(...children);
+}
+
+function button(text: string, onClick: () => void, id?: string): HTMLButtonElement {
+  const b = el('button', text);
+  b.type = 'button';
+  if (id) b.id = id;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function download(filename: string, json: string): void {
+  const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+  const a = el('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Fills `root` with the cost panel of `tabId` and keeps it current. */
+export async function mountCostPanel(root: HTMLElement, tabId: number | null): Promise<void> {
+  if (tabId === null) {
+    show(root, 'no-tab', el('p', 'There is no tab to show.'));
+    return;
+  }
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const refresh = async (withRecords = false): Promise<void> => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    const reply = await send({ type: 'measure-status', tabId, records: withRecords });
+    if (!reply.ok) {
+      show(root, reply.code, el('p', `The extension's background could not answer (${reply.code}): ${reply.message}`, 'bad'));
+      return;
+    }
+    const status = reply as MeasureStatus;
+    const m = status.measurement;
+    if (m?.state === 'running') {
+      renderMeasuring(status);
+      timer = setTimeout(() => void refresh(), POLL_MS);
+      return;
+    }
+    if (m && !withRecords && m.records > 0) return refresh(true);
+    render(status, status.records ?? []);
+  };
+
+  const start = async (): Promise<void> => {
+    show(root, 'starting', el('p', 'Starting…'));
+    const reply = await send({ type: 'measure-start', tabId });
+    if (!reply.ok) {
+      show(root, reply.code, el('p', `Could not start: ${reply.message}`, 'bad'), button('Try again', () => void refresh()));
+      return;
+    }
+    await refresh();
+  };
+
+  const renderMeasuring = (status: MeasureStatus): void => {
+    const m = status.measurement!;
+    const bar = el('progress');
+    bar.max = Math.max(1, m.total);
+    bar.value = m.done;
+    bar.id = 'measure-progress';
+    const hosts = m.plan.hosts.length;
+    const transports = m.plan.resolvers.reduce((s, r) => s + r.transports.length, 0);
+    show(root, 'measuring',
+      el('p', `Measuring ${hosts} host${hosts === 1 ? '' : 's'} of this page over ${transports} resolver transport${transports === 1 ? '' : 's'}, cold and warm, ${m.plan.repeat} times each…`),
+      bar,
+      el('p', m.total ? `${m.done} of ${m.total} lookups` : 'Priming the resolvers…', 'detail'),
+      button('Cancel', () => void send({ type: 'measure-cancel', tabId }).then(() => refresh()), 'measure-cancel'));
+  };
+
+  const blockedView = (b: NonNullable<MeasureStatus['blocked']>): Array<Node | string> => {
+    switch (b.code) {
+      case MEASURE_CODES.NO_CONSENT: {
+        const link = el('a', 'Open dnscost’s options');
+        link.href = browser.runtime.getURL('options/options.html');
+        link.target = '_blank';
+        return [el('p', 'dnscost measures a page only after you agreed to have its hostnames re-resolved by the resolvers you chose.'), el('p', undefined), link];
+      }
+      case MEASURE_CODES.HOST_NOT_CONNECTED: {
+        const pre = el('pre');
+        pre.append(el('code', INSTALL_COMMAND));
+        return [el('p', 'dnscost needs its native host to measure. If it is not installed, install it from a terminal:'), pre, el('p', b.message, 'detail')];
+      }
+      case MEASURE_CODES.PRIVATE_WINDOW:
+        return [el('p', 'This is a private window: dnscost never records or measures pages here.')];
+      case MEASURE_CODES.EXCLUDED:
+        return [el('p', 'This site is excluded in dnscost’s options: it is never recorded or measured.')];
+      case MEASURE_CODES.NO_PAGE:
+        return [el('p', 'dnscost has no record of a web page in this tab (load or reload a page first).')];
+      case MEASURE_CODES.NO_MEASURABLE_HOSTS:
+        return [el('p', 'This page used only internal names or IP addresses, which are never sent to your resolvers.')];
+      case MEASURE_CODES.BUSY:
+        return [el('p', `Another page is being measured; try again when it finished. ${b.message}`)];
+      default:
+        return [el('p', b.message)];
+    }
+  };
+
+  const render = (status: MeasureStatus, records: StoredRecord[]): void => {
+    const m = status.measurement;
+    const blocked = status.blocked;
+    if (!m || records.length === 0) {
+      if (blocked) {
+        show(root, blocked.code, ...blockedView(blocked));
+        return;
+      }
+      const note = m?.state === 'interrupted' || m?.state === 'failed' ? el('p', `The last measurement stopped: ${m.error?.message ?? m.state}.`, 'bad') : '';
+      show(root, 'nothing-yet', note, el('p', 'This page has not been measured yet.'), button('Measure this page', () => void start(), 'measure-start'));
+      return;
+    }
+    const started = performance.now();
+    const results = computeResults(m, records);
+    const names = new Map(m.plan.resolvers.map((r) => [r.id, r.name]));
+    const head = el('p', undefined, 'page');
+    head.append(el('strong', m.host), ` · ${m.plan.hosts.length} hosts measured · ${records.length} lookups · ${new Date(m.finishedAt ?? m.updatedAt).toLocaleString()}`);
+    const parts: Array<Node | string> = [head];
+    if (m.state !== 'done') parts.push(el('p', `This measurement is ${m.state}${m.error ? `: ${m.error.message}` : ''}. It shows the lookups finished before.`, 'bad'));
+    if (m.plan.internalAllowed) parts.push(el('p', 'Internal names were measured because every resolver in force is on this computer (loopback).', 'detail'));
+    parts.push(renderSummary(results, names));
+    const wf = el('section', undefined, 'waterfall-box');
+    wf.append(el('h2', 'Per-host waterfall'));
+    const resolvers = [...new Set(results.cells.map((c) => c.resolver))];
+    const holder = el('div');
+    holder.append(renderWaterfall(records, m, resolvers[0] ?? ''));
+    if (resolvers.length > 1) {
+      const pick = el('select');
+      for (const r of resolvers) pick.append(new Option(names.get(r) ?? r, r));
+      pick.addEventListener('change', () => holder.replaceChildren(renderWaterfall(records, m, pick.value)));
+      wf.append(pick);
+    }
+    wf.append(el('p', 'Each row is a host, in the order the page first needed it; the tick is when it was needed, each bar its lookup over one transport (median of the replays, until A and AAAA both answered); red bars never got an answer (drawn as long as failing took).', 'detail'), holder);
+    parts.push(wf, renderBytes(results, names));
+    const actions = el('p', undefined, 'actions');
+    actions.append(button('Export JSON', () => {
+      const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
+      download(`dnscost-${m.host || 'page'}-${stamp}.json`, `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
+    }, 'export-json'));
+    if (!blocked) actions.append(' ', button('Measure again', () => void start(), 'measure-start'));
+    else actions.append(el('span', ` ${blocked.message}`, 'detail'));
+    parts.push(actions);
+    show(root, 'results', ...parts);
+    root.dataset.measurement = m.state;
+    root.dataset.drawMs = (performance.now() - started).toFixed(1);
+  };
+
+  await refresh();
+}

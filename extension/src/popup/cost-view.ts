@@ -1,0 +1,205 @@
+// The per-site cost panel's results, drawn with DOM APIs only: every hostname, resolver name and error code from a
+// page or a host reply goes in as textContent, never as markup. Work is proportional to hosts × transports × modes of
+// one resolver (the waterfall shows one resolver at a time), so a 200-host page draws in a few tens of ms.
+import { pageCost, INDISTINGUISHABLE_MS, type CellCost } from '../../../common/cost-model.js';
+import type { MeasurementMeta, StoredRecord } from '../../../common/measure-messages.js';
+import { chooseBaseline, pageCostInput, replayRecordInputs } from '../../../common/page-cost-input.js';
+import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
+import { TRANSPORT_IDS, type Mode, type TransportId } from '../../../common/transports.js';
+import { TRANSPORT_NAMES } from '../ui/host-status-view.js';
+
+/** Creates an element with optional text (as textContent) and class. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
+const ms = (x: number | null): string => (x === null ? '–' : `${x >= 0 ? '' : '−'}${Math.abs(x) < 10 ? Math.abs(x).toFixed(1) : Math.round(Math.abs(x))} ms`);
+const signed = (x: number | null): string => (x === null ? '–' : x > 0 ? `+${ms(x)}` : ms(x));
+const bytes = (x: number | null): string => (x === null ? '–' : `${Math.round(x).toLocaleString('en')} B`);
+
+/** The onLoad change of a cell in words: point, bounds, and the verdict. */
+export function onLoadWords(c: CellCost): string {
+  const o = c.onLoad;
+  if (c.verdict === 'fails') return `would fail: ${c.unresolved.length} host${c.unresolved.length === 1 ? '' : 's'} never resolved`;
+  if (o.delta === null) return 'unknown (no host could be compared)';
+  const bounds = o.lower !== null && o.upper !== null ? ` (${signed(o.lower)} to ${signed(o.upper)})` : '';
+  const verdict = c.verdict === 'indistinguishable' ? `indistinguishable (within ±${INDISTINGUISHABLE_MS} ms)` : c.verdict;
+  return `${signed(o.delta)}${bounds}: ${verdict}`;
+}
+
+const MODE_ORDER: Record<Mode, number> = { cold: 0, warm: 1 };
+const transportOrder = (t: TransportId) => TRANSPORT_IDS.indexOf(t);
+
+/** Everything the results view computes once from a measurement. */
+export interface Results {
+  cells: CellCost[];
+  baseline: { resolver: string; transport: TransportId } | undefined;
+}
+
+/** Runs the cost model over a measurement's stored records. */
+export function computeResults(meta: MeasurementMeta, records: readonly StoredRecord[]): Results {
+  const measured = new Set(meta.plan.hosts.map((h) => h.name));
+  const baseline = chooseBaseline(records);
+  const cells = pageCost(pageCostInput(meta.page, measured), replayRecordInputs(records), baseline ? { baseline } : {});
+  const resolverOrder = new Map(meta.plan.resolvers.map((r, i) => [r.id, i]));
+  cells.sort((a, b) => (resolverOrder.get(a.resolver) ?? 99) - (resolverOrder.get(b.resolver) ?? 99) || transportOrder(a.transport) - transportOrder(b.transport) || MODE_ORDER[a.mode] - MODE_ORDER[b.mode]);
+  return { cells, baseline };
+}
+
+function table(headers: string[]): { table: HTMLTableElement; body: HTMLTableSectionElement } {
+  const t = el('table');
+  const head = t.createTHead().insertRow();
+  for (const h of headers) head.append(el('th', h));
+  return { table: t, body: t.createTBody() };
+}
+
+function row(body: HTMLTableSectionElement, cells: string[], attrs: Record<string, string> = {}): HTMLTableRowElement {
+  const r = body.insertRow();
+  for (const c of cells) r.insertCell().textContent = c;
+  for (const [k, v] of Object.entries(attrs)) r.dataset[k] = v;
+  return r;
+}
+
+/** The summary: per resolver × transport × mode the onLoad change, the summed DNS time and the failures. */
+export function renderSummary(results: Results, resolverNames: Map<string, string>): HTMLElement {
+  const box = el('section', undefined, 'summary');
+  box.append(el('h2', 'What each transport would do to this page'));
+  const { table: t, body } = table(['Resolver', 'Transport', 'Connection', 'Change of onLoad (point, bounds)', 'DNS time (sum)', 'Failures']);
+  for (const c of results.cells) {
+    const isBaseline = results.baseline?.resolver === c.resolver && results.baseline.transport === c.transport;
+    const dns = c.dnsTime.candidate === null ? '–' : `${ms(c.dnsTime.candidate)}${c.dnsTime.delta !== null && !isBaseline ? ` (${signed(c.dnsTime.delta)})` : ''}`;
+    row(body, [
+      resolverNames.get(c.resolver) ?? c.resolver,
+      TRANSPORT_NAMES[c.transport] ?? c.transport,
+      c.mode,
+      isBaseline ? 'baseline' : onLoadWords(c),
+      dns,
+      `${c.failures.failed} of ${c.failures.total}`,
+    ], { resolver: c.resolver, transport: c.transport, mode: c.mode, verdict: isBaseline ? 'baseline' : c.verdict });
+  }
+  box.append(t);
+  const base = results.baseline;
+  box.append(el('p', base
+    ? `Compared with ${resolverNames.get(base.resolver) ?? base.resolver} over ${TRANSPORT_NAMES[base.transport]} where the browser did not expose its own lookup. ` +
+      'Lookups that gate the page (the document, and hosts needed before the first paint) move onLoad; parallel ones mostly do not. ' +
+      `Differences under ${INDISTINGUISHABLE_MS} ms are indistinguishable. DNS time is the sum of every lookup, without parallelism.`
+    : 'No plain-UDP replay to compare with: changes are known only where the browser exposed its own lookup.', 'detail'));
+  return box;
+}
+
+/** Per host × transport × mode of one resolver: the median lookup over the replays, failed or not. */
+export interface WaterfallBar {
+  transport: TransportId;
+  mode: Mode;
+  /** Median over repeats of the time from the scheduled offset to the last record type's answer or failure. */
+  lookup: number;
+  /** True when no repeat got an answer for any record type (the lookup's time is then the time to fail). */
+  failed: boolean;
+  /** The error codes seen. */
+  errors: string[];
+}
+
+/** Groups one resolver's records into waterfall bars per host (failures keep their duration: time to fail). */
+export function waterfallBars(records: readonly StoredRecord[], resolver: string): Map<string, WaterfallBar[]> {
+  const groups = new Map<string, { host: string; transport: TransportId; mode: Mode; perRepeat: Map<number, number>; ok: boolean; errors: Set<string> }>();
+  for (const r of records) {
+    if (r.resolver !== resolver) continue;
+    const key = `${r.host}|${r.transport}|${r.mode}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { host: r.host, transport: r.transport, mode: r.mode, perRepeat: new Map(), ok: false, errors: new Set() }));
+    const l = r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total;
+    g.perRepeat.set(r.repeat, Math.max(g.perRepeat.get(r.repeat) ?? 0, l));
+    if (r.ok) g.ok = true;
+    else if (r.error) g.errors.add(r.error);
+  }
+  const out = new Map<string, WaterfallBar[]>();
+  for (const g of groups.values()) {
+    const xs = [...g.perRepeat.values()].sort((a, b) => a - b);
+    const mid = xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
+    const list = out.get(g.host) ?? [];
+    out.set(g.host, list);
+    list.push({ transport: g.transport, mode: g.mode, lookup: mid, failed: !g.ok, errors: [...g.errors] });
+  }
+  for (const list of out.values()) list.sort((a, b) => transportOrder(a.transport) - transportOrder(b.transport) || MODE_ORDER[a.mode] - MODE_ORDER[b.mode]);
+  return out;
+}
+
+/**
+ * The waterfall of one resolver: per host (in the order the page first needed them) a tick where the page first
+ * needed it and one bar per transport × mode, from that moment for the host's median lookup (until A and AAAA both
+ * answered); a lookup that never got an answer is drawn red, as long as it took to fail.
+ */
+export function renderWaterfall(records: readonly StoredRecord[], meta: MeasurementMeta, resolver: string): HTMLElement {
+  const box = el('div', undefined, 'waterfall');
+  box.dataset.resolver = resolver;
+  const byHost = waterfallBars(records, resolver);
+  let end = 1;
+  const combos = new Map<string, { transport: TransportId; mode: Mode }>();
+  for (const h of meta.plan.hosts) {
+    for (const b of byHost.get(h.name) ?? []) {
+      end = Math.max(end, h.at + b.lookup);
+      combos.set(`${b.transport} ${b.mode}`, b);
+    }
+  }
+  const legend = el('p', undefined, 'legend');
+  for (const [label, c] of [...combos].sort((a, b) => transportOrder(a[1].transport) - transportOrder(b[1].transport) || MODE_ORDER[a[1].mode] - MODE_ORDER[b[1].mode])) {
+    legend.append(el('span', label, `key t-${c.transport} m-${c.mode}`), ' ');
+  }
+  legend.append(el('span', `scale: 0 to ${ms(end)} after the page started`, 'detail'));
+  box.append(legend);
+  const frag = document.createDocumentFragment();
+  for (const h of meta.plan.hosts) {
+    const bars = byHost.get(h.name);
+    if (!bars) continue;
+    const r = el('div', undefined, 'wf-row');
+    r.dataset.host = h.name;
+    const label = el('div', h.name, 'wf-name');
+    label.title = `${h.name}: first needed at ${ms(h.at)}`;
+    const track = el('div', undefined, 'wf-track');
+    const tick = el('div', undefined, 'wf-tick');
+    tick.style.left = `${(100 * h.at) / end}%`;
+    track.append(tick);
+    for (const b of bars) {
+      const bar = el('div', undefined, `wf-bar t-${b.transport} m-${b.mode}${b.failed ? ' failed' : ''}`);
+      bar.style.left = `${(100 * h.at) / end}%`;
+      bar.style.width = `max(1px, ${(100 * b.lookup) / end}%)`;
+      bar.title = `${b.transport} ${b.mode}: ${ms(b.lookup)}${b.failed ? ` — failed (${b.errors.join(', ')})` : ''}`;
+      bar.dataset.transport = b.transport;
+      bar.dataset.mode = b.mode;
+      track.append(bar);
+    }
+    r.append(label, track);
+    frag.append(r);
+  }
+  box.append(frag);
+  return box;
+}
+
+/** Bytes and packets per page replay per transport, beside the papers' model (Hounsel et al. §4.5). */
+export function renderBytes(results: Results, resolverNames: Map<string, string>): HTMLElement {
+  const box = el('section', undefined, 'bytes');
+  box.append(el('h2', 'Bytes and packets per page'));
+  const { table: t, body } = table(['Resolver', 'Transport', 'Connection', 'Sent', 'Received', 'Packets (sent/received)', 'Queries', 'Model: sent', 'Model']);
+  for (const c of results.cells) {
+    const b = c.bytes;
+    row(body, [
+      resolverNames.get(c.resolver) ?? c.resolver,
+      TRANSPORT_NAMES[c.transport] ?? c.transport,
+      c.mode,
+      bytes(b.sent),
+      bytes(b.received),
+      b.packets ? `${b.packets.sent} / ${b.packets.received}` : '–',
+      String(b.queries),
+      b.model ? bytes(b.model.sent) + (b.modelAlternative ? ` (or ${bytes(b.modelAlternative.sent)})` : '') : 'no model',
+      b.model?.formula ?? '',
+    ], { transport: c.transport, mode: c.mode });
+  }
+  box.append(t);
+  box.append(el('p',
+    `Counted at IP level, the median over this page's replays. The model counts only what a client sends, for ${'r'} queries on one connection; ` +
+    `DoT uses the formula's static overhead of ${DOT_STATIC_FORMULA} B (the paper's text itemises ${DOT_STATIC_TEXT} B, shown in brackets).`, 'detail'));
+  return box;
+}

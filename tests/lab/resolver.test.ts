@@ -167,10 +167,12 @@ test('unbound serves the lab zone', { timeout: 60_000 }, async (t) => {
   t.after(() => r.stop());
   assert.equal(r.endpoints.doq, undefined);
   await checkResolver(t, r);
-  await t.test('DoH is h2 only: HTTP/1.1 gets an h2 preface back', async () => {
+  await t.test('DoH is h2 only: an HTTP/1.1 request gets no HTTP/1.1 answer', async () => {
     assert.equal((await curlDoH(r, '--http2', Z.hostName(7))).stdout, '2 200');
     const res = await curlDoH(r, '--http1.1', Z.hostName(7));
     assert.notEqual(res.code, 0);
-    assert.match(res.stderr, /HTTP\/0\.9/);
+    // unbound writes an h2 preface (curl: "HTTP/0.9 when not allowed") or, when it reads the request first and
+    // drops it, closes the connection (curl: "Empty reply from server"); both mean no HTTP/1.1.
+    assert.match(res.stderr, /HTTP\/0\.9|Empty reply from server/);
   });
 });

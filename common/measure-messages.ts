@@ -97,7 +97,7 @@ export interface MeasurementMeta {
   finishedAt: number | null;
   done: number;
   total: number;
-  /** Records stored so far, and in how many chunks (storage keys). */
+  /** Records whose write to storage completed (safe from a killed worker), and in how many chunks (storage keys). */
   records: number;
   chunks: number;
   /** Characters of JSON stored for the records (the bound on storage). */

@@ -7,10 +7,12 @@
 // `running` belonged to a background that stopped (a killed service worker or a browser restart takes the host
 // process and its work with it), so it becomes `interrupted`: its finished records stay, it is not resumed, and the
 // popup offers to measure again. One measurement runs at a time (the host is asked for one page at once). Each
-// `records` frame is written before the next is handled (through one write queue), appended to the current chunk
-// key (a new key every CHUNK_CHARS), so a killed worker loses no record the host had delivered. Progress goes to
-// memory at once (measure-status reads it) and to storage with the next records write or at most every
-// PROGRESS_WRITE_MS. `done` → `done` (or `cancelled`), `error` → `failed`, the port closing → `interrupted`.
+// `records` frame is queued for writing the moment it arrives (one write queue, in arrival order), appended to the
+// current chunk key (a new key every CHUNK_CHARS); the meta's `records` counts only records whose write completed, so
+// a killed worker loses no record it ever reported as stored (a frame still being written when it dies — a few ms —
+// goes with it). Progress goes to memory at once (measure-status reads it) and to storage with the next records
+// write or at most every PROGRESS_WRITE_MS. `done` → `done` (or `cancelled`), `error` → `failed`, the port
+// closing → `interrupted`.
 //
 // Storage is bounded: at most MEASURE_CAPS.pages measurements and MEASURE_CAPS.chars characters of records, none older
 // than MEASURE_CAPS.ageMs; the oldest go first when a new one starts. data-clear removes every key (settings-store)
@@ -49,7 +51,7 @@ export const SAMPLER_MAX_HOSTS = 5_000;
 /** Bounds of what is kept. */
 export const MEASURE_CAPS = { pages: 20, chars: 20_000_000, ageMs: 7 * 24 * 3600_000 } as const;
 /** A chunk key is closed at this many characters of JSON and the next records go to a new one. */
-export const CHUNK_CHARS = 256 * 1024;
+export const CHUNK_CHARS = 64 * 1024;
 /** Progress alone is written to storage at most this often. */
 export const PROGRESS_WRITE_MS = 1_000;
 
@@ -112,6 +114,10 @@ interface Running {
   cancelId: string | null;
   /** Records received from the host; `meta.records` counts those whose write to storage completed. */
   received: number;
+  /** A write is queued and has not started (later changes ride on it). */
+  writeQueued: boolean;
+  /** Fields of the meta to apply with the next write (the final state). */
+  final: Partial<MeasurementMeta>;
 }
 
 function fail(code: MeasureCode, message: string): Failure<MeasureCode> {
@@ -188,7 +194,7 @@ export class MeasurementScheduler {
       version: 1, pageId: page.pageId, tabId, url: page.url, host: page.host, state: 'running', trigger, startedAt: now, updatedAt: now, finishedAt: null,
       done: 0, total: 0, records: 0, chunks: 0, chars: 0, plan: plan.summary, page, seed: null, primed: null, summary: null, error: null,
     };
-    const run: Running = { requestId, meta, open: [], openChars: 0, dirty: new Map(), lastMetaWrite: now, cancelId: null, received: 0 };
+    const run: Running = { requestId, meta, open: [], openChars: 0, dirty: new Map(), lastMetaWrite: now, cancelId: null, received: 0, writeQueued: false, final: {} };
     const sent = this.deps.host.request({ ...plan.request, id: requestId }, (reply) => this.onReply(run, reply));
     if (!sent) return fail(MEASURE_CODES.HOST_NOT_CONNECTED, this.hostProblem());
     this.running = run;
@@ -223,6 +229,8 @@ export class MeasurementScheduler {
   async status(tabId: number, sender: MessageSender, withRecords: boolean): Promise<MeasureStatus | Failure<MeasureCode>> {
     await this.ready;
     const report = await this.deps.pageReport(tabId, sender);
+    // Pending writes first, so a finished measurement's count, state and records agree.
+    await this.writes;
     if (!report.ok && report.code === 'bad-sender') return fail(MEASURE_CODES.BAD_SENDER, report.message);
     const pageId = report.ok ? report.record.pageId : null;
     let meta: MeasurementMeta | null = null;
@@ -393,27 +401,39 @@ export class MeasurementScheduler {
     this.running = null;
     this.deps.host.release(run.requestId);
     if (run.cancelId) this.deps.host.release(run.cancelId);
-    run.meta.state = state;
-    run.meta.error = error;
-    run.meta.finishedAt = run.meta.updatedAt = this.deps.now();
-    this.persist(run);
+    const now = this.deps.now();
+    // The state changes in memory only once it is stored with every record: a reader never sees `done` early.
+    this.persist(run, { state, error, finishedAt: now, updatedAt: now });
   }
 
-  /** Queues a write of the run's dirty chunks, its meta and the index entry's size. */
-  private persist(run: Running): void {
+  /**
+   * Queues a write of the run's dirty chunks, its meta (with `final` fields, applied in memory once written) and the
+   * index. Writes coalesce: while one is queued and not yet started, later calls only add to what it will write, so
+   * a burst of frames costs one write, not one per frame.
+   */
+  private persist(run: Running, final: Partial<MeasurementMeta> = {}): void {
     run.lastMetaWrite = this.deps.now();
-    const items: Record<string, unknown> = {};
-    for (const [n, recs] of run.dirty) items[MEASURE_KEYS.chunk(run.meta.pageId, n)] = [...recs];
-    run.dirty.clear();
-    const stored = run.received;
-    items[MEASURE_KEYS.meta(run.meta.pageId)] = { ...run.meta, records: stored };
-    const entry = this.index.find((e) => e.pageId === run.meta.pageId);
-    if (entry) {
-      entry.chars = run.meta.chars;
-      items[MEASURE_KEYS.index] = this.index.map((e) => ({ ...e }));
-    }
+    Object.assign(run.final, final);
+    if (run.writeQueued) return;
+    run.writeQueued = true;
     void this.queue(async () => {
-      await this.deps.area.set(items);
+      run.writeQueued = false;
+      const items: Record<string, unknown> = {};
+      for (const [n, recs] of run.dirty) items[MEASURE_KEYS.chunk(run.meta.pageId, n)] = [...recs];
+      run.dirty.clear();
+      const stored = run.received;
+      const fields = { ...run.final };
+      items[MEASURE_KEYS.meta(run.meta.pageId)] = { ...run.meta, ...fields, records: stored };
+      const entry = this.index.find((e) => e.pageId === run.meta.pageId);
+      if (entry) {
+        entry.chars = run.meta.chars;
+        items[MEASURE_KEYS.index] = this.index.map((e) => ({ ...e }));
+      }
+      try {
+        await this.deps.area.set(items);
+      } finally {
+        Object.assign(run.meta, fields);
+      }
       // Only now are these records safe from a killed worker: measure-status counts them from here on.
       run.meta.records = Math.max(run.meta.records, stored);
     });

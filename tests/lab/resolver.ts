@@ -272,6 +272,9 @@ async function launch(spec: Launch, opts: StartOptions, s: Setup): Promise<LabRe
 }
 
 /** Starts CoreDNS serving labZone() over dns://, tls://, https:// (h2 + HTTP/1.1), quic:// and https3://. */
+/** The browser tests' site zone: CoreDNS answers every name under it with loopback addresses (A and AAAA). */
+export const LAB_SITE_ZONE = 'site.localhost';
+
 export function startCoreDNS(opts?: StartOptions): Promise<LabResolver> {
   return start(
     {
@@ -281,10 +284,15 @@ export function startCoreDNS(opts?: StartOptions): Promise<LabResolver> {
         if (!existsSync(bin)) throw new Error(`lab: ${bin} missing; run: bash tests/lab/build.sh`);
         const zoneFile = join(dir, 'db.test');
         await writeFile(zoneFile, labZone(serial));
-        // One block per scheme; a block for `test.` answers REFUSED outside the zone, so nothing is forwarded.
+        // One block per scheme, for `test.` and the browser tests' site (`*.site.localhost` → loopback, so a page
+        // measured against the lab resolves for real); outside them CoreDNS answers REFUSED and forwards nothing.
+        const site = [
+          `template IN A ${LAB_SITE_ZONE} {`, `  answer "{{ .Name }} 60 IN A 127.0.0.1"`, '}',
+          `template IN AAAA ${LAB_SITE_ZONE} {`, `  answer "{{ .Name }} 60 IN AAAA ::1"`, '}',
+        ];
         const block = (scheme: string, port: number, extra: string[]) =>
-          [`${scheme}://test.:${port} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l),
-            `  file ${zoneFile} test.`, '  errors', '}'].join('\n');
+          [`${scheme}://test.:${port} ${scheme}://${LAB_SITE_ZONE}.:${port} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l),
+            `  file ${zoneFile} test.`, ...site.map((l) => '  ' + l), '  errors', '}'].join('\n');
         const tls = `tls ${certs.certFile} ${certs.keyFile}`;
         const corefile = [
           block('dns', ports.dns, []),

@@ -27,6 +27,7 @@ import type { MeasureStatus } from '../common/measure-messages.js';
 import type { PageRecord } from '../common/page-record.js';
 import type { ResolverSpec } from '../common/schema.js';
 import { extensionBase, findBrowser, launchWithExtension, poll, type BrowserName } from './helpers/browsers.js';
+import { labResolverSpec, sendFromPage, tabIdOf } from './helpers/extension-pages.js';
 import { requireBuiltExtension, ROOT } from './helpers/extension-build.js';
 import { startCoreDNS, type LabResolver } from './lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from './site/server.js';
@@ -36,45 +37,6 @@ const RUN_DIR = join(ROOT, 'tests/.run');
 /** Inner-run budgets (the brief: each browser's run under about 90 s). */
 const BUDGET_MS: Record<BrowserName, number> = { chromium: 90_000, firefox: 100_000 };
 const TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1'] as const;
-
-function sendFromPage(page: Page, message: unknown): Promise<unknown> {
-  return page.evaluate((m) => {
-    const g = globalThis as unknown as { browser?: { runtime: { sendMessage(m: unknown): Promise<unknown> } }; chrome?: { runtime: { sendMessage(m: unknown): Promise<unknown> } } };
-    return (g.browser ?? g.chrome)!.runtime.sendMessage(m);
-  }, message);
-}
-
-async function tabIdOf(ext: Page, prefix: string): Promise<number> {
-  return poll(`a tab at ${prefix}`, 10_000, async () => {
-    const id = await ext.evaluate(async (p) => {
-      const g = globalThis as unknown as { browser?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } }; chrome?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } } };
-      const tabs = await (g.browser ?? g.chrome)!.tabs.query({});
-      return tabs.find((t) => t.url?.startsWith(p))?.id ?? null;
-    }, prefix);
-    return id ?? undefined;
-  });
-}
-
-/** The lab resolver as a person's custom resolver: every transport at its loopback address, SNI dns.test, the lab CA. */
-export function labResolverSpec(lab: LabResolver): ResolverSpec {
-  const port = (url: string) => Number(new URL(url.replace(/^(udp|tcp|tls):/, 'http:')).port);
-  const address = lab.address;
-  const dnsPort = port(lab.endpoints.udp);
-  const tlsPort = port(lab.endpoints.dot);
-  const httpsPort = port(lab.endpoints.doh);
-  return {
-    id: 'lab',
-    name: 'Lab resolver',
-    ca: lab.certs.caPem,
-    endpoints: [
-      { transport: 'udp', address, port: dnsPort },
-      { transport: 'tcp', address, port: dnsPort },
-      { transport: 'dot', address, port: tlsPort, serverName: 'dns.test' },
-      { transport: 'doh', address, port: httpsPort, serverName: 'dns.test', path: '/dns-query' },
-      { transport: 'doh1', address, port: httpsPort, serverName: 'dns.test', path: '/dns-query' },
-    ],
-  };
-}
 
 function innerTests(name: BrowserName): void {
   test(`${name}: measure a page through the real host and the lab resolver; the cost panel shows it`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {

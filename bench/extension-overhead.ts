@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { CHROMIUM_KEY, HOST_NAME } from '../common/extension-ids.js';
 import { summarize } from '../common/stats.js';
 import { findBrowser, launchWithExtension } from '../tests/helpers/browsers.js';
 import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
@@ -52,12 +53,22 @@ async function inner(): Promise<void> {
   // An empty MV3 extension (a manifest and nothing else) separates what any loaded extension costs from ours.
   const emptyDir = mkdtempSync(join(tmpdir(), 'dnscost-empty-ext-'));
   writeFileSync(join(emptyDir, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'empty', version: '1.0' }));
+  // The same with an idle service worker and a native host connection: what any MV3 extension of this kind costs.
+  const workerDir = mkdtempSync(join(tmpdir(), 'dnscost-worker-ext-'));
+  writeFileSync(join(workerDir, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'worker', version: '1.0', key: CHROMIUM_KEY, permissions: ['nativeMessaging'], background: { service_worker: 'sw.js' } }));
+  writeFileSync(join(workerDir, 'sw.js'), `chrome.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' });\n`);
+  const worker: number[] = [];
   try {
     for (let block = 0; block < BLOCKS; block++) {
       const per = Math.ceil(LOADS / BLOCKS);
-      for (const mode of block % 2 === 0 ? ['with', 'empty', 'without'] : ['without', 'empty', 'with']) {
+      for (const mode of block % 2 === 0 ? ['with', 'worker', 'empty', 'without'] : ['without', 'empty', 'worker', 'with']) {
         const work = mkdtempSync(join(tmpdir(), 'dnscost-overhead-'));
-        if (mode === 'empty') {
+        if (mode === 'worker') {
+          const b = await launchWithExtension('chromium', { extensionDir: workerDir, workDir: work });
+          await new Promise((r) => setTimeout(r, 1000)); // the worker starts and the host answers
+          worker.push(...(await onLoads(b.browser, url, per)));
+          await b.close();
+        } else if (mode === 'empty') {
           const b = await launchWithExtension('chromium', { extensionDir: emptyDir, workDir: work, registerHost: false });
           empty.push(...(await onLoads(b.browser, url, per)));
           await b.close();
@@ -81,6 +92,8 @@ async function inner(): Promise<void> {
     await site.close();
   }
   rmSync(emptyDir, { recursive: true, force: true });
+  rmSync(workerDir, { recursive: true, force: true });
+  const k = summarize(worker);
   const w = summarize(withExt);
   const o = summarize(without);
   const e = summarize(empty);
@@ -99,10 +112,12 @@ native host connected, page recording on, no consent (nothing is measured, as be
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${row('without the extension', o)}
 ${row('with an empty MV3 extension', e)}
+${row('with an MV3 extension that only connects the native host from its worker', k)}
 ${row('with the extension', w)}
 
 Median ratio with / without: **${ratio.toFixed(3)}** (target ≤ 1.01); with / with an empty extension:
-**${(w.median! / e.median!).toFixed(3)}** (what dnscost's own code costs beyond loading any extension at all).
+**${(w.median! / e.median!).toFixed(3)}** (what dnscost's own code costs beyond loading any extension at all); with /
+with a worker that only connects the host: **${(w.median! / k.median!).toFixed(3)}** (what the page recording costs).
 `;
   process.stdout.write(report);
   if (values.out) writeFileSync(values.out, report);

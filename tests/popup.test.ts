@@ -26,7 +26,7 @@ import type { Page } from 'puppeteer-core';
 import type { MeasureStatus } from '../common/measure-messages.js';
 import type { PageRecord } from '../common/page-record.js';
 import type { ResolverSpec } from '../common/schema.js';
-import { extensionBase, findBrowser, launchWithExtension, poll, type BrowserName } from './helpers/browsers.js';
+import { extensionBase, findBrowser, launchWithExtension, poll, type BrowserName, outerBrowserTests } from './helpers/browsers.js';
 import { labResolverSpec, sendFromPage, tabIdOf } from './helpers/extension-pages.js';
 import { requireBuiltExtension, ROOT } from './helpers/extension-build.js';
 import { startCoreDNS, type LabResolver } from './lab/resolver.js';
@@ -235,22 +235,5 @@ function innerTests(name: BrowserName): void {
 if (INNER) {
   innerTests(INNER);
 } else {
-  for (const name of ['chromium', 'firefox'] as const) {
-    test(`${name}: cost panel end to end (loopback-only network namespace)`, { timeout: BUDGET_MS[name] + 10_000 }, async (t) => {
-      if (process.getuid?.() !== 0) return t.skip('needs root: browsers run in a loopback-only network namespace (unshare --net)');
-      if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);
-      requireBuiltExtension();
-      const script = `ip link set lo up && exec "${process.execPath}" "${fileURLToPath(import.meta.url)}"`;
-      const env: NodeJS.ProcessEnv = { ...process.env, DNSCOST_COST_INNER: name };
-      delete env.NODE_TEST_CONTEXT;
-      const started = Date.now();
-      const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-        execFile('unshare', ['--net', 'sh', '-c', script], { env, timeout: BUDGET_MS[name], killSignal: 'SIGTERM', maxBuffer: 16 * 1024 * 1024 },
-          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, text: stdout + stderr }));
-      });
-      const lines = out.text.split('\n').map((l) => l.replace(/^# /, '')).filter((l) => l.startsWith(`${name}: `));
-      console.log(`${lines.join('\n')}\n${name}: whole run in the namespace ${Date.now() - started} ms`);
-      assert.equal(out.code, 0, out.text.slice(-8000));
-    });
-  }
+  outerBrowserTests(fileURLToPath(import.meta.url), 'DNSCOST_COST_INNER', (name) => `${name}: cost panel end to end (loopback-only network namespace)`, BUDGET_MS);
 }

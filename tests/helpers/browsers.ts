@@ -1,10 +1,14 @@
 // Real Chromium and Firefox (Debian's), driven by puppeteer-core, with the built extension loaded and the real native
 // host registered in a private profile. Run them only inside a loopback-only network namespace (see
 // tests/browser.test.ts): they try to reach outside services even with every "no background networking" flag.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import test from 'node:test';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { CHROMIUM_ID, GECKO_ID, HOST_NAME } from '../../common/extension-ids.js';
+import { requireBuiltExtension } from './extension-build.js';
 import { HOST_BIN } from './host-process.js';
 
 /** Which browser. */
@@ -182,4 +186,36 @@ export async function launchWithExtension(name: BrowserName, options: LaunchOpti
   if (!executable) throw new Error(`${name} is not installed (${EXECUTABLES[name].join(' or ')}): scripts/setup installs it`);
   mkdirSync(options.workDir, { recursive: true });
   return name === 'chromium' ? launchChromium(executable, options) : launchFirefox(executable, options);
+}
+
+/**
+ * The outer half of a browser test: for each browser, a node:test test that re-runs `file` inside a fresh
+ * loopback-only network namespace (unshare --net, as root) with `innerEnv`=browser name set, prints the inner
+ * run's `NAME: …` timing lines, and fails with the inner run's output when it fails. The file's inner half (the env
+ * variable set) runs the real tests; without NODE_TEST_CONTEXT it reports plain TAP and sets its own exit code.
+ */
+export function outerBrowserTests(
+  file: string,
+  innerEnv: string,
+  title: (name: BrowserName) => string,
+  budgetMs: Record<BrowserName, number>,
+): void {
+  for (const name of ['chromium', 'firefox'] as const) {
+    test(title(name), { timeout: budgetMs[name] + 10_000 }, async (t) => {
+      if (process.getuid?.() !== 0) return t.skip('needs root: browsers run in a loopback-only network namespace (unshare --net)');
+      if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);
+      requireBuiltExtension();
+      const script = `ip link set lo up && exec "${process.execPath}" "${file}"`;
+      const env: NodeJS.ProcessEnv = { ...process.env, [innerEnv]: name };
+      delete env.NODE_TEST_CONTEXT;
+      const started = Date.now();
+      const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
+        execFile('unshare', ['--net', 'sh', '-c', script], { env, timeout: budgetMs[name], killSignal: 'SIGTERM', maxBuffer: 16 * 1024 * 1024 },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, text: stdout + stderr }));
+      });
+      const lines = out.text.split('\n').map((l) => l.replace(/^# /, '')).filter((l) => l.startsWith(`${name}: `));
+      console.log(`${lines.join('\n')}\n${name}: whole run in the namespace ${Date.now() - started} ms`);
+      assert.equal(out.code, 0, out.text.slice(-8000));
+    });
+  }
 }

@@ -17,6 +17,7 @@ import type { Page } from 'puppeteer-core';
 import { PROTOCOL_VERSION } from '../common/schema.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName, outerBrowserTests } from './helpers/browsers.js';
 import { ROOT, requireBuiltExtension } from './helpers/extension-build.js';
+import { sendFromPage } from './helpers/extension-pages.js';
 import { startHost } from './helpers/host-process.js';
 
 const INNER = process.env.DNSCOST_BROWSER_INNER as BrowserName | undefined;
@@ -24,14 +25,6 @@ const RUN_DIR = join(ROOT, 'tests/.run');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 /** Inner-run budgets: Chromium reaches its first native message in ≈ 1 s, Firefox in 3–4 s (LAB.md). */
 const BUDGET_MS: Record<BrowserName, number> = { chromium: 90_000, firefox: 120_000 };
-
-/** Sends `message` to the background from an extension page, as the popup does; the reply. */
-function sendFromPage(page: Page, message: unknown): Promise<unknown> {
-  return page.evaluate((m) => {
-    const g = globalThis as unknown as { browser?: { runtime: { sendMessage(m: unknown): Promise<unknown> } }; chrome?: { runtime: { sendMessage(m: unknown): Promise<unknown> } } };
-    return (g.browser ?? g.chrome)!.runtime.sendMessage(m);
-  }, message);
-}
 
 /** The popup's rendered state (data-state of #host-status) and text, once it is not `loading`/`host-connecting`. */
 async function settledPopup(page: Page, timeoutMs: number): Promise<{ state: string; text: string }> {

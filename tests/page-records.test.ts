@@ -18,32 +18,13 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import type { PageRecord } from '../common/page-record.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName, outerBrowserTests } from './helpers/browsers.js';
+import { sendFromPage, tabIdOf } from './helpers/extension-pages.js';
 import { requireBuiltExtension } from './helpers/extension-build.js';
 import { HOSTILE, NORMAL_PAGE_HOSTS, startSite } from './site/server.js';
 
 const INNER = process.env.DNSCOST_PAGES_INNER as BrowserName | undefined;
 /** Inner-run budgets (the brief: each browser's run under about 60 s). */
 const BUDGET_MS: Record<BrowserName, number> = { chromium: 75_000, firefox: 90_000 };
-
-/** Sends `message` to the background from an extension page; the reply. */
-function sendFromPage(page: Page, message: unknown): Promise<unknown> {
-  return page.evaluate((m) => {
-    const g = globalThis as unknown as { browser?: { runtime: { sendMessage(m: unknown): Promise<unknown> } }; chrome?: { runtime: { sendMessage(m: unknown): Promise<unknown> } } };
-    return (g.browser ?? g.chrome)!.runtime.sendMessage(m);
-  }, message);
-}
-
-/** The id of the tab showing a URL that starts with `prefix`, asked from an extension page (tabs.query). */
-async function tabIdOf(ext: Page, prefix: string): Promise<number> {
-  return poll(`a tab at ${prefix}`, 10_000, async () => {
-    const id = await ext.evaluate(async (p) => {
-      const g = globalThis as unknown as { browser?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } }; chrome?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } } };
-      const tabs = await (g.browser ?? g.chrome)!.tabs.query({});
-      return tabs.find((t) => t.url?.startsWith(p))?.id ?? null;
-    }, prefix);
-    return id ?? undefined;
-  });
-}
 
 type Reply = { ok: true; record: PageRecord } | { ok: false; code: string; message: string };
 

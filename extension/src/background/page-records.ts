@@ -171,7 +171,7 @@ export class PageRecorder {
     if (d.tabId < 0) return;
     if (this.redirecting.size < MAX_REDIRECTING) this.redirecting.add(d.requestId);
     const tab = this.tab(d.tabId);
-    const entry = d.type === 'main_frame' ? tab.pending : this.entryForRequest(tab);
+    const entry = d.type === 'main_frame' ? this.mainFrameEntry(tab, d.requestId) : this.entryForRequest(tab);
     if (entry) this.add(d.tabId, entry, (page) => pageAddRedirect(page, { url: d.url, redirectUrl: d.redirectUrl, statusCode: d.statusCode, type: d.type, at: d.timeStamp }));
   }
 
@@ -327,6 +327,16 @@ export class PageRecorder {
   private entryForRequest(tab: TabState): Entry | null {
     if (tab.pending && (tab.pending.page.responseStarted || !tab.current)) return tab.pending;
     return tab.current;
+  }
+
+  /**
+   * The page a main-frame request belongs to: the pending one, or the current one when the request's events trail
+   * its commit (Firefox, see lateMainRequest).
+   */
+  private mainFrameEntry(tab: TabState, requestId: string): Entry | null {
+    if (tab.pending?.page.mainRequestId === requestId) return tab.pending;
+    if (tab.current?.page.mainRequestId === requestId) return tab.current;
+    return tab.pending;
   }
 
   /** True when `current` is the committed page a late main-frame request `d` started (no request of its own yet). */

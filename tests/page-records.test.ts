@@ -4,7 +4,8 @@
 // flagged internal (`*.localhost`), in non-decreasing first-needed times that respect what needed what, with
 // redirects, the Navigation Timing entry, onLoad and the lookup Resource Timing exposes (Timing-Allow-Origin only).
 // A hostile page (5,000 distinct hosts, a 250-character label, a 300-character name, an IDN, markup) is capped and
-// counted, and the background keeps working. Failure codes (no-page, bad-sender, bad-request) are checked too.
+// counted, and the background keeps working; in Chromium its cost panel (a stored measurement of its 500 kept hosts)
+// shows every name as text and runs no script. Failure codes (no-page, bad-sender, bad-request) are checked too.
 //
 // Same structure as tests/browser.test.ts: re-runs itself under `unshare --net` (root) with DNSCOST_PAGES_INNER
 // naming the browser, one browser at a time; the site server runs inside that namespace, on its loopback.
@@ -17,7 +18,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import type { PageRecord } from '../common/page-record.js';
-import { findBrowser, launchWithExtension, poll, type BrowserName, outerBrowserTests } from './helpers/browsers.js';
+import { extensionBase, findBrowser, launchWithExtension, poll, type BrowserName, outerBrowserTests } from './helpers/browsers.js';
+import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from './helpers/synthetic-measurement.js';
 import { sendFromPage, tabIdOf } from './helpers/extension-pages.js';
 import { requireBuiltExtension } from './helpers/extension-build.js';
 import { HOSTILE, NORMAL_PAGE_HOSTS, startSite } from './site/server.js';
@@ -152,6 +154,33 @@ function innerTests(name: BrowserName): void {
       // Over-long names are refused where the browser requested them at all (its URL parser may refuse them first).
       assert.ok(h.dropped.invalidSamples.every((s) => s.length <= 81));
       console.log(`${name}: hostile page: ${h.hosts.length} kept, ${h.dropped.hostsOverCap} hosts over the cap (${h.dropped.requestsOverCap} requests), ${h.dropped.invalidNames} refused names: ${JSON.stringify(h.dropped.invalidSamples.map((s) => s.slice(0, 20)))}`);
+
+      if (name === 'chromium') {
+        // The hostile page in the cost panel: a finished measurement of its 500 kept hosts (written to storage, read
+        // by a restarted worker) is drawn with every name as text; no script runs, no markup is made of a name.
+        started = Date.now();
+        await writeSyntheticMeasurement(ext, tabId, h);
+        await restartChromiumWorker(b.browser);
+        const popup = await b.browser.newPage();
+        const dialogs: string[] = [];
+        popup.on('dialog', (d) => {
+          dialogs.push(d.message());
+          void d.dismiss();
+        });
+        await popup.goto(`${extensionBase(name)}popup/popup.html?tab=${tabId}`, { waitUntil: 'load' });
+        const drawn = await poll('the hostile page\'s panel is drawn', 30_000, async () => {
+          const s = await panelDrawn(popup);
+          return s.state === 'results' ? s : undefined;
+        });
+        assert.equal(drawn.rows, 500);
+        assert.equal(drawn.scripts, 0);
+        assert.ok(drawn.text.includes(HOSTILE.scriptLike) && drawn.text.includes(HOSTILE.idnALabel), 'odd names shown as text');
+        const made = await popup.evaluate(() => document.querySelectorAll('#cost iframe, #cost img, #cost object, #cost [onerror], #cost [onload]').length);
+        assert.equal(made, 0, 'no element made from a name');
+        assert.deepEqual(dialogs, [], 'no script ran');
+        timings.push(`hostile page's panel (500 hosts) drawn in ${drawn.drawMs} ms, ${Date.now() - started} ms in all`);
+        await popup.close();
+      }
 
       // The background still records afterwards, and still answers.
       started = Date.now();

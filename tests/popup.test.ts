@@ -31,6 +31,7 @@ import { labResolverSpec, sendFromPage, tabIdOf } from './helpers/extension-page
 import { requireBuiltExtension, ROOT } from './helpers/extension-build.js';
 import { startCoreDNS, type LabResolver } from './lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from './site/server.js';
+import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from './helpers/synthetic-measurement.js';
 
 const INNER = process.env.DNSCOST_COST_INNER as BrowserName | undefined;
 const RUN_DIR = join(ROOT, 'tests/.run');
@@ -184,37 +185,12 @@ function innerTests(name: BrowserName): void {
         // A 200-host panel: a synthetic finished measurement of this page (200 hosts × 5 transports × cold/warm ×
         // A/AAAA × 3 = 12,000 records) written to storage, read back by a restarted worker, drawn by the popup.
         started = Date.now();
-        await ext.evaluate(async (pageId: string, tabId: number, page: PageRecord) => {
-          const g = globalThis as unknown as { chrome: { storage: { local: { set(items: object): Promise<void> } } } };
-          const transports = ['udp', 'tcp', 'dot', 'doh', 'doh1'];
-          const hosts = Array.from({ length: 200 }, (_, i) => ({ name: `h${i}.site.localhost`, at: i * 5 }));
-          const records: object[] = [];
-          for (const h of hosts) for (const transport of transports) for (const mode of ['cold', 'warm']) for (let repeat = 1; repeat <= 3; repeat++) for (const qtype of ['A', 'AAAA']) {
-            const lookup = 1 + (h.at % 7) + (mode === 'cold' && transport !== 'udp' ? 20 : 0);
-            records.push({ host: h.name, qtype, resolver: 'lab', transport, mode, repeat, ok: true, error: null, timings: { connect: null, tls: null, query: lookup, total: lookup },
-              bytes: { sent: 60, received: 90 }, packets: { sent: 1, received: 1 }, replay: { pageStartedAt: 0, scheduledAt: h.at, endedAt: h.at + lookup } });
-          }
-          const items: Record<string, unknown> = {};
-          const per = 2000;
-          for (let i = 0; i * per < records.length; i++) items[`measure:rec:${pageId}:${i}`] = records.slice(i * per, (i + 1) * per);
-          const pageHosts = hosts.map((h) => ({ ...page.hosts[0], name: h.name, firstNeededMs: h.at, lookup: null }));
-          items[`measure:meta:${pageId}`] = {
-            version: 1, pageId, tabId, url: page.url, host: page.host, state: 'done', trigger: 'manual', startedAt: Date.now(), updatedAt: Date.now(), finishedAt: Date.now(),
-            done: records.length, total: records.length, records: records.length, chunks: Math.ceil(records.length / per), chars: JSON.stringify(records).length,
-            plan: { hosts, resolvers: [{ id: 'lab', name: 'Lab resolver', transports }], qtypes: ['A', 'AAAA'], modes: ['cold', 'warm'], repeat: 3, prime: true, schedule: 'replay', internalAllowed: true, skipped: [] },
-            page: { ...page, host: hosts[0]!.name, hosts: pageHosts }, seed: 1, primed: true, summary: [], error: null,
-          };
-          items['measure:index'] = [{ pageId, tabId, startedAt: Date.now(), chars: 1 }];
-          await g.chrome.storage.local.set(items);
-        }, full.pageId!, tabId, record);
-        const sw2 = await b.browser.waitForTarget((tg) => tg.type() === 'service_worker' && tg.url().startsWith(extensionBase('chromium')), { timeout: 5_000 });
-        await (await sw2.worker())!.close();
+        const written = await writeSyntheticMeasurement(ext, tabId, record, Array.from({ length: 200 }, (_, i) => `h${i}.site.localhost`));
+        assert.equal(written, 12_000);
+        await restartChromiumWorker(b.browser);
         const big = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
         const drawn = await poll('the 200-host panel is drawn', 30_000, async () => {
-          const s = await big.evaluate(() => {
-            const e = document.getElementById('cost');
-            return { state: e?.dataset.state ?? '', drawMs: Number(e?.dataset.drawMs ?? NaN), rows: document.querySelectorAll('#cost .wf-row').length, bars: document.querySelectorAll('#cost .wf-bar').length };
-          });
+          const s = await panelDrawn(big);
           return s.state === 'results' ? s : undefined;
         });
         assert.equal(drawn.rows, 200);

@@ -75,8 +75,8 @@ export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Polls `check` every 100 ms until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function poll<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+/** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
+export async function poll<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -87,7 +87,7 @@ export async function poll<T>(what: string, timeoutMs: number, check: () => Prom
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 

@@ -6,10 +6,11 @@
 // unloaded event page) and then handles events strictly in arrival order, synchronously. A top-level navigation
 // starts a *pending* page (webNavigation.onBeforeNavigate or the main-frame request, whichever comes first); the
 // tab's requests go to it once its response started (before that the old document still runs); onCommitted makes it
-// the tab's *current* page and moves the previous one to a bounded ring of recent pages in storage. Every new page
+// the tab's *current* page and the previous one is forgotten (a measurement keeps its own copy). Every new page
 // passes a gate (not a private window, not an excluded site) before anything of it is stored; a page that fails the
-// gate is emptied and never stored, and its tab reports why. Writes are debounced per tab and flushed at once when
-// a page finishes (load, timing report), so a killed worker loses at most a few hundred ms of an unfinished page.
+// gate is emptied and never stored, and its tab reports why. Writes are debounced per tab (the burst of a load's
+// first events is not interrupted by storage work, which competes with the page for the CPU) and flushed at once
+// when a page finishes (load, timing report), so a killed worker loses at most a few hundred ms of an unfinished page.
 //
 // Memory is bounded: per tab one current and one pending page, each capped by PAGE_CAPS; redirect bookkeeping is
 // cleared as requests end and capped. This module touches no browser global: everything comes in through deps.
@@ -32,11 +33,8 @@ import {
 } from '../../../common/page-record.js';
 import { isExcluded } from '../../../common/settings.js';
 
-/** storage.session key prefix of a tab's pages, and the key of the ring of finished pages. */
+/** storage.session key prefix of a tab's pages. */
 export const TAB_KEY_PREFIX = 'pages:tab:';
-export const RECENT_KEY = 'pages:recent';
-/** The ring of recent finished pages: at most this many, and at most this many characters of JSON. */
-export const RECENT_CAPS = { pages: 20, chars: 2_000_000 } as const;
 /** Debounce of a tab's storage write while its page is still loading. */
 export const WRITE_DELAY_MS = 250;
 /** Requests remembered as redirected (to mark the next leg), at most. */
@@ -231,8 +229,8 @@ export class PageRecorder {
       tab.current.page.host = hostOfUrl(d.url)?.host ?? '';
       this.checkGate(tab.current, undefined);
     }
-    if (previous && previous !== tab.current && previous.gate === 'ok') this.retire(previous.page);
-    this.scheduleWrite(d.tabId, 0);
+    // Written once the burst of the load's first requests has passed: storage work competes with the page.
+    this.scheduleWrite(d.tabId, WRITE_DELAY_MS);
   }
 
   /** webNavigation.onCompleted (the load event of the top frame, as the browser saw it). */
@@ -251,7 +249,6 @@ export class PageRecorder {
     this.privateTabs.delete(tabId);
     if (!tab) return;
     if (tab.writeTimer !== null) this.deps.clearTimer(tab.writeTimer);
-    if (tab.current?.gate === 'ok') this.retire(tab.current.page);
     this.tabs.delete(tabId);
     this.queueWrite(() => this.deps.area.remove(TAB_KEY_PREFIX + tabId));
   }
@@ -271,7 +268,7 @@ export class PageRecorder {
     for (const tab of this.tabs.values()) if (tab.writeTimer !== null) this.deps.clearTimer(tab.writeTimer);
     this.tabs.clear();
     await this.queueWrite(async () => {
-      const keys = Object.keys(await this.deps.area.get(null)).filter((k) => k.startsWith(TAB_KEY_PREFIX) || k === RECENT_KEY);
+      const keys = Object.keys(await this.deps.area.get(null)).filter((k) => k.startsWith(TAB_KEY_PREFIX));
       if (keys.length > 0) await this.deps.area.remove(keys);
     });
   }
@@ -440,18 +437,6 @@ export class PageRecorder {
       void this.queueWrite(() =>
         stored.current || stored.pending ? this.deps.area.set({ [TAB_KEY_PREFIX + tabId]: stored }) : this.deps.area.remove(TAB_KEY_PREFIX + tabId));
     }, delay);
-  }
-
-  /** A finished page leaves its tab: keep it in the bounded ring of recent pages (for the scheduler). */
-  private retire(page: PageState): void {
-    if (page.hosts.length === 0) return;
-    void this.queueWrite(async () => {
-      const raw = (await this.deps.area.get(RECENT_KEY))[RECENT_KEY];
-      const ring = (Array.isArray(raw) ? raw.filter(isPageState) : []).filter((p) => p.pageId !== page.pageId);
-      ring.push(page);
-      while (ring.length > RECENT_CAPS.pages || (ring.length > 1 && JSON.stringify(ring).length > RECENT_CAPS.chars)) ring.shift();
-      await this.deps.area.set({ [RECENT_KEY]: ring });
-    });
   }
 
   /** Runs storage operations one after another, so a later state never lands before an earlier one. */

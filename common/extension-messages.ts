@@ -1,6 +1,7 @@
 // Messages inside the extension (popup, options page, content scripts → background): one union, validated where it
 // enters the background (runtime.onMessage), and a handler table typed over it so a missing handler fails to compile.
 import * as v from 'valibot';
+import { HISTORY_MESSAGES, type HistoryReplies } from './history-messages.js';
 import { MEASURE_MESSAGES, type MeasureReplies } from './measure-messages.js';
 import { PAGE_MESSAGES, type PageReplies } from './page-messages.js';
 import { SETTINGS_MESSAGES, type SettingsReplies } from './settings-messages.js';
@@ -10,7 +11,7 @@ const hostStatus = v.strictObject({ type: v.literal('host-status') });
 const hostReconnect = v.strictObject({ type: v.literal('host-reconnect') });
 
 /** Every message the background accepts. */
-export const extensionMessage = v.variant('type', [hostStatus, hostReconnect, ...SETTINGS_MESSAGES, ...PAGE_MESSAGES, ...MEASURE_MESSAGES]);
+export const extensionMessage = v.variant('type', [hostStatus, hostReconnect, ...SETTINGS_MESSAGES, ...PAGE_MESSAGES, ...MEASURE_MESSAGES, ...HISTORY_MESSAGES]);
 export type ExtensionMessage = v.InferOutput<typeof extensionMessage>;
 export type ExtensionMessageType = ExtensionMessage['type'];
 export type ExtensionMessageOf<T extends ExtensionMessageType> = Extract<ExtensionMessage, { type: T }>;
@@ -46,7 +47,7 @@ export type HostStatus =
   | (Failure<HostStatusCode> & { connected: false; retryAt: number | null });
 
 /** The reply to each message type. */
-export interface ExtensionReplies extends SettingsReplies, PageReplies, MeasureReplies {
+export interface ExtensionReplies extends SettingsReplies, PageReplies, MeasureReplies, HistoryReplies {
   'host-status': HostStatus;
   'host-reconnect': HostStatus;
 }

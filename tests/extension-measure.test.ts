@@ -22,7 +22,8 @@ import {
   measurableHosts,
   planMeasurement,
 } from '../extension/src/background/measure-plan.js';
-import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type MeasureHost } from '../extension/src/background/measurements.js';
+import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type MeasureDeps, type MeasureHost } from '../extension/src/background/measurements.js';
+import { exchange, FakeArea, host, pageRecord } from './helpers/extension-fixtures.js';
 
 const EXT: MessageSender = { id: 'ext', url: 'chrome-extension://x/popup/popup.html' };
 
@@ -36,43 +37,6 @@ const LAB: ResolverSpec = {
   ],
 };
 const PUBLIC: ResolverSpec = { id: 'quad9', name: 'Quad9', endpoints: [{ transport: 'udp', address: '9.9.9.9', port: 53 }] };
-
-function host(name: string, firstNeededMs: number, extra: Partial<PageHost> = {}): PageHost {
-  const internal = /\.localhost$|\.local$|^[^.]+$/.test(name);
-  return {
-    name, kind: 'name', internal, measurable: !internal, firstNeededMs, requests: 1, types: {}, ips: [], protocols: [], schemes: ['https'],
-    fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup: null, ...extra,
-  };
-}
-
-function pageRecord(pageId: string, hosts: PageHost[], tabId = 7): PageRecord {
-  return {
-    version: 1, tabId, pageId, url: `https://${hosts[0]?.name ?? 'x.example'}/`, host: hosts[0]?.name ?? 'x.example', startedAt: 1, committed: true, complete: true,
-    navigationTiming: { domainLookupStart: 1, domainLookupEnd: 21, connectStart: 21, responseStart: 60, loadEventEnd: 400, domContentLoadedEventEnd: 300 },
-    onLoadMs: 400, timeOrigin: 1, hosts,
-    counts: { hosts: hosts.length, measurable: hosts.filter((h) => h.measurable).length, internal: hosts.filter((h) => h.internal).length, ipLiterals: 0, requests: hosts.length },
-    redirects: [], dropped: { hostsOverCap: 0, requestsOverCap: 0, invalidNames: 0, invalidSamples: [], redirectsOverCap: 0, timingHostsIgnored: 0 },
-    resourceTiming: null, caps: { hosts: 500, redirects: 100 },
-  };
-}
-
-class FakeArea {
-  data = new Map<string, unknown>();
-  sets = 0;
-  async get(keys?: string | string[] | null): Promise<Record<string, unknown>> {
-    const list = keys == null ? [...this.data.keys()] : typeof keys === 'string' ? [keys] : keys;
-    const out: Record<string, unknown> = {};
-    for (const k of list) if (this.data.has(k)) out[k] = structuredClone(this.data.get(k));
-    return out;
-  }
-  async set(items: Record<string, unknown>): Promise<void> {
-    this.sets++;
-    for (const [k, v] of Object.entries(items)) this.data.set(k, structuredClone(v));
-  }
-  async remove(keys: string | string[]): Promise<void> {
-    for (const k of typeof keys === 'string' ? [keys] : keys) this.data.delete(k);
-  }
-}
 
 class FakeHost implements MeasureHost {
   connected = true;
@@ -98,17 +62,7 @@ class FakeHost implements MeasureHost {
   }
 }
 
-function exchange(hostName: string, transport: ExchangeRecord['transport'], mode: ExchangeRecord['mode'], repeat: number, qtype: 'A' | 'AAAA', lookup: number, ok = true): ExchangeRecord {
-  return {
-    host: hostName, qtype, transport, endpoint: `${transport}://127.0.0.1`, resolver: 'lab', mode, repeat, ok, rcode: ok ? 'NOERROR' : null,
-    error: ok ? null : { code: 'refused', message: 'REFUSED' }, answers: [], timings: { connect: null, tls: null, query: lookup, total: lookup }, startedAt: 10,
-    bytes: { sent: 60, received: 90 }, packets: { sent: 1, received: 1 }, layers: { dns: { sent: 30, received: 60 }, http: null, tls: null, headers: { sent: 30, received: 30 } },
-    provenance: { bytes: 'counted', packets: 'counted' }, reused: false, connection: null, tls: null, events: [],
-    replay: { pageStartedAt: 100, scheduledAt: 0, endedAt: 100 + lookup, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
-  };
-}
-
-function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; area?: FakeArea; host?: FakeHost } = {}) {
+function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; area?: FakeArea; host?: FakeHost; onDone?: MeasureDeps['onDone'] } = {}) {
   const area = opts.area ?? new FakeArea();
   const fakeHost = opts.host ?? new FakeHost();
   let now = 1_000_000;
@@ -128,6 +82,7 @@ function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, Pa
     newId: () => `id${++n}`,
     log: () => undefined,
     selfSender: EXT,
+    ...(opts.onDone ? { onDone: opts.onDone } : {}),
   });
   return { s, area, host: fakeHost, settings, pages, advance: (ms: number) => (now += ms) };
 }
@@ -236,6 +191,24 @@ test('progress, records stored as they arrive, done; a restart mid-way reports i
   assert.equal(done.measurement?.seed, 42);
   assert.equal(done.records?.length, 3);
   assert.deepEqual(h.host.released, [req.id]);
+});
+
+test('a measurement that finishes done is handed on with all its records (the history); interrupted and cancelled ones are not', async () => {
+  const handed: Array<{ state: string; pageId: string; records: number }> = [];
+  const h = harness({ onDone: async (meta, records) => void handed.push({ state: meta.state, pageId: meta.pageId, records: records.length }) });
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5), exchange('a.site.localhost', 'dot', 'cold', 1, 'A', 30)] });
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 2, cancelled: false, summary: [] });
+  await settle();
+  await settle();
+  assert.deepEqual(handed, [{ state: 'done', pageId: 'p1', records: 2 }]);
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'closed', message: 'Native host has exited.' });
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: true, summary: [] });
+  await settle();
+  await settle();
+  assert.equal(handed.length, 1);
 });
 
 test('a host that goes away interrupts; cancel asks the host and ends as cancelled', async () => {

@@ -1,6 +1,8 @@
 // The background's answers to extension messages: one handler per message type (the table fails to compile when a
 // type in common/extension-messages.ts has none).
 import type { ExtensionHandlers } from '../../../common/extension-messages.js';
+import { HISTORY_CODES } from '../../../common/history-messages.js';
+import type { HistoryStore } from './history-store.js';
 import type { HostConnection } from './host-connection.js';
 import type { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
@@ -12,6 +14,9 @@ export interface BackgroundContext {
   settings: SettingsStore;
   pages: PageRecorder;
   measurements: MeasurementScheduler;
+  history: HistoryStore;
+  /** The extension's own base URL: history-get is answered only to its pages. */
+  extensionBase: string;
 }
 
 /** The handler table. */
@@ -30,4 +35,8 @@ export const handlers: ExtensionHandlers<BackgroundContext> = {
   'measure-start': (message, { measurements }, sender) => measurements.start(message.tabId, sender),
   'measure-status': (message, { measurements }, sender) => measurements.status(message.tabId, sender, message.records === true),
   'measure-cancel': (message, { measurements }, sender) => measurements.cancel(message.tabId, sender),
+  'history-get': async (message, { history, extensionBase }, sender) => {
+    if (!sender.url?.startsWith(extensionBase)) return { ok: false, code: HISTORY_CODES.BAD_SENDER, message: 'history-get is answered only to the extension\'s own pages' };
+    return { ok: true, ...(await history.list({ since: message.since, until: message.until, site: message.site })) };
+  },
 };

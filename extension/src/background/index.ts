@@ -5,6 +5,7 @@ import { HOST_NAME } from '../../../common/extension-ids.js';
 import { dispatchExtensionMessage } from '../../../common/extension-messages.js';
 import { browser, runtimeLastError, type Runtime } from '../browser.js';
 import { handlers, type BackgroundContext } from './handlers.js';
+import { HistoryStore } from './history-store.js';
 import { HostConnection, type NativePort } from './host-connection.js';
 import { createMeasurementScheduler, listenForSampling } from './measure-wiring.js';
 import { createPageRecorder, listenForPages, messageSender } from './page-listeners.js';
@@ -32,10 +33,11 @@ const pages = createPageRecorder(settings);
 listenForPages(pages);
 settings.onChange((view) => pages.applyExclusions(view.settings.exclusions));
 settings.onDataCleared(() => void pages.clear());
-const measurements = createMeasurementScheduler(host, settings, pages);
+const history = new HistoryStore(browser.storage.local);
+const measurements = createMeasurementScheduler(host, settings, pages, history);
 settings.onDataCleared(() => measurements.clear());
 listenForSampling(measurements);
-const ctx: BackgroundContext = { host, settings, pages, measurements };
+const ctx: BackgroundContext = { host, settings, pages, measurements, history, extensionBase: browser.runtime.getURL('') };
 
 // Every message passes the validator in dispatchExtensionMessage before a handler sees it; replies are promises
 // (the polyfill turns them into sendResponse in Chromium).

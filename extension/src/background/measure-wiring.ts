@@ -1,7 +1,9 @@
 // Wiring of the measurement scheduler (measurements.ts) to the browser: storage.local, tabs, the host connection,
 // the settings store and the page recorder; and the automatic sampler's trigger (webNavigation.onCompleted of a
 // top-level page, registered synchronously at the background's start like every other listener).
+import { historyEntry } from '../../../common/history.js';
 import { browser } from '../browser.js';
+import type { HistoryStore } from './history-store.js';
 import type { HostConnection } from './host-connection.js';
 import { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
@@ -10,8 +12,8 @@ import type { SettingsStore } from './settings-store.js';
 /** The sampler looks at a page this long after its load event, so the content script's timing report is in. */
 export const SAMPLE_DELAY_MS = 3_000;
 
-/** The scheduler with the browser's storage.local and tabs. */
-export function createMeasurementScheduler(host: HostConnection, settings: SettingsStore, pages: PageRecorder): MeasurementScheduler {
+/** The scheduler with the browser's storage.local and tabs; each finished measurement goes into `history`. */
+export function createMeasurementScheduler(host: HostConnection, settings: SettingsStore, pages: PageRecorder, history: HistoryStore): MeasurementScheduler {
   return new MeasurementScheduler({
     area: browser.storage.local,
     host,
@@ -28,6 +30,7 @@ export function createMeasurementScheduler(host: HostConnection, settings: Setti
     newId: () => crypto.randomUUID(),
     log: (message) => console.warn(message),
     selfSender: { id: browser.runtime.id, url: browser.runtime.getURL('') },
+    onDone: (meta, records) => history.add(historyEntry(meta, records)),
   });
 }
 

@@ -84,6 +84,8 @@ export interface MeasureDeps {
   log(message: string): void;
   /** Who the sampler asks page reports as (the extension's own origin: page-records answers only its pages). */
   selfSender: MessageSender;
+  /** Told of each measurement that finished `done`, once it is stored with all its records (the history). */
+  onDone?(meta: MeasurementMeta, records: StoredRecord[]): Promise<void>;
 }
 
 /** What the sampler remembers (storage.local, SAMPLER_KEY): its recent starts and when each host was last measured. */
@@ -404,6 +406,13 @@ export class MeasurementScheduler {
     const now = this.deps.now();
     // The state changes in memory only once it is stored with every record: a reader never sees `done` early.
     this.persist(run, { state, error, finishedAt: now, updatedAt: now });
+    const onDone = this.deps.onDone;
+    if (state === 'done' && onDone) {
+      const pageId = run.meta.pageId;
+      void this.records(pageId)
+        .then((records) => onDone({ ...run.meta }, records))
+        .catch((err) => this.deps.log(`measurements: the history entry of ${pageId} failed: ${String(err)}`));
+    }
   }
 
   /**

@@ -30,14 +30,16 @@ export interface HistoryCell {
   lookups: number;
   /** Each host's lookup (median over repeats, ms) counted into LOOKUP_BUCKETS_MS, then the over-the-top bucket. */
   histogram: number[];
+  p5Ms: number | null;
   medianMs: number | null;
   p95Ms: number | null;
   /** The cost model's estimated change of onLoad (ms): point and bounds; null when no host could be compared. */
   onLoad: { delta: number; lower: number; upper: number } | null;
   verdict: CellCost['verdict'];
-  /** The bytes and packets of one replay of the page (median), both directions; null when not counted. */
-  bytes: number | null;
-  packets: number | null;
+  /** Bytes and packets on the wire per lookup, both directions, set-up included (a replay's median over its
+   * queries); null when not counted. */
+  bytesPerLookup: number | null;
+  packetsPerLookup: number | null;
 }
 
 /** One finished measurement. */
@@ -79,15 +81,16 @@ export function historyEntry(meta: MeasurementMeta, records: readonly StoredReco
     const lookups = c.hosts.map((h) => h.lookup).filter((x): x is number => x !== null).sort((a, b) => a - b);
     const { delta, lower, upper } = c.onLoad;
     const pair = c.bytes.packets;
+    const q = c.bytes.queries;
     return {
       resolver: c.resolver, transport: c.transport, mode: c.mode,
       hosts: c.hosts.length, failures: c.failures.failed, lookups: c.failures.total,
       histogram: lookupHistogram(lookups),
-      medianMs: round(percentile(lookups, 50)), p95Ms: round(percentile(lookups, 95)),
+      p5Ms: round(percentile(lookups, 5)), medianMs: round(percentile(lookups, 50)), p95Ms: round(percentile(lookups, 95)),
       onLoad: delta !== null && lower !== null && upper !== null ? { delta: round(delta)!, lower: round(lower)!, upper: round(upper)! } : null,
       verdict: c.verdict,
-      bytes: c.bytes.sent !== null && c.bytes.received !== null ? c.bytes.sent + c.bytes.received : null,
-      packets: pair ? pair.sent + pair.received : null,
+      bytesPerLookup: q > 0 && c.bytes.sent !== null && c.bytes.received !== null ? round((c.bytes.sent + c.bytes.received) / q) : null,
+      packetsPerLookup: q > 0 && pair ? round((pair.sent + pair.received) / q, 2) : null,
     };
   });
   return {
@@ -104,10 +107,10 @@ const historyCell = v.strictObject({
   mode: v.picklist(MODES),
   hosts: count, failures: count, lookups: count,
   histogram: v.pipe(v.array(count), v.length(LOOKUP_BUCKETS_MS.length + 1)),
-  medianMs: ms, p95Ms: ms,
+  p5Ms: ms, medianMs: ms, p95Ms: ms,
   onLoad: v.nullable(v.strictObject({ delta: v.pipe(v.number(), v.finite()), lower: v.pipe(v.number(), v.finite()), upper: v.pipe(v.number(), v.finite()) })),
   verdict: v.picklist(['indistinguishable', 'slower', 'faster', 'fails', 'unknown']),
-  bytes: v.nullable(count), packets: v.nullable(count),
+  bytesPerLookup: v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))), packetsPerLookup: v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))),
 });
 /** A stored entry, checked when read back (storage is the extension's, but an older version may have written it). */
 export const historyEntrySchema = v.strictObject({

@@ -53,7 +53,9 @@ test('history entry of a measurement: one cell per resolver × transport × mode
   assert.equal(dotCold.medianMs, 80);
   assert.equal(dotCold.histogram.reduce((a, b) => a + b, 0), 2, 'two hosts resolved');
   assert.equal(udpCold.histogram[2], 3, 'three hosts at 5 ms');
-  assert.ok(dotCold.bytes! > 0 && dotCold.packets! > 0);
+  // 2 lookups per host (A, AAAA) of 150 bytes and 2 packets each.
+  assert.deepEqual([dotCold.bytesPerLookup, dotCold.packetsPerLookup], [150, 2]);
+  assert.deepEqual([dotCold.p5Ms, dotCold.p95Ms], [80, 80]);
 });
 
 test('history entries that are not one are refused by the schema', () => {

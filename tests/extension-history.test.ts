@@ -4,24 +4,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { HISTORY_CAPS, HISTORY_VERSION, historyEntry, isHistoryEntry, lookupHistogram, LOOKUP_BUCKETS_MS, type HistoryEntry } from '../common/history.js';
-import type { MeasurementMeta, StoredRecord } from '../common/measure-messages.js';
 import { HISTORY_KEYS, HistoryStore } from '../extension/src/background/history-store.js';
-import { exchange, FakeArea, host, pageRecord } from './helpers/extension-fixtures.js';
-
-function measured(pageId: string, finishedAt: number, dotColdMs: number): { meta: MeasurementMeta; records: StoredRecord[] } {
-  const page = pageRecord(pageId, [host('www.example.org', 0), host('cdn.example.net', 40), host('late.example.com', 500)]);
-  const records: StoredRecord[] = [];
-  for (const h of page.hosts) for (const t of ['udp', 'dot'] as const) for (const m of ['cold', 'warm'] as const) for (let r = 1; r <= 3; r++) for (const q of ['A', 'AAAA'] as const) {
-    const fails = h.name === 'late.example.com' && t === 'dot' && m === 'cold';
-    const e = exchange(h.name, t, m, r, q, t === 'dot' && m === 'cold' ? dotColdMs : 5, !fails);
-    records.push({ ...e, error: e.error ? { code: e.error.code } : null, replay: { pageStartedAt: 100, scheduledAt: h.firstNeededMs, endedAt: 100 + h.firstNeededMs + e.timings.total! } } as StoredRecord);
-  }
-  const meta = {
-    version: 1, pageId, tabId: 7, url: page.url, host: page.host, state: 'done', trigger: 'manual', startedAt: finishedAt - 1000, updatedAt: finishedAt, finishedAt,
-    done: records.length, total: records.length, records: records.length, chunks: 1, chars: 1, plan: {} as MeasurementMeta['plan'], page, seed: 1, primed: true, summary: [], error: null,
-  } satisfies MeasurementMeta;
-  return { meta, records };
-}
+import { FakeArea, measured } from './helpers/extension-fixtures.js';
 
 test('lookup histogram: bucket upper bounds are inclusive, the last bucket counts what is slower', () => {
   const h = lookupHistogram([0.3, 1, 1.5, 5, 49, 5000, 5001, 90_000]);

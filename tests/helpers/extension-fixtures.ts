@@ -1,4 +1,5 @@
 // Fixtures of the extension's background tests: page records, replay records and a storage area in memory.
+import type { MeasurementMeta, StoredRecord } from '../../common/measure-messages.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import type { PageHost, PageRecord } from '../../common/page-record.js';
 
@@ -51,4 +52,24 @@ export function exchange(hostName: string, transport: ExchangeRecord['transport'
     provenance: { bytes: 'counted', packets: 'counted' }, reused: false, connection: null, tls: null, events: [],
     replay: { pageStartedAt: 100, scheduledAt: 0, endedAt: 100 + lookup, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
   };
+}
+
+/**
+ * A finished measurement of a 3-host page (the document, a host at 40 ms, one after onLoad at 500 ms) over the lab
+ * resolver's udp and dot, cold and warm, 3 repeats of A and AAAA: 5 ms lookups, `dotColdMs` over cold DoT, where the
+ * late host fails every lookup.
+ */
+export function measured(pageId: string, finishedAt: number, dotColdMs: number, pageHost = 'www.example.org'): { meta: MeasurementMeta; records: StoredRecord[] } {
+  const page = pageRecord(pageId, [host(pageHost, 0), host('cdn.example.net', 40), host('late.example.com', 500)]);
+  const records: StoredRecord[] = [];
+  for (const h of page.hosts) for (const t of ['udp', 'dot'] as const) for (const m of ['cold', 'warm'] as const) for (let r = 1; r <= 3; r++) for (const q of ['A', 'AAAA'] as const) {
+    const fails = h.name === 'late.example.com' && t === 'dot' && m === 'cold';
+    const e = exchange(h.name, t, m, r, q, t === 'dot' && m === 'cold' ? dotColdMs : 5, !fails);
+    records.push({ ...e, error: e.error ? { code: e.error.code } : null, replay: { pageStartedAt: 100, scheduledAt: h.firstNeededMs, endedAt: 100 + h.firstNeededMs + e.timings.total! } } as StoredRecord);
+  }
+  const meta = {
+    version: 1, pageId, tabId: 7, url: page.url, host: page.host, state: 'done', trigger: 'manual', startedAt: finishedAt - 1000, updatedAt: finishedAt, finishedAt,
+    done: records.length, total: records.length, records: records.length, chunks: 1, chars: 1, plan: {} as MeasurementMeta['plan'], page, seed: 1, primed: true, summary: [], error: null,
+  } satisfies MeasurementMeta;
+  return { meta, records };
 }

@@ -5,13 +5,14 @@ import { HISTORY_MESSAGES, type HistoryReplies } from './history-messages.js';
 import { MEASURE_MESSAGES, type MeasureReplies } from './measure-messages.js';
 import { PAGE_MESSAGES, type PageReplies } from './page-messages.js';
 import { SETTINGS_MESSAGES, type SettingsReplies } from './settings-messages.js';
+import { UPLOAD_MESSAGES, type UploadReplies } from './upload-messages.js';
 import type { TransportId } from './transports.js';
 
 const hostStatus = v.strictObject({ type: v.literal('host-status') });
 const hostReconnect = v.strictObject({ type: v.literal('host-reconnect') });
 
 /** Every message the background accepts. */
-export const extensionMessage = v.variant('type', [hostStatus, hostReconnect, ...SETTINGS_MESSAGES, ...PAGE_MESSAGES, ...MEASURE_MESSAGES, ...HISTORY_MESSAGES]);
+export const extensionMessage = v.variant('type', [hostStatus, hostReconnect, ...SETTINGS_MESSAGES, ...PAGE_MESSAGES, ...MEASURE_MESSAGES, ...HISTORY_MESSAGES, ...UPLOAD_MESSAGES]);
 export type ExtensionMessage = v.InferOutput<typeof extensionMessage>;
 export type ExtensionMessageType = ExtensionMessage['type'];
 export type ExtensionMessageOf<T extends ExtensionMessageType> = Extract<ExtensionMessage, { type: T }>;
@@ -47,7 +48,7 @@ export type HostStatus =
   | (Failure<HostStatusCode> & { connected: false; retryAt: number | null });
 
 /** The reply to each message type. */
-export interface ExtensionReplies extends SettingsReplies, PageReplies, MeasureReplies, HistoryReplies {
+export interface ExtensionReplies extends SettingsReplies, PageReplies, MeasureReplies, HistoryReplies, UploadReplies {
   'host-status': HostStatus;
   'host-reconnect': HostStatus;
 }

@@ -4,6 +4,7 @@
 import * as v from 'valibot';
 import { normalizeHostname } from './hostname.js';
 import { resolverSpec, type ResolverSpec } from './schema.js';
+import { uploadBatch } from './upload-batch.js';
 
 /** Settings version; an import of another major is refused. */
 export const SETTINGS_VERSION = 1;
@@ -15,6 +16,33 @@ const budget = v.strictObject({
   remeasureAfterHours: v.pipe(v.number(), v.minValue(1), v.maxValue(24 * 30)),
 });
 
+/** True for a collector address uploads may go to: https, or http to this machine (a collector of one's own). */
+export function isCollectorUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    if (u.username || u.password || u.search || u.hash) return false;
+    return u.protocol === 'https:' || (u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname));
+  } catch {
+    return false;
+  }
+}
+
+const upload = v.pipe(
+  v.strictObject({
+    /** The person turned uploads on (off by default; a settings file never turns them on). */
+    enabled: v.boolean(),
+    /** Uploads paused: batches wait in the queue. */
+    paused: v.boolean(),
+    /** The collector's address; '' until the person chooses one. */
+    collector: v.pipe(v.string(), v.maxLength(2048), v.check((u) => u === '' || isCollectorUrl(u), 'an https address (or http on this machine), without user, query or fragment')),
+    /** How the person describes this network: coarse on purpose (the upload's `network`). */
+    network: uploadBatch.entries.network,
+  }),
+  v.check((u) => !u.enabled || u.collector !== '', 'uploads need a collector address'),
+);
+export type UploadSettings = v.InferOutput<typeof upload>;
+export const DEFAULT_UPLOAD: UploadSettings = { enabled: false, paused: false, collector: '', network: { type: 'unknown' } };
+
 /** Every setting, as stored and as exported. */
 export const settingsSchema = v.strictObject({
   version: v.literal(SETTINGS_VERSION),
@@ -25,6 +53,8 @@ export const settingsSchema = v.strictObject({
   exclusions: v.pipe(v.array(v.pipe(v.string(), v.maxLength(253))), v.maxLength(1000)),
   /** First-run consent: nothing is measured before the person agreed to what leaves for which resolver. */
   consent: v.strictObject({ given: v.boolean(), at: v.nullable(v.number()) }),
+  /** Opt-in upload of per-page aggregates (absent in settings from before uploads existed: off). */
+  upload: v.optional(upload, () => structuredClone(DEFAULT_UPLOAD)),
 });
 export type Settings = v.InferOutput<typeof settingsSchema>;
 
@@ -36,6 +66,7 @@ export function defaultSettings(resolvers: ResolverSpec[]): Settings {
     budget: { pagesPerHour: 4, remeasureAfterHours: 24 },
     exclusions: [],
     consent: { given: false, at: null },
+    upload: structuredClone(DEFAULT_UPLOAD),
   };
 }
 

@@ -1,8 +1,10 @@
 // The background's answers to extension messages: one handler per message type (the table fails to compile when a
 // type in common/extension-messages.ts has none).
-import type { ExtensionHandlers } from '../../../common/extension-messages.js';
+import type { ExtensionHandlers, MessageSender } from '../../../common/extension-messages.js';
 import { HISTORY_CODES } from '../../../common/history-messages.js';
+import { UPLOAD_CODES } from '../../../common/upload-messages.js';
 import type { HistoryStore } from './history-store.js';
+import type { Uploader } from './uploader.js';
 import type { HostConnection } from './host-connection.js';
 import type { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
@@ -15,6 +17,7 @@ export interface BackgroundContext {
   pages: PageRecorder;
   measurements: MeasurementScheduler;
   history: HistoryStore;
+  uploader: Uploader;
   /** The extension's own base URL: history-get is answered only to its pages. */
   extensionBase: string;
 }
@@ -39,4 +42,11 @@ export const handlers: ExtensionHandlers<BackgroundContext> = {
     if (!sender.url?.startsWith(extensionBase)) return { ok: false, code: HISTORY_CODES.BAD_SENDER, message: 'history-get is answered only to the extension\'s own pages' };
     return { ok: true, ...(await history.list({ since: message.since, until: message.until, site: message.site })) };
   },
+  'upload-status': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.status() : notOwn()),
+  'upload-preview': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.preview() : notOwn()),
+  'upload-flush': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.flush() : notOwn()),
+  'upload-delete': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.deleteSent() : notOwn()),
 };
+
+const ownPage = (sender: MessageSender, base: string) => sender.url?.startsWith(base) === true;
+const notOwn = () => ({ ok: false as const, code: UPLOAD_CODES.BAD_SENDER, message: 'the upload messages are answered only to the extension\'s own pages' });

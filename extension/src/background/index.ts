@@ -10,6 +10,7 @@ import { HostConnection, type NativePort } from './host-connection.js';
 import { createMeasurementScheduler, listenForSampling } from './measure-wiring.js';
 import { createPageRecorder, listenForPages, messageSender } from './page-listeners.js';
 import { SettingsStore } from './settings-store.js';
+import { createUploader, listenForUploads } from './upload-wiring.js';
 import { readManagedStorage } from './managed-storage.js';
 
 const host = new HostConnection({
@@ -34,10 +35,12 @@ listenForPages(pages);
 settings.onChange((view) => pages.applyExclusions(view.settings.exclusions));
 settings.onDataCleared(() => void pages.clear());
 const history = new HistoryStore(browser.storage.local);
-const measurements = createMeasurementScheduler(host, settings, pages, history);
+const uploader = createUploader(settings);
+const measurements = createMeasurementScheduler(host, settings, pages, history, uploader);
 settings.onDataCleared(() => measurements.clear());
 listenForSampling(measurements);
-const ctx: BackgroundContext = { host, settings, pages, measurements, history, extensionBase: browser.runtime.getURL('') };
+listenForUploads(uploader, settings);
+const ctx: BackgroundContext = { host, settings, pages, measurements, history, uploader, extensionBase: browser.runtime.getURL('') };
 
 // Every message passes the validator in dispatchExtensionMessage before a handler sees it; replies are promises
 // (the polyfill turns them into sendResponse in Chromium).

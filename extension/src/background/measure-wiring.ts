@@ -4,6 +4,7 @@
 import { historyEntry } from '../../../common/history.js';
 import { browser } from '../browser.js';
 import type { HistoryStore } from './history-store.js';
+import type { Uploader } from './uploader.js';
 import type { HostConnection } from './host-connection.js';
 import { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
@@ -12,8 +13,9 @@ import type { SettingsStore } from './settings-store.js';
 /** The sampler looks at a page this long after its load event, so the content script's timing report is in. */
 export const SAMPLE_DELAY_MS = 3_000;
 
-/** The scheduler with the browser's storage.local and tabs; each finished measurement goes into `history`. */
-export function createMeasurementScheduler(host: HostConnection, settings: SettingsStore, pages: PageRecorder, history: HistoryStore): MeasurementScheduler {
+/** The scheduler with the browser's storage.local and tabs; each finished measurement goes into `history`, and to
+ * the uploader (which queues it only when uploads are on). */
+export function createMeasurementScheduler(host: HostConnection, settings: SettingsStore, pages: PageRecorder, history: HistoryStore, uploader: Uploader): MeasurementScheduler {
   return new MeasurementScheduler({
     area: browser.storage.local,
     host,
@@ -30,7 +32,11 @@ export function createMeasurementScheduler(host: HostConnection, settings: Setti
     newId: () => crypto.randomUUID(),
     log: (message) => console.warn(message),
     selfSender: { id: browser.runtime.id, url: browser.runtime.getURL('') },
-    onDone: (meta, records) => history.add(historyEntry(meta, records)),
+    onDone: async (meta, records) => {
+      const entry = historyEntry(meta, records);
+      await history.add(entry);
+      await uploader.onHistory(entry);
+    },
   });
 }
 

@@ -38,6 +38,7 @@ export interface SettingsChanges {
   resolvers?: unknown[];
   budget?: { pagesPerHour?: number; remeasureAfterHours?: number };
   exclusions?: unknown[];
+  upload?: { enabled?: boolean; paused?: boolean; collector?: string; network?: unknown };
 }
 
 /**
@@ -78,9 +79,13 @@ export function applyChanges(own: Settings, changes: SettingsChanges): { ok: tru
     ...(changes.resolvers !== undefined ? { resolvers: changes.resolvers } : {}),
     ...(changes.budget !== undefined ? { budget: { ...own.budget, ...changes.budget } } : {}),
     ...(changes.exclusions !== undefined ? { exclusions: changes.exclusions } : {}),
+    ...(changes.upload !== undefined ? { upload: { ...own.upload, ...changes.upload } } : {}),
   };
   return parseSettings(next);
 }
+
+/** Keys data-clear keeps. */
+const KEPT_ON_CLEAR = new Set([SETTINGS_KEY, 'upload:sent']);
 
 /** Structural equality of JSON values (settings are plain JSON). */
 function sameJson(a: unknown, b: unknown): boolean {
@@ -148,8 +153,8 @@ export class SettingsStore {
   }
 
   /**
-   * settings-import: replaces the person's own settings with a file's, validated by parseSettings. Consent is never
-   * imported (a file must not agree on the person's behalf): the current consent is kept. Fields the policy fixes
+   * settings-import: replaces the person's own settings with a file's, validated by parseSettings. Consent and
+   * whether uploads are on are never imported (a file must not agree on the person's behalf): the current ones are kept. Fields the policy fixes
    * are stored as the person's own but stay overridden while the policy is in force.
    */
   import(json: string): Promise<(SettingsView & { consentKept: boolean; policyOverrides: PolicyField[] }) | SettingsFailure> {
@@ -164,7 +169,9 @@ export class SettingsStore {
       if (!parsed.ok) return failure(SETTINGS_CODES.INVALID_SETTINGS, 'The file does not hold valid dnscost settings; nothing was changed.', parsed.problems);
       const current = await this.view();
       const consentKept = parsed.settings.consent.given !== current.own.consent.given;
-      const written = await this.write({ ...parsed.settings, consent: current.own.consent });
+      const upload = { ...parsed.settings.upload, enabled: current.own.upload.enabled && (parsed.settings.upload.collector !== '' || current.own.upload.collector !== '') };
+      if (upload.enabled && upload.collector === '') upload.collector = current.own.upload.collector;
+      const written = await this.write({ ...parsed.settings, consent: current.own.consent, upload });
       return { ...written, consentKept, policyOverrides: written.fixed };
     });
   }
@@ -180,11 +187,14 @@ export class SettingsStore {
     });
   }
 
-  /** data-clear: removes every storage.local key but the settings (recorded pages, results); the keys removed. */
+  /**
+   * data-clear: removes every storage.local key but the settings and the list of uploaded batches (its deletion
+   * tokens are what lets the person delete those uploads later); the keys removed.
+   */
   clearData(): Promise<{ ok: true; removed: string[] }> {
     return this.serial(async () => {
       const all = await this.deps.local.get(null);
-      const removed = Object.keys(all).filter((k) => k !== SETTINGS_KEY).sort();
+      const removed = Object.keys(all).filter((k) => !KEPT_ON_CLEAR.has(k)).sort();
       if (removed.length > 0) await this.deps.local.remove(removed);
       // Modules keeping records elsewhere (page-records.ts: storage.session) clear their own; the reply waits for them.
       await Promise.all([...this.clearListeners].map((l) => l()));

@@ -1,0 +1,146 @@
+// Benchmark (not a test): collector uploads per second and upload latency, embedded (PGlite) and PostgreSQL, with N
+// concurrent keep-alive clients on loopback. Writes a markdown report.
+//
+//   node dist/bench/collector-throughput.js [--clients 64] [--seconds 10] [--pages 5] [--results 10]
+//        [--store pglite,postgres] [--out bench/results/collector-throughput.md]
+//
+// The collector runs as its own process (as deployed: `dnscost-collector --rate 0`), PostgreSQL as a lab server
+// (tests/lab/postgres.ts, fsync on); this process only generates load. Every upload is a new, valid batch of
+// `pages` pages × `results` results; an upload counts when it was acknowledged (201: committed). One warm-up
+// second is not counted.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startPostgres } from '../tests/lab/postgres.js';
+
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '64' },
+    seconds: { type: 'string', default: '10' },
+    pages: { type: 'string', default: '5' },
+    results: { type: 'string', default: '10' },
+    store: { type: 'string', default: 'pglite,postgres' },
+    out: { type: 'string' },
+  },
+});
+const CLIENTS = Number(values.clients);
+const SECONDS = Number(values.seconds);
+const PAGES = Number(values.pages);
+const RESULTS = Number(values.results);
+const MAIN = fileURLToPath(new URL('../collector/main.js', import.meta.url));
+
+/** A body template with KEY where each upload's own key goes (building JSON per request would load this process). */
+function template(): string {
+  const resolvers = ['cloudflare', 'google', 'quad9', 'system', 'custom'];
+  const transports = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'];
+  const results = Array.from({ length: RESULTS }, (_, i) => ({
+    resolver: resolvers[i % 5], transport: transports[Math.floor(i / 5) % 7], mode: i >= 35 ? 'warm' : 'cold',
+    lookups: 24, failures: 1, medianMs: 18.5 + i, p5Ms: 9.25, p95Ms: 120.5 + i, onload: { pointMs: 14.5, lowMs: 2.5, highMs: 44 },
+    bytesPerLookup: 5234.5, packetsPerLookup: 13.5,
+  }));
+  const hour = new Date().toISOString().slice(0, 13) + 'Z';
+  const sites = ['github.com', 'wikipedia.org', 'youtube.com', 'other', 'reddit.com'];
+  return JSON.stringify({
+    version: 1, key: 'KEY', network: { type: 'wifi', label: 'home' },
+    pages: Array.from({ length: PAGES }, (_, i) => ({ site: sites[i % sites.length], hour, hosts: 31, results })),
+  });
+}
+
+interface Run {
+  store: string;
+  acked: number;
+  failed: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+async function measure(store: string, env: Record<string, string>, dataDir: string): Promise<Run> {
+  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d: Buffer) => {
+      log += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(log);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', () => reject(new Error(log)));
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const body = template();
+  const token = randomBytes(32).toString('base64url');
+  const post = () =>
+    new Promise<number>((resolve, reject) => {
+      const data = body.replace('KEY', randomBytes(18).toString('base64url'));
+      const req = request(`${url}/v1/batches`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), 'dnscost-deletion-token': token } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(data);
+    });
+  const latencies: number[] = [];
+  let failed = 0;
+  const start = performance.now();
+  const countFrom = start + 1000;
+  const end = countFrom + SECONDS * 1000;
+  const client = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      const status = await post().catch(() => 0);
+      const t1 = performance.now();
+      if (t0 < countFrom) continue;
+      if (status === 201) latencies.push(t1 - t0);
+      else failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+  const elapsed = (performance.now() - countFrom) / 1000;
+  agent.destroy();
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return { store, acked: latencies.length, failed, perSecond: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), max: latencies.at(-1) ?? NaN };
+}
+
+const runs: Run[] = [];
+for (const store of values.store.split(',')) {
+  const dir = await mkdtemp(join(os.tmpdir(), 'dnscost-bench-collector-'));
+  const pg = store === 'postgres' ? await startPostgres() : null;
+  try {
+    const run = await measure(store, pg ? { DNSCOST_COLLECTOR_DATABASE_URL: pg.url } : {}, join(dir, 'data'));
+    runs.push(run);
+    console.error(`${store}: ${run.perSecond.toFixed(0)} uploads/s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
+  } finally {
+    await pg?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const bytes = Buffer.byteLength(template().replace('KEY', 'x'.repeat(24)));
+const cpu = os.cpus();
+const report = `# Benchmark: collector upload throughput
+
+Command: \`node dist/bench/collector-throughput.js --clients ${CLIENTS} --seconds ${SECONDS} --pages ${PAGES} --results ${RESULTS}\` (after \`scripts/setup\`)
+Date: ${new Date().toISOString()}; machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.
+The collector, PostgreSQL and this load generator share the machine's ${cpu.length} cores, and other work was running
+on them at the same time: the numbers are a floor, not a capacity.
+
+Each upload: a new batch of ${PAGES} pages × ${RESULTS} results (${bytes} bytes), ${CLIENTS} concurrent keep-alive clients on
+loopback, ${SECONDS} s counted after 1 s of warm-up; an upload counts when acknowledged (201, after COMMIT).
+
+| store | uploads/s | acknowledged | failed | p50 ms | p99 ms | max ms |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+${runs.map((r) => `| ${r.store} | ${r.perSecond.toFixed(0)} | ${r.acked} | ${r.failed} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} |`).join('\n')}
+`;
+if (values.out) writeFileSync(values.out, report);
+process.stdout.write(report);

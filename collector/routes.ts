@@ -1,0 +1,221 @@
+// The collector's HTTP endpoints. Every request passes the checks that cost least first (route, method, rate,
+// headers, declared length), then the body is read against the size limit, parsed, and validated by the one batch
+// schema before the store sees anything. Every refusal is `{ok: false, code, message}` with a stable code.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { POPULAR_SITES } from '../common/popular-sites.js';
+import {
+  BATCH_KEY,
+  COLLECTOR_ERROR_CODES as E,
+  DELETION_TOKEN,
+  DELETION_TOKEN_HEADER,
+  NETWORK_TYPES,
+  UPLOAD_LIMITS,
+  UPLOAD_RESOLVERS,
+  UPLOAD_TRANSPORTS,
+  validateBatch,
+  type BatchErrorCode,
+  type CollectorErrorCode,
+} from '../common/upload-batch.js';
+import type { GroupCommitter } from './group-commit.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Aggregates, AggregateFilter, BatchRow, PutOutcome, Store } from './store.js';
+
+/** A file the dashboard needs, held in memory. */
+export interface Asset {
+  type: string;
+  body: Buffer;
+}
+
+/** What the handlers share; server.ts builds it. */
+export interface RouteContext {
+  store: Store;
+  committer: GroupCommitter<BatchRow, PutOutcome>;
+  limiter: RateLimiter | null;
+  aggregates: (filter: AggregateFilter) => Promise<Aggregates>;
+  aggregatesTtlMs: number;
+  minBatches: number;
+  assets: ReadonlyMap<string, Asset>;
+  now: () => number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext, match: RegExpExecArray) => Promise<void>;
+
+/** A refusal on its way to the client. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: CollectorErrorCode | BatchErrorCode,
+    message: string,
+    readonly extra: { path?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+  }
+}
+
+// The rest of a refused body is read and dropped up to this much (so the client sees the answer instead of a
+// reset); past it the connection is cut.
+const DRAIN_BYTES = 4 * UPLOAD_LIMITS.bodyBytes;
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  // Scripts and styles only from files of this origin: the dashboard has no inline script or style.
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+};
+
+const ROUTES: Array<[RegExp, Record<string, Handler>]> = [
+  [/^\/v1\/batches$/, { POST: upload }],
+  [/^\/v1\/batches\/([^/]*)$/, { DELETE: remove }],
+  [/^\/v1\/aggregates$/, { GET: aggregates }],
+  [/^\/healthz$/, { GET: health }],
+  [/^\/(|dashboard\.js|dashboard\.css|uplot\.min\.js|uplot\.min\.css)$/, { GET: asset }],
+];
+
+/** Answers one request; never throws. */
+export async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  try {
+    const path = new URL(req.url ?? '/', 'http://collector').pathname;
+    for (const [pattern, methods] of ROUTES) {
+      const match = pattern.exec(path);
+      if (!match) continue;
+      const handler = methods[req.method ?? ''];
+      if (!handler) throw new HttpError(405, E.METHOD_NOT_ALLOWED, `${req.method} is not allowed here`, { headers: { allow: Object.keys(methods).join(', ') } });
+      return await handler(req, res, ctx, match);
+    }
+    throw new HttpError(404, E.NOT_FOUND, 'no such endpoint');
+  } catch (err) {
+    const e = err instanceof HttpError ? err : new HttpError(500, E.INTERNAL, 'internal error');
+    if (!(err instanceof HttpError)) console.error(`dnscost-collector: ${req.method} ${req.url?.split('?')[0]}: ${(err as Error)?.stack ?? String(err)}`);
+    send(res, e.status, { ok: false, code: e.code, message: e.message, ...(e.extra.path === undefined ? {} : { path: e.extra.path }) }, e.extra.headers);
+  }
+}
+
+async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  limit(req, ctx);
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpError(415, E.BAD_CONTENT_TYPE, 'content-type must be application/json');
+  const token = deletionToken(req);
+  const body = await readBody(req, UPLOAD_LIMITS.bodyBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+  } catch {
+    throw new HttpError(400, E.BAD_JSON, 'the body is not UTF-8 JSON');
+  }
+  const checked = validateBatch(value, { now: ctx.now });
+  if (!checked.ok) throw new HttpError(400, checked.code, checked.message, { path: checked.path });
+  const { batch } = checked;
+  // The label is for the person's own view; the collector needs only the network type and never keeps the label.
+  // A retry resends the same bytes, so the body's own bytes decide replay vs conflict (no re-serialising).
+  const row: BatchRow = { key: batch.key, bodySha256: sha256(body), tokenSha256: sha256(token), network: batch.network.type, pages: batch.pages };
+  let outcome: PutOutcome;
+  try {
+    outcome = await ctx.committer.submit(row);
+  } catch (err) {
+    console.error(`dnscost-collector: store: ${(err as Error)?.message ?? String(err)}`);
+    throw new HttpError(503, E.UNAVAILABLE, 'the batch was not stored; retry later', { headers: { 'retry-after': '1' } });
+  }
+  if (outcome === 'conflict') throw new HttpError(409, E.KEY_CONFLICT, 'this key was already used for a different batch or deletion token');
+  send(res, outcome === 'stored' ? 201 : 200, { ok: true, key: batch.key, duplicate: outcome === 'duplicate' });
+}
+
+async function remove(req: IncomingMessage, res: ServerResponse, ctx: RouteContext, match: RegExpExecArray): Promise<void> {
+  limit(req, ctx);
+  const token = deletionToken(req);
+  const key = match[1]!;
+  // Unknown key and wrong token answer alike, so the endpoint tells nobody which keys exist.
+  if (!BATCH_KEY.test(key) || !(await ctx.store.delete(key, sha256(token)))) throw new HttpError(404, E.NOT_FOUND, 'no batch with this key and deletion token');
+  send(res, 200, { ok: true, key, deleted: true });
+}
+
+const FILTERS: Record<keyof AggregateFilter, readonly string[]> = {
+  resolver: UPLOAD_RESOLVERS,
+  transport: UPLOAD_TRANSPORTS,
+  network: NETWORK_TYPES,
+  site: [...POPULAR_SITES, 'other'],
+};
+
+async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  limit(req, ctx);
+  const filter: AggregateFilter = {};
+  for (const [name, value] of new URL(req.url ?? '/', 'http://collector').searchParams) {
+    const allowed = FILTERS[name as keyof AggregateFilter] as readonly string[] | undefined;
+    if (!allowed) throw new HttpError(400, E.BAD_QUERY, `unknown filter; use ${Object.keys(FILTERS).join(', ')}`);
+    if (value === '') continue;
+    if (!allowed.includes(value)) throw new HttpError(400, E.BAD_QUERY, `unknown ${name}`);
+    filter[name as keyof AggregateFilter] = value;
+  }
+  const result = await ctx.aggregates(filter);
+  send(res, 200, { ok: true, minBatches: ctx.minBatches, ...result }, { 'cache-control': `public, max-age=${Math.floor(ctx.aggregatesTtlMs / 1000)}` });
+}
+
+async function health(_req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  try {
+    await ctx.store.ping();
+  } catch {
+    throw new HttpError(503, E.UNAVAILABLE, 'the store does not answer');
+  }
+  send(res, 200, { ok: true, store: ctx.store.kind });
+}
+
+async function asset(_req: IncomingMessage, res: ServerResponse, ctx: RouteContext, match: RegExpExecArray): Promise<void> {
+  const file = ctx.assets.get(match[1] || 'index.html');
+  if (!file) throw new HttpError(404, E.NOT_FOUND, 'no such file');
+  res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': 'public, max-age=300', ...SECURITY_HEADERS });
+  res.end(file.body);
+}
+
+function limit(req: IncomingMessage, ctx: RouteContext): void {
+  const verdict = ctx.limiter?.take(req.socket.remoteAddress ?? '');
+  if (verdict && !verdict.ok) {
+    throw new HttpError(429, E.RATE_LIMITED, 'too many requests; slow down', { headers: { 'retry-after': String(verdict.retryAfterS) } });
+  }
+}
+
+function deletionToken(req: IncomingMessage): string {
+  const token = req.headers[DELETION_TOKEN_HEADER];
+  if (typeof token !== 'string' || !DELETION_TOKEN.test(token)) {
+    throw new HttpError(400, E.BAD_TOKEN, `send a ${DELETION_TOKEN_HEADER} header of 32–128 characters of A–Z a–z 0–9 _ -`);
+  }
+  return token;
+}
+
+/** Reads the body, refusing it (413) as soon as it is known to exceed `max` bytes. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const tooLarge = () => {
+    let dropped = 0;
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > DRAIN_BYTES) req.socket.destroy();
+    });
+    return new HttpError(413, E.BODY_TOO_LARGE, `the body is larger than ${max} bytes`, { headers: { connection: 'close' } });
+  };
+  if (Number(req.headers['content-length'] ?? 0) > max) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      reject(tooLarge());
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks, size));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.destroy();
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...SECURITY_HEADERS, ...headers });
+  res.end(text);
+}
+
+function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}

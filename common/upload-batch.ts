@@ -1,0 +1,236 @@
+// The upload batch: what leaves a person's machine when they turn uploads on, and the only shape the collector
+// accepts. Pure (no `node:` or DOM): the extension builds and previews batches with it, the collector validates
+// every request body with it before anything else looks at the bytes.
+//
+// Privacy is enforced by shape, not by trust: a page is a per-page aggregate (no URL, path, query, IP address,
+// hostname other than a popular `site`, nor any per-lookup record), every object is strict, every number and
+// string is bounded, time is cut to the hour, and the one free-text field (the network label) refuses anything
+// that looks like a URL, an address, a hostname or an identifier. The batch `key` is random per batch (never reused
+// across batches) so it cannot link two uploads.
+import * as v from 'valibot';
+import { POPULAR_SITES } from './popular-sites.js';
+
+/** Version of the batch shape; the collector refuses any other. */
+export const UPLOAD_BATCH_VERSION = 1;
+
+/** Resolver ids an upload may name: the public defaults, the system's own, and any person-configured one. */
+export const UPLOAD_RESOLVERS = ['cloudflare', 'google', 'quad9', 'system', 'custom'] as const;
+/** Transport ids an upload may name (a superset of this build's: doq and doh3 are reserved for the QUIC issue). */
+export const UPLOAD_TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'] as const;
+/** Kinds of network a person may say they are on. */
+export const NETWORK_TYPES = ['wifi', 'ethernet', 'cellular', 'other', 'unknown'] as const;
+export type NetworkType = (typeof NETWORK_TYPES)[number];
+/** Connection state of the measured lookups (as in common/transports.ts). */
+export const UPLOAD_MODES = ['cold', 'warm'] as const;
+
+/** Bounds of a batch; the collector enforces bodyBytes while reading, before parsing. */
+export const UPLOAD_LIMITS = {
+  /** Largest request body; a client splits its pages over several batches to stay under it. */
+  bodyBytes: 256 * 1024,
+  pages: 200,
+  /** One result per resolver × transport × mode. */
+  resultsPerPage: UPLOAD_RESOLVERS.length * UPLOAD_TRANSPORTS.length * UPLOAD_MODES.length,
+  /** Hosts one page may have needed (common/page-record.ts keeps at most 500). */
+  hostsPerPage: 500,
+  lookupsPerResult: 100_000,
+  labelLength: 32,
+  /** Longest lookup time or onLoad change accepted, ms (anything longer is a timeout, not a measurement). */
+  ms: 60_000,
+  bytesPerLookup: 1_000_000,
+  packetsPerLookup: 10_000,
+  /** Oldest hour accepted, in days before now; and how far ahead of the collector's clock a client may be. */
+  maxAgeDays: 90,
+  maxSkewHours: 2,
+} as const;
+
+/** Stable codes of every refusal validateBatch returns (and the collector answers with, status 400). */
+export const BATCH_ERROR_CODES = {
+  NOT_AN_OBJECT: 'bad-type',
+  BAD_VERSION: 'bad-version',
+  MISSING_FIELD: 'missing-field',
+  UNKNOWN_FIELD: 'unknown-field',
+  BAD_VALUE: 'bad-value',
+  OUT_OF_RANGE: 'out-of-range',
+  TOO_MANY: 'too-many-items',
+  IDENTIFYING: 'identifying-string',
+  INCONSISTENT: 'inconsistent',
+} as const;
+export type BatchErrorCode = (typeof BATCH_ERROR_CODES)[keyof typeof BATCH_ERROR_CODES];
+
+/** Stable codes of the collector's other answers (`{ok: false, code, message}`), by HTTP status. */
+export const COLLECTOR_ERROR_CODES = {
+  BAD_JSON: 'bad-json', // 400
+  BAD_TOKEN: 'bad-deletion-token', // 400: missing or malformed Dnscost-Deletion-Token
+  BAD_QUERY: 'bad-query', // 400: unknown aggregate filter or value
+  NOT_FOUND: 'not-found', // 404: no such path, or no such batch for this token
+  METHOD_NOT_ALLOWED: 'method-not-allowed', // 405
+  KEY_CONFLICT: 'key-conflict', // 409: the key was used for a different body or token
+  BODY_TOO_LARGE: 'body-too-large', // 413
+  BAD_CONTENT_TYPE: 'bad-content-type', // 415
+  RATE_LIMITED: 'rate-limited', // 429, with Retry-After
+  INTERNAL: 'internal', // 500
+  UNAVAILABLE: 'unavailable', // 503: the store did not commit; nothing was acknowledged, retry later
+} as const;
+export type CollectorErrorCode = (typeof COLLECTOR_ERROR_CODES)[keyof typeof COLLECTOR_ERROR_CODES];
+
+/** Header carrying a batch's deletion secret (upload and delete); the collector keeps only its SHA-256. */
+export const DELETION_TOKEN_HEADER = 'dnscost-deletion-token';
+/** A deletion secret: 32–128 characters of A–Z a–z 0–9 _ - (e.g. 32 random bytes, base64url). */
+export const DELETION_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
+/** A batch key, as in uploadBatch. */
+export const BATCH_KEY = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** Why a batch was refused: a stable code, a message, and where (`pages.3.results.0.p95Ms`; "" for the whole). */
+export interface BatchError {
+  code: BatchErrorCode;
+  message: string;
+  path: string;
+}
+
+const IDENTIFYING = [
+  /[a-z][a-z0-9+.-]*:\/\//i, // a URL scheme
+  /[/\\@?#=%:]/, // path, query, userinfo, fragment, escape, port or IPv6 separators
+  /[\p{L}\p{N}]\.[\p{L}\p{N}]/u, // a dotted name or an IPv4 address
+  /\p{N}{6,}/u, // long digit runs: phone numbers, account or device numbers
+  /[0-9a-f]{12,}/i, // long hex runs: MAC addresses without separators, hashes, ids
+];
+
+/** True when `text` looks like a URL, path, IP address, hostname, e-mail address or identifier. */
+export function looksIdentifying(text: string): boolean {
+  return IDENTIFYING.some((re) => re.test(text));
+}
+
+const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+const num = (min: number, max: number) => v.pipe(v.number(), v.minValue(min), v.maxValue(max));
+const ms = num(0, UPLOAD_LIMITS.ms);
+const list = <T extends v.GenericSchema>(item: T, max: number) => v.pipe(v.array(item), v.minLength(1), v.maxLength(max));
+
+/** A person-chosen network label ("home", "office"): letters, digits, spaces and a little punctuation. */
+const label = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(UPLOAD_LIMITS.labelLength),
+  v.check((s) => !looksIdentifying(s), 'looks like a URL, address, hostname or identifier'),
+  v.regex(/^[\p{L}\p{N}][\p{L}\p{N} _'&()+-]*$/u, 'only letters, digits, spaces and _ \' & ( ) + -'),
+);
+
+/** A UTC hour, "2026-11-21T14Z": coarse on purpose, so a page's time cannot single out a visit. */
+const hour = v.pipe(v.string(), v.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3])Z$/, 'a UTC hour like 2026-11-21T14Z'));
+
+/** The estimated change of a page's onLoad time if its lookups had used this resolver × transport, with bounds. */
+const onload = v.pipe(
+  v.strictObject({ pointMs: num(-UPLOAD_LIMITS.ms, UPLOAD_LIMITS.ms), lowMs: num(-UPLOAD_LIMITS.ms, UPLOAD_LIMITS.ms), highMs: num(-UPLOAD_LIMITS.ms, UPLOAD_LIMITS.ms) }),
+  v.check((o) => o.lowMs <= o.pointMs && o.pointMs <= o.highMs, 'needs lowMs ≤ pointMs ≤ highMs'),
+);
+
+/** What one resolver × transport × mode did for one page's hostnames. */
+const result = v.pipe(
+  v.strictObject({
+    resolver: v.picklist(UPLOAD_RESOLVERS),
+    transport: v.picklist(UPLOAD_TRANSPORTS),
+    mode: v.picklist(UPLOAD_MODES),
+    lookups: int(1, UPLOAD_LIMITS.lookupsPerResult),
+    failures: int(0, UPLOAD_LIMITS.lookupsPerResult),
+    /** Lookup time over the successful lookups; null when every lookup failed. */
+    medianMs: v.nullable(ms),
+    p5Ms: v.nullable(ms),
+    p95Ms: v.nullable(ms),
+    /** null when no estimate was made (e.g. the page's onLoad was not seen). */
+    onload: v.nullable(onload),
+    /** Per lookup, on the wire (set-up included for cold lookups); null when not counted. */
+    bytesPerLookup: v.nullable(num(0, UPLOAD_LIMITS.bytesPerLookup)),
+    packetsPerLookup: v.nullable(num(0, UPLOAD_LIMITS.packetsPerLookup)),
+  }),
+  v.check((r) => r.failures <= r.lookups, 'needs failures ≤ lookups'),
+  v.check(
+    (r) => (r.failures === r.lookups) === (r.medianMs === null) && (r.medianMs === null) === (r.p5Ms === null) && (r.p5Ms === null) === (r.p95Ms === null),
+    'medianMs, p5Ms and p95Ms are null exactly when every lookup failed',
+  ),
+  v.check((r) => r.medianMs === null || (r.p5Ms! <= r.medianMs && r.medianMs <= r.p95Ms!), 'needs p5Ms ≤ medianMs ≤ p95Ms'),
+);
+
+/** One page: which popular site (or "other"), when (to the hour), how many hosts, and the results. */
+const page = v.pipe(
+  v.strictObject({
+    site: v.picklist([...POPULAR_SITES, 'other']),
+    hour,
+    hosts: int(1, UPLOAD_LIMITS.hostsPerPage),
+    results: list(result, UPLOAD_LIMITS.resultsPerPage),
+  }),
+  v.check(
+    (p) => new Set(p.results.map((r) => `${r.resolver} ${r.transport} ${r.mode}`)).size === p.results.length,
+    'each resolver × transport × mode appears once per page',
+  ),
+);
+
+/** A whole upload. */
+export const uploadBatch = v.strictObject({
+  version: v.literal(UPLOAD_BATCH_VERSION),
+  /** Idempotency key, random per batch: a retry sends the same key and body, and is stored once. */
+  key: v.pipe(v.string(), v.regex(BATCH_KEY, '16–64 characters of A–Z a–z 0–9 _ -')),
+  network: v.strictObject({ type: v.picklist(NETWORK_TYPES), label: v.optional(label) }),
+  pages: list(page, UPLOAD_LIMITS.pages),
+});
+export type UploadBatch = v.InferOutput<typeof uploadBatch>;
+export type UploadPage = UploadBatch['pages'][number];
+export type UploadResult = UploadPage['results'][number];
+
+/** Clock for the hour bounds; a parameter so tests pass a fixed one. */
+export interface ValidateOptions {
+  now?: () => number;
+}
+
+/**
+ * Validates an already-parsed body: the batch, or the first problem as `{code, message, path}`. Never throws.
+ * Besides the shape, every page's hour must be at most maxAgeDays old and at most maxSkewHours ahead of `now`.
+ */
+export function validateBatch(value: unknown, { now = Date.now }: ValidateOptions = {}): { ok: true; batch: UploadBatch } | ({ ok: false } & BatchError) {
+  // valibot takes an array for an object with missing keys; a batch is never one.
+  if (Array.isArray(value)) return { ok: false, code: BATCH_ERROR_CODES.NOT_AN_OBJECT, message: 'a batch is an object, not an array', path: '' };
+  const parsed = v.safeParse(uploadBatch, value, { abortEarly: true });
+  if (!parsed.success) return { ok: false, ...toBatchError(parsed.issues[0]) };
+  const batch = parsed.output;
+  const t = now();
+  for (const [i, p] of batch.pages.entries()) {
+    const at = Date.parse(`${p.hour.slice(0, -1)}:00:00Z`);
+    // Date.parse accepts 2026-02-31 and rolls it over; the round trip refuses such dates.
+    const real = Number.isFinite(at) && new Date(at).toISOString().slice(0, 13) === p.hour.slice(0, -1);
+    if (!real || at < t - UPLOAD_LIMITS.maxAgeDays * 86_400_000 || at > t + UPLOAD_LIMITS.maxSkewHours * 3_600_000) {
+      return { ok: false, code: BATCH_ERROR_CODES.OUT_OF_RANGE, message: `hour ${p.hour} is not a real hour within the last ${UPLOAD_LIMITS.maxAgeDays} days`, path: `pages.${i}.hour` };
+    }
+  }
+  return { ok: true, batch };
+}
+
+function toBatchError(issue: v.BaseIssue<unknown> | undefined): BatchError {
+  const path = (issue?.path ?? []).map((p) => String(p.key)).join('.');
+  // valibot messages quote the received value; cut them so a hostile string is not echoed at length.
+  const message = `${path || '(batch)'}: ${(issue?.message ?? 'invalid').slice(0, 160)}`;
+  return { code: codeOf(issue, path), message, path };
+}
+
+function codeOf(issue: v.BaseIssue<unknown> | undefined, path: string): BatchErrorCode {
+  const C = BATCH_ERROR_CODES;
+  switch (issue?.type) {
+    case 'literal':
+      return path === 'version' ? C.BAD_VERSION : C.BAD_VALUE;
+    case 'strict_object':
+      if (issue.expected === 'never') return C.UNKNOWN_FIELD;
+      return issue.received === 'undefined' && path !== '' ? C.MISSING_FIELD : C.NOT_AN_OBJECT;
+    case 'min_value':
+    case 'max_value':
+    case 'integer':
+      return C.OUT_OF_RANGE;
+    case 'max_length':
+      return issue.input !== undefined && Array.isArray(issue.input) ? C.TOO_MANY : C.BAD_VALUE;
+    case 'check':
+      // The label's one check is looksIdentifying; every other check relates fields of one object.
+      return path === 'network.label' ? C.IDENTIFYING : C.INCONSISTENT;
+    case 'picklist':
+    case 'regex':
+    case 'min_length':
+      return C.BAD_VALUE;
+    default:
+      return C.NOT_AN_OBJECT;
+  }
+}

@@ -73,6 +73,8 @@ export interface LaunchOptions {
   registerHost?: boolean;
   /** Extra environment for the browser (and so the host). */
   env?: NodeJS.ProcessEnv;
+  /** Extra Chromium switches. */
+  chromiumArgs?: string[];
 }
 
 /** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -114,6 +116,7 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
       '--disable-sync',
       `--load-extension=${o.extensionDir}`,
       `--disable-extensions-except=${o.extensionDir}`,
+      ...(o.chromiumArgs ?? []),
     ],
     env: { ...process.env, ...o.env },
     timeout: 30_000,
@@ -199,8 +202,9 @@ export function outerBrowserTests(
   innerEnv: string,
   title: (name: BrowserName) => string,
   budgetMs: Record<BrowserName, number>,
+  browsers: readonly BrowserName[] = ['chromium', 'firefox'],
 ): void {
-  for (const name of ['chromium', 'firefox'] as const) {
+  for (const name of browsers) {
     test(title(name), { timeout: budgetMs[name] + 10_000 }, async (t) => {
       if (process.getuid?.() !== 0) return t.skip('needs root: browsers run in a loopback-only network namespace (unshare --net)');
       if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);

@@ -1,9 +1,10 @@
-// Options page entry: the person's settings (consent, resolvers, budget, exclusions, clearing data, export and
-// import) and the native host's status. Every change goes to the background as a settings message and the page
+// Options page entry: the person's settings (consent, resolvers, budget, exclusions, the opt-in upload with its
+// byte-exact preview, clearing data, export and import) and the native host's status. Every change goes to the background as a settings message and the page
 // re-renders from its reply; nothing here writes storage. Text from settings, files or the policy only ever
 // reaches the page through textContent.
 import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-resolvers.js';
-import type { Failure } from '../../../common/extension-messages.js';
+import type { ExtensionMessage, Failure } from '../../../common/extension-messages.js';
+import type { UploadStatus } from '../../../common/upload-messages.js';
 import type { SettingsFailure, SettingsView } from '../../../common/settings-messages.js';
 import { defaultSettings } from '../../../common/settings.js';
 import type { ResolverSpec } from '../../../common/schema.js';
@@ -65,7 +66,7 @@ function take(reply: SettingsView | Failure | SettingsFailure, done?: string): r
   return true;
 }
 
-async function change(changes: { resolvers?: ResolverSpec[]; budget?: { pagesPerHour?: number; remeasureAfterHours?: number }; exclusions?: string[] }, done: string): Promise<boolean> {
+async function change(changes: Extract<ExtensionMessage, { type: 'settings-set' }>['changes'], done: string): Promise<boolean> {
   return take(await send({ type: 'settings-set', changes }), done);
 }
 
@@ -208,7 +209,74 @@ function render(v: SettingsView): void {
   renderResolvers(v);
   renderBudget(v);
   renderExclusions(v);
+  renderUpload(v);
   document.body.dataset.settings = 'ready';
+}
+
+function renderUpload(v: SettingsView): void {
+  const u = v.own.upload;
+  ($('upload-enabled') as HTMLInputElement).checked = u.enabled;
+  ($('upload-paused') as HTMLInputElement).checked = u.paused;
+  ($('upload-collector') as HTMLInputElement).value = u.collector;
+  ($('upload-network-type') as HTMLSelectElement).value = u.network.type;
+  ($('upload-network-label') as HTMLInputElement).value = u.network.label ?? '';
+  void renderUploadState();
+}
+
+async function renderUploadState(): Promise<void> {
+  const r = await send({ type: 'upload-status' });
+  const box = $('upload');
+  if (!r.ok) return sayFailure(r, $('upload-state'));
+  const s: UploadStatus = r;
+  box.dataset.state = !s.enabled ? 'off' : s.paused ? 'paused' : 'on';
+  const waiting = s.queued.reduce((n, b) => n + b.pages, 0) + s.pendingPages;
+  const last = s.queued[0]?.lastError;
+  $('upload-state').textContent = [
+    !s.enabled ? 'Uploads are off.' : s.paused ? 'Uploads are paused.' : `Uploads are on, to ${s.collector}.`,
+    `${waiting} page summaries waiting, ${s.sent.reduce((n, b) => n + b.pages, 0)} uploaded in ${s.sent.length} batches.`,
+    last ? `The last try failed (${last.code}): it will be tried again.` : '',
+    s.refused.length ? `${s.refused.length} batches were refused by the collector (${s.refused.at(-1)!.code}).` : '',
+  ].filter(Boolean).join(' ');
+}
+
+function wireUpload(): void {
+  $('upload-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const label = ($('upload-network-label') as HTMLInputElement).value.trim();
+    const reply = await send({
+      type: 'settings-set',
+      changes: {
+        upload: {
+          enabled: ($('upload-enabled') as HTMLInputElement).checked,
+          paused: ($('upload-paused') as HTMLInputElement).checked,
+          collector: ($('upload-collector') as HTMLInputElement).value.trim(),
+          network: { type: ($('upload-network-type') as HTMLSelectElement).value, ...(label ? { label } : {}) },
+        },
+      },
+    });
+    if (reply.ok) $('upload-error').textContent = '';
+    else $('upload-error').textContent = ('problems' in reply && reply.problems.length ? reply.problems : [reply.message]).join('; ');
+    take(reply, 'Upload settings saved.');
+  });
+  $('upload-preview').addEventListener('click', async () => {
+    const r = await send({ type: 'upload-preview' });
+    const pre = $('upload-preview-bytes');
+    pre.hidden = false;
+    if (!r.ok) pre.textContent = r.message;
+    else pre.textContent = r.batch ? r.batch.body : 'Nothing is waiting to be uploaded.';
+    pre.dataset.key = r.ok && r.batch ? r.batch.key : '';
+    void renderUploadState();
+  });
+  $('upload-send').addEventListener('click', async () => {
+    await send({ type: 'upload-flush' });
+    void renderUploadState();
+  });
+  $('upload-delete').addEventListener('click', async () => {
+    const r = await send({ type: 'upload-delete' });
+    if (r.ok) say(r.failed.length ? `${r.deleted} uploads deleted; ${r.failed.length} could not be reached and stay listed.` : `${r.deleted} uploads deleted from the collector.`, r.failed.length === 0);
+    else sayFailure(r);
+    void renderUploadState();
+  });
 }
 
 /** Shows which fields are needed for the chosen transport (TLS name for DoT/DoH, path for DoH) and its port. */
@@ -328,6 +396,7 @@ function wire(): void {
 
 document.getElementById('version')!.textContent = `Extension version ${browser.runtime.getManifest().version}.`;
 wire();
+wireUpload();
 async function refresh(): Promise<void> {
   const r = await send({ type: 'settings-get' });
   if (r.ok) render(r);

@@ -206,20 +206,23 @@ test('replay: cold, the first lookup opens one connection, lookups starting mean
       const payers = page.filter((r) => r.replay!.paidSetup);
       assert.equal(payers.length, 1);
       assert.deepEqual([payers[0]!.timings.connect, payers[0]!.timings.tls, payers[0]!.reused], [15, 15, false]);
-      // d.test (at 0) and a.test (at 0) start together: one pays, the others wait about the 30 ms set-up.
+      // d.test (at 0) and a.test (at 0) start together: one pays, the others wait for its 30 ms set-up — they ask
+      // nothing before the connection is up. (Wall-clock bounds only from below: a loaded machine delays timers.)
+      const ready = payers[0]!.startedAt + 30;
+      const waitedForSetUp = (r: (typeof page)[number]) => r.replay!.waitedForConnection! > 0 && r.startedAt + r.replay!.waitedForConnection! >= ready - 1;
       for (const r of page.filter((x) => x.replay!.scheduledAt === 0 && !x.replay!.paidSetup)) {
-        assert.ok(r.replay!.waitedForConnection! > 20 && r.replay!.waitedForConnection! < 45, String(r.replay!.waitedForConnection));
+        assert.ok(waitedForSetUp(r), `${r.host} waited ${r.replay!.waitedForConnection} ms from ${r.startedAt}; ready at ${ready}`);
         assert.equal(r.timings.connect, null);
         assert.equal(r.reused, true);
       }
       // slow.test starts at 10 ms, while the connection is still opening: it waits the remaining ~20 ms.
       const slow = page.find((r) => r.host === 'slow.test')!;
-      assert.ok(slow.replay!.waitedForConnection! > 10 && slow.replay!.waitedForConnection! < 30, String(slow.replay!.waitedForConnection));
+      assert.ok(waitedForSetUp(slow), `slow.test waited ${slow.replay!.waitedForConnection} ms`);
       // c.test starts at 60 ms on the open connection: no wait, and its schedule is honoured within a few ms.
       const c = page.find((r) => r.host === 'c.test')!;
       assert.equal(c.replay!.waitedForConnection, null);
       const late = c.startedAt - (c.replay!.pageStartedAt + c.replay!.scheduledAt);
-      assert.ok(late >= -0.5 && late < 10, `c.test started ${late} ms after its offset`);
+      assert.ok(late >= -0.5 && late < 50, `c.test started ${late} ms after its offset`);
       assert.ok(Math.abs(c.replay!.endedAt - (c.startedAt + c.timings.total)) < 1e-9);
       // Counted totals are split, never double-counted: the page's records add up to the connection's counters.
       for (const r of page) {

@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const buildDir = join(root, 'build');
 const outDir = join(buildDir, 'extension');
 /** Static files, from extension/src/ to the same place under build/extension/. */
-const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'ui/page.css', 'managed-schema.json'];
+const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'managed-schema.json'];
 
 const started = Date.now();
 const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));

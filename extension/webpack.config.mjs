@@ -1,4 +1,4 @@
-// Bundles the extension's execution contexts (background, popup, options) into build/extension/. Static files
+// Bundles the extension's execution contexts (background, popup, options, dashboard) into build/extension/. Static files
 // (manifest.json, HTML, CSS) are copied by extension/build.mjs, which also type-checks and packages.
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,7 @@ export function webpackConfig(outDir) {
       background: './extension/src/background/index.ts',
       'popup/popup': './extension/src/popup/index.ts',
       'options/options': './extension/src/options/index.ts',
+      'dashboard/dashboard': './extension/src/dashboard/index.ts',
       'content/page-timing': './extension/src/content/page-timing.ts',
     },
     output: { path: outDir, filename: '[name].js', clean: false },
@@ -33,6 +34,12 @@ export function webpackConfig(outDir) {
           loader: 'ts-loader',
           // Type-checking is done once for the whole extension (tsc -p extension/tsconfig.json) before bundling.
           options: { configFile: fileURLToPath(new URL('tsconfig.json', import.meta.url)), transpileOnly: true, compilerOptions: { noEmit: false } },
+        },
+        {
+          // uPlot's stylesheet, emitted as a file beside the dashboard (linked from dashboard.html): no inline styles.
+          test: /uPlot\.min\.css$/,
+          type: 'asset/resource',
+          generator: { filename: 'dashboard/[name][ext]' },
         },
       ],
     },

@@ -22,7 +22,7 @@ import type { Page } from 'puppeteer-core';
 import { PUBLIC_RESOLVERS } from '../common/default-resolvers.js';
 import { CHROMIUM_ID, GECKO_ID } from '../common/extension-ids.js';
 import type { ResolverSpec } from '../common/schema.js';
-import type { Settings } from '../common/settings.js';
+import { DEFAULT_UPLOAD, type Settings } from '../common/settings.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName } from './helpers/browsers.js';
 import { ROOT, requireBuiltExtension } from './helpers/extension-build.js';
 
@@ -159,7 +159,7 @@ async function personScenario(name: BrowserName, work: string, timings: string[]
     const exportedText = await page.evaluate(async () => (await fetch((document.getElementById('export-link') as HTMLAnchorElement).href)).text());
     const exported = JSON.parse(exportedText) as Settings;
     assert.deepEqual(exported, set.own);
-    assert.deepEqual(exported, { version: 1, ...expected, consent: set.settings.consent });
+    assert.deepEqual(exported, { version: 1, ...expected, consent: set.settings.consent, upload: DEFAULT_UPLOAD });
 
     // Import a modified file: applied (consent stays the person's).
     const modified = { ...exported, budget: { pagesPerHour: 6, remeasureAfterHours: 48 }, exclusions: ['bank.example', 'other.example'] };

@@ -1,0 +1,191 @@
+// The personal dashboard: the person's whole history read once (history-get), filtered here by time window and site
+// with the background's own rule (common/history.ts matchesFilter), drawn as two uPlot charts, a table and a
+// plain-language recommendation, all computed by common/dashboard.ts. Exports CSV and JSON of the pages in view.
+//
+// Lifecycle: mount → history-get and settings-get (resolver names) → draw; every filter change redraws from the
+// entries in hand (no new message). `document.body.dataset.state` is `loading`, `empty` (nothing stored), `ready`
+// or `error`; `dataset.drawMs` the last draw's time from data in hand to both charts drawn in the document;
+// `dataset.shown` how many pages are in view. Text from data (hosts, resolver names) only goes in as textContent
+// (uPlot sets its labels the same way).
+import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
+import {
+  combos, comboStats, fileStamp, filterEntries, lookupCdf, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter,
+  type Combo, type ComboStats, type WindowId,
+} from '../../../common/dashboard.js';
+import type { HistoryEntry, HistoryFilter } from '../../../common/history.js';
+import type { Mode, TransportId } from '../../../common/transports.js';
+import { send } from '../ui/messages.js';
+import { drawLookupCdf, drawOnLoadCdf, TRANSPORT_SHORT, type Chart } from './plots.js';
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
+const DAY_MS = 86_400_000;
+const percent = (x: number | null) => (x === null ? '–' : `${Math.round(100 * x)} %`);
+const rate = (x: number | null) => (x === null ? '–' : x === 0 ? '0 %' : `${(100 * x).toFixed(x < 0.1 ? 2 : 1)} %`);
+
+/** The filter the form describes, at `now`. */
+function formFilter(now: number): HistoryFilter {
+  const window = ($<HTMLSelectElement>('window').value as WindowId | 'custom');
+  const day = (id: string) => {
+    const v = $<HTMLInputElement>(id).value;
+    return v ? new Date(`${v}T00:00`).getTime() : null;
+  };
+  const to = day('to');
+  const f = windowFilter(window, now, { from: day('from'), to: to === null ? null : to + DAY_MS - 1 });
+  const site = siteFromInput($<HTMLInputElement>('site').value);
+  return site ? { ...f, site } : f;
+}
+
+function renderTable(stats: readonly ComboStats[], resolverName: (id: string) => string): HTMLTableElement {
+  const t = $<HTMLTableElement>('failures');
+  t.replaceChildren();
+  const head = t.createTHead().insertRow();
+  for (const h of ['Resolver', 'Transport', 'Connection', 'Pages', 'Lookups', 'Failed', 'Failure rate', 'Pages with a failure', 'Would not load', 'Median onLoad change', 'Within ±30 ms']) head.append(el('th', h));
+  const body = t.createTBody();
+  for (const s of stats) {
+    const r = body.insertRow();
+    for (const v of [resolverName(s.resolver), TRANSPORT_SHORT[s.transport], s.mode, String(s.pages), s.lookups.toLocaleString('en'), s.failures.toLocaleString('en'), rate(s.failureRate),
+      String(s.pagesWithFailures), String(s.pagesFailing), s.medianDelta === null ? '–' : signedMs(s.medianDelta), percent(s.indistinguishable)]) {
+      r.insertCell().textContent = v;
+    }
+    Object.assign(r.dataset, { resolver: s.resolver, transport: s.transport, mode: s.mode });
+    if ((s.failureRate ?? 0) > 0.01) r.className = 'bad';
+  }
+  return t;
+}
+
+/** How an export leaves the page: a Blob link, kept in the page (the test reads it back), then clicked. */
+function offer(filename: string, type: string, text: string): void {
+  const a = $<HTMLAnchorElement>('export-link');
+  if (a.href.startsWith('blob:')) URL.revokeObjectURL(a.href);
+  a.href = URL.createObjectURL(new Blob([text], { type }));
+  a.download = filename;
+  a.textContent = `Save ${filename} again`;
+  a.hidden = false;
+  a.click();
+}
+
+/** Fills the dashboard page. */
+export async function mountDashboard(): Promise<void> {
+  const body = document.body;
+  const status = $('status');
+  const [reply, settings] = await Promise.all([send({ type: 'history-get' }), send({ type: 'settings-get' })]);
+  if (!reply.ok) {
+    body.dataset.state = 'error';
+    status.textContent = `The extension's background could not read your history (${reply.code}): ${reply.message}`;
+    status.className = 'bad';
+    return;
+  }
+  const all: HistoryEntry[] = reply.entries;
+  const names = new Map<string, string>([['system', 'your system resolver'], ...PUBLIC_RESOLVERS.map((r) => [r.id, r.name] as [string, string])]);
+  const resolverOrder: string[] = ['system'];
+  if (settings.ok) for (const r of settings.settings.resolvers) {
+    names.set(r.id, r.name);
+    resolverOrder.push(r.id);
+  }
+  const resolverName = (id: string) => names.get(id) ?? id;
+  const label = (c: Combo) => `${resolverName(c.resolver)} · ${TRANSPORT_SHORT[c.transport]}`;
+  const unreadable = reply.unreadable > 0 ? ` ${reply.unreadable} stored page${reply.unreadable === 1 ? '' : 's'} could not be read and ${reply.unreadable === 1 ? 'is' : 'are'} left out.` : '';
+
+  if (all.length === 0) {
+    body.dataset.state = 'empty';
+    status.textContent = `Nothing measured yet.${unreadable}`;
+    $('empty').hidden = false;
+    return;
+  }
+
+  let charts: Chart[] = [];
+  let generation = 0;
+  let shown: HistoryEntry[] = [];
+  let filter: HistoryFilter = {};
+
+  const draw = async (): Promise<void> => {
+    const started = performance.now();
+    const mine = ++generation;
+    filter = formFilter(Date.now());
+    const mode = $<HTMLSelectElement>('mode').value as Mode;
+    shown = filterEntries(all, filter);
+    for (const c of charts) c.plot.destroy();
+    charts = [];
+    const onloadBox = $('plot-onload');
+    const lookupBox = $('plot-lookup');
+    onloadBox.replaceChildren();
+    lookupBox.replaceChildren();
+    body.dataset.shown = String(shown.length);
+    const first = shown[0];
+    const last = shown[shown.length - 1];
+    status.textContent = first && last
+      ? `${shown.length} of ${all.length} measured pages, ${new Date(first.at).toLocaleString()} to ${new Date(last.at).toLocaleString()}.${unreadable}`
+      : `No measured page matches these filters (${all.length} in all).${unreadable}`;
+    $('content').hidden = false;
+
+    const order = combos(shown, resolverOrder);
+    const stats = comboStats(shown, order);
+    const rec = recommend(stats, mode, shown.length, { resolver: resolverName, transport: (t: TransportId) => TRANSPORT_SHORT[t] });
+    const recBox = $('recommendation');
+    recBox.dataset.kind = rec.kind;
+    const sentences = shown.length === 0 ? ['No measured page matches these filters: widen the time window or clear the site.'] : rec.sentences;
+    $('rec-text').replaceChildren(...sentences.map((s) => el('p', s)));
+    renderTable(stats, resolverName);
+
+    const width = Math.max(320, Math.min(1000, onloadBox.clientWidth || 960));
+    const deltas = onLoadDeltas(shown, mode, order);
+    const cdf = sharedCdf(deltas);
+    const lookups = lookupCdf(shown, mode);
+    const resolvers = [...new Set(order.map((c) => c.resolver))];
+    const drawn: Array<Promise<Chart>> = [];
+    // The baseline (plain UDP of the first resolver, or the system's) is 0 on every page: say so rather than leave a bare line.
+    const labels = order.map((c, i) => {
+      const d = deltas[i]!;
+      return `${label(c)} (${d.length} page${d.length === 1 ? '' : 's'}${d.length > 0 && d.every((x) => x === 0) ? ', the baseline' : ''})`;
+    });
+    if (order.length > 0) drawn.push(drawOnLoadCdf(onloadBox, width, order, (id) => resolvers.indexOf(id), labels, cdf.x, cdf.y));
+    if (lookups.series.length > 0) drawn.push(drawLookupCdf(lookupBox, width, lookups.x, lookups.series));
+    const done = await Promise.all(drawn);
+    if (mine !== generation) {
+      for (const c of done) c.plot.destroy();
+      return;
+    }
+    charts = done;
+    onloadBox.dataset.series = String(order.length);
+    onloadBox.dataset.points = String(cdf.x.length);
+    lookupBox.dataset.series = String(lookups.series.length);
+    body.dataset.mode = mode;
+    body.dataset.state = 'ready';
+    body.dataset.drawMs = (performance.now() - started).toFixed(1);
+  };
+
+  const redraw = () => void draw();
+  $<HTMLSelectElement>('window').addEventListener('change', () => {
+    $('custom-range').hidden = $<HTMLSelectElement>('window').value !== 'custom';
+    redraw();
+  });
+  for (const id of ['from', 'to', 'mode']) $(id).addEventListener('change', redraw);
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  $('site').addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(redraw, 250);
+  });
+  $('filters').addEventListener('submit', (e) => {
+    e.preventDefault();
+    redraw();
+  });
+  $('export-csv').addEventListener('click', () => offer(`dnscost-history-${fileStamp(Date.now())}.csv`, 'text/csv', toCsv(shown)));
+  $('export-json').addEventListener('click', () => offer(`dnscost-history-${fileStamp(Date.now())}.json`, 'application/json', toJson(shown, filter, Date.now())));
+  let resizing: ReturnType<typeof setTimeout> | undefined;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => {
+      const w = Math.max(320, Math.min(1000, $('plot-onload').clientWidth));
+      for (const c of charts) c.plot.setSize({ width: w, height: c.plot.height });
+    }, 200);
+  });
+  await draw();
+}

@@ -1,0 +1,94 @@
+// The dashboard's two charts, drawn by uPlot (bundled, with its CSS, by webpack): CDFs of the estimated onLoad change
+// per resolver × transport, and CDFs of lookup times per transport from the entries' bucketed histograms. Labels are
+// passed to uPlot as strings, which it sets as textContent. Each chart resolves once uPlot has drawn it (its `ready`
+// hook, after the first commit), so the page can time data-in-hand to plots-in-the-document.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
+import type { Combo } from '../../../common/dashboard.js';
+import type { TransportId } from '../../../common/transports.js';
+
+/** Short transport names for legends and sentences. */
+export const TRANSPORT_SHORT: Record<TransportId, string> = { udp: 'Do53/UDP', tcp: 'Do53/TCP', dot: 'DoT', doh: 'DoH', doh1: 'DoH (HTTP/1.1)' };
+/** One colour per transport (the popup's waterfall uses the same). */
+export const TRANSPORT_COLOURS: Record<TransportId, string> = { udp: '#44aa77', tcp: '#2277aa', dot: '#aa7722', doh: '#aa2277', doh1: '#7722aa' };
+/** Resolvers are told apart by dash pattern: the first solid, then dashed, dotted, dash-dot… */
+const DASHES: number[][] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
+
+const percentAxis: uPlot.Axis = { label: 'share', values: (_u, splits) => splits.map((v) => `${Math.round(v * 100)} %`), size: 56 };
+
+/** A chart, drawn: its uPlot instance (for destroy) and its series count (without x). */
+export interface Chart {
+  plot: uPlot;
+  series: number;
+}
+
+function draw(opts: uPlot.Options, data: uPlot.AlignedData, into: HTMLElement): Promise<Chart> {
+  return new Promise((resolve) => {
+    const withReady: uPlot.Options = { ...opts, hooks: { ...opts.hooks, ready: [(u) => resolve({ plot: u, series: u.series.length - 1 })] } };
+    // eslint-disable-next-line no-new
+    new uPlot(withReady, data, into);
+  });
+}
+
+/** Shades x within ±INDISTINGUISHABLE_MS, under the lines. */
+function shadeIndistinguishable(u: uPlot): void {
+  const { ctx, bbox } = u;
+  const x0 = Math.max(bbox.left, u.valToPos(-INDISTINGUISHABLE_MS, 'x', true));
+  const x1 = Math.min(bbox.left + bbox.width, u.valToPos(INDISTINGUISHABLE_MS, 'x', true));
+  if (!(x1 > x0)) return;
+  ctx.save();
+  ctx.fillStyle = 'rgba(0, 0, 0, 0.07)';
+  ctx.fillRect(x0, bbox.top, x1 - x0, bbox.height);
+  ctx.restore();
+}
+
+/**
+ * The CDF of the estimated onLoad change: one stepped line per resolver × transport (`combos`, legend `labels`), on
+ * the shared x of `x`/`y` (common/dashboard.ts sharedCdf).
+ */
+export function drawOnLoadCdf(into: HTMLElement, width: number, combos: readonly Combo[], resolverIndex: (id: string) => number, labels: readonly string[],
+  x: number[], y: (number | null)[][]): Promise<Chart> {
+  const stepped = uPlot.paths.stepped!({ align: 1 });
+  const series: uPlot.Series[] = [
+    { label: 'change of onLoad', value: (_u, v) => (v === null || v === undefined ? '–' : `${v > 0 ? '+' : ''}${v} ms`) },
+    ...combos.map((c, i): uPlot.Series => ({
+      label: labels[i]!,
+      stroke: TRANSPORT_COLOURS[c.transport],
+      dash: DASHES[resolverIndex(c.resolver) % DASHES.length]!,
+      width: 1.5,
+      paths: stepped,
+      points: { show: false },
+      spanGaps: true,
+      value: (_u, v) => (v === null || v === undefined ? '–' : `${Math.round(v * 100)} %`),
+    })),
+  ];
+  return draw({
+    width, height: 340,
+    scales: { x: { time: false }, y: { range: [0, 1] } },
+    axes: [{ label: 'estimated change of onLoad (ms)' }, percentAxis],
+    series,
+    legend: { live: true },
+    hooks: { drawClear: [shadeIndistinguishable] },
+  }, [x, ...y] as uPlot.AlignedData, into);
+}
+
+/** The lookup-time CDF: one line per transport through its buckets' upper bounds (log x axis). */
+export function drawLookupCdf(into: HTMLElement, width: number, x: number[], series: Array<{ transport: TransportId; n: number; y: number[] }>): Promise<Chart> {
+  return draw({
+    width, height: 300,
+    scales: { x: { time: false, distr: 3, log: 10 }, y: { range: [0, 1] } },
+    axes: [{ label: 'lookup time (ms, log scale; bucket upper bounds)' }, percentAxis],
+    series: [
+      { label: 'at or below', value: (_u, v) => (v === null || v === undefined ? '–' : `${v} ms`) },
+      ...series.map((s): uPlot.Series => ({
+        label: `${TRANSPORT_SHORT[s.transport]} (${s.n.toLocaleString('en')} lookups)`,
+        stroke: TRANSPORT_COLOURS[s.transport],
+        width: 1.5,
+        points: { show: true, size: 5 },
+        value: (_u, v) => (v === null || v === undefined ? '–' : `${Math.round(v * 100)} %`),
+      })),
+    ],
+    legend: { live: true },
+  }, [x, ...series.map((s) => s.y)] as uPlot.AlignedData, into);
+}

@@ -1,6 +1,6 @@
 // The opt-in upload end to end in real headless Chromium with the real host, the lab resolver and a real collector
 // (embedded store) on loopback: uploads are off until turned on in the options page; a measured page becomes a
-// batch whose preview (the options page's "Show the next upload") is byte for byte what the collector stored (its
+// batch that waits while the collector is down and arrives once it is back; its preview (the options page's "Show the next upload") is byte for byte what the collector stored (its
 // SHA-256 of the body it received); a popular site appears in the public aggregates only once 5 batches back it;
 // "Delete everything I uploaded" removes the data; and no stored value holds a URL, a path, an IP address or a
 // hostname outside the shipped list.
@@ -126,6 +126,18 @@ function innerTests(): void {
         // Before this batch, fewer than 5 backed the site: it was not named.
         const before = await aggregates();
         assert.ok(!before.some((c) => c.site === 'ikea.com'), `named after ${i} batches: ${JSON.stringify(before).slice(0, 300)}`);
+        if (i === 0) {
+          // The collector is down: the batch stays queued with the reason; once it is back, it arrives exactly once.
+          const port = Number(new URL(collector.url).port);
+          await collector.close();
+          await click(options, 'upload-send');
+          const failed = await poll('the try fails', 20_000, async () => {
+            const s = await status();
+            return s.queued[0]?.lastError ? s : undefined;
+          });
+          assert.deepEqual([failed.queued.length, failed.queued[0]!.key, failed.queued[0]!.lastError!.code, failed.sent.length], [1, shown.key, 'unreachable', 0]);
+          collector = await startCollector({ store: await openPgliteStore(dataDir), aggregatesTtlMs: 0, port });
+        }
         await click(options, 'upload-send');
         await poll('the batch is acknowledged', 20_000, async () => ((await status()).sent.length === i + 1 ? true : undefined));
         sentAfter.push((await status()).sent.length);

@@ -60,7 +60,8 @@ export interface HistoryEntry {
   cells: HistoryCell[];
 }
 
-const round = (x: number | null, digits = 1): number | null => (x === null || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
+// `+ 0` turns a rounded -0 into 0 (JSON would anyway; comparisons in memory should not see it).
+const round = (x: number | null, digits = 1): number | null => (x === null || !Number.isFinite(x) ? null : Number(x.toFixed(digits)) + 0);
 
 /** The bucket counts of `values` over LOOKUP_BUCKETS_MS. */
 export function lookupHistogram(values: readonly number[]): number[] {

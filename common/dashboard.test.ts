@@ -7,7 +7,7 @@ import {
 import { HISTORY_VERSION, isHistoryEntry, LOOKUP_BUCKETS_MS, lookupHistogram, type HistoryCell, type HistoryEntry } from './history.js';
 import type { Mode, TransportId } from './transports.js';
 
-const NAMES: Names = { resolver: (id) => ({ cloudflare: 'Cloudflare', google: 'Google Public DNS' })[id] ?? id, transport: (t) => ({ udp: 'Do53/UDP', tcp: 'Do53/TCP', dot: 'DoT', doh: 'DoH', doh1: 'DoH/1.1' })[t] };
+const NAMES: Names = { resolver: (id) => ({ cloudflare: 'Cloudflare', google: 'Google Public DNS' })[id] ?? id, transport: (t) => ({ udp: 'Do53/UDP', tcp: 'Do53/TCP', dot: 'DoT', doh: 'DoH', doh1: 'DoH/1.1', doq: 'DoQ', doh3: 'DoH3' })[t] };
 
 function cell(resolver: string, transport: TransportId, mode: Mode, delta: number | null, over: Partial<HistoryCell> = {}): HistoryCell {
   return {

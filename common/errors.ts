@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   REFUSED: 'refused',
   NXDOMAIN: 'nxdomain',
   RCODE: 'rcode',
+  /** The transport cannot run in this installation (e.g. the QUIC companion is not built): not a lookup failure. */
+  TRANSPORT_UNAVAILABLE: 'transport-unavailable',
   // request / boundary errors
   BAD_JSON: 'bad-json',
   BAD_FRAME: 'bad-frame',

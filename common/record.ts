@@ -21,9 +21,12 @@ export interface AnswerData {
 
 /** Phase timings in milliseconds on one monotonic clock; null where a phase does not apply to this exchange. */
 export interface Timings {
-  /** TCP three-way handshake (new connections only). */
+  /** TCP three-way handshake (new connections only); null over QUIC, which has no separate connect. */
   connect: number | null;
-  /** TLS handshake (new TLS connections only). */
+  /**
+   * TLS handshake (new TLS connections only). Over QUIC (doq, doh3) the QUIC handshake, which carries TLS 1.3: until
+   * the query could be sent — with 0-RTT that is before the handshake finished.
+   */
   tls: number | null;
   /** Query sent → full answer parsed. */
   query: number | null;
@@ -37,23 +40,29 @@ export interface TlsInfo {
   alpn: string | null;
   cipher: string | null;
   resumed: boolean;
+  /** QUIC only: the query travelled in 0-RTT early data and the server accepted it. */
+  earlyData?: boolean;
 }
 
 /** Bytes per protocol layer; a layer that does not apply is null. */
 export interface LayerBytes {
-  /** DNS messages (with DoT/TCP's 2-byte length prefix). */
+  /** DNS messages (with the 2-byte length prefix of TCP, DoT and DoQ). */
   dns: Pair;
   /** HTTP framing: HTTP/2 frames and HPACK headers, or HTTP/1.1 request/status lines and headers. */
   http: Pair | null;
   /** TLS: handshake messages, record headers, AEAD tags, session tickets, alerts. */
   tls: Pair | null;
-  /** TCP or UDP headers and IP headers, including segments that carry no data (SYN, ACK, FIN). */
+  /**
+   * TCP or UDP headers and IP headers, including segments that carry no data (SYN, ACK, FIN). Over QUIC the rest of
+   * the UDP payload (QUIC framing, TLS handshake, HTTP/3, padding, ACKs) is not split further: `http` and `tls` are
+   * null and `bytes` minus `dns` minus `headers` is all of it.
+   */
   headers: Pair;
 }
 
 /** Something a transport did that a proxy would hide: recorded, never smoothed over. */
 export interface ExchangeEvent {
-  type: 'truncated' | 'connection-opened' | 'connection-closed' | 'session-resumed' | 'goaway' | 'retransmission';
+  type: 'truncated' | 'connection-opened' | 'connection-closed' | 'session-resumed' | 'goaway' | 'retransmission' | 'early-data';
   detail?: string;
 }
 

@@ -130,6 +130,15 @@ export interface SummaryRow {
   bytesPerExchange: Summary;
 }
 
+/** An endpoint a measurement left out because its transport cannot run here (e.g. doq/doh3 without the QUIC companion). */
+export interface UnavailableEndpoint {
+  resolver: string;
+  endpoint: string;
+  transport: TransportId;
+  code: 'transport-unavailable';
+  message: string;
+}
+
 /** Every reply the host sends; each echoes the request's id. */
 export type Reply =
   | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[] }
@@ -145,6 +154,8 @@ export type Reply =
       exchanges: number;
       cancelled: boolean;
       summary: SummaryRow[];
+      /** Endpoints left out because their transport cannot run in this installation (not failures); absent when none. */
+      unavailable?: UnavailableEndpoint[];
     }
   | { id: RequestId | null; type: 'error'; code: ErrorCode; message: string };
 

@@ -1,7 +1,7 @@
 // Transport ids: spelled the same in file names, registry keys, the schema and the UI.
 
-/** Every transport id dnscost knows; `doq` and `doh3` are reserved for the QUIC issue. */
-export const TRANSPORT_IDS = ['udp', 'tcp', 'dot', 'doh', 'doh1'] as const;
+/** Every transport id dnscost knows; `doq` (RFC 9250) and `doh3` (DoH over HTTP/3) run over QUIC. */
+export const TRANSPORT_IDS = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'] as const;
 
 /** One of the transports this build can measure. */
 export type TransportId = (typeof TRANSPORT_IDS)[number];
@@ -17,7 +17,17 @@ export function isTransportId(value: unknown): value is TransportId {
 
 /** True for transports that run over TLS. */
 export function isEncrypted(t: TransportId): boolean {
-  return t === 'dot' || t === 'doh' || t === 'doh1';
+  return t === 'dot' || t === 'doh' || t === 'doh1' || t === 'doq' || t === 'doh3';
+}
+
+/** True for transports that run over QUIC (UDP): no TCP connect phase, the QUIC handshake carries TLS. */
+export function isQuic(t: TransportId): boolean {
+  return t === 'doq' || t === 'doh3';
+}
+
+/** True for the DNS-over-HTTPS transports (any HTTP version). */
+export function isDoh(t: TransportId): boolean {
+  return t === 'doh' || t === 'doh1' || t === 'doh3';
 }
 
 /** Record types a lookup may ask, by name; HTTPS is type 65 as browsers ask it. */

@@ -1,5 +1,6 @@
 // Every transport returns the same answers as kdig for the lab zone's record types, against two real resolver
-// implementations (CoreDNS on every transport, unbound on those it speaks).
+// implementations (CoreDNS on every transport, unbound on those it speaks). DoQ and DoH3 (CoreDNS only) are compared
+// with kdig's DoT and DoH answers from the same server: Debian's kdig crashes with +quic and has no HTTP/3.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, describe, test } from 'node:test';
@@ -51,6 +52,12 @@ function kdigArgs(e: EndpointSpec, ca: string): string[] {
     case 'doh1':
       // kdig speaks DoH over HTTP/2 only; the same server's HTTP/2 answer is the reference for HTTP/1.1.
       return [...base, ...tls, `+https=${e.path}`];
+    case 'doq':
+      // Debian's kdig crashes with +quic: the same server's DoT answer is the reference for DoQ (same port number).
+      return [...base, ...tls];
+    case 'doh3':
+      // kdig has no HTTP/3: the same server's DoH (HTTP/2) answer is the reference for DoH3 (same port number).
+      return [...base, ...tls, `+https=${e.path}`, ...(e.method === 'GET' ? ['+https-get'] : [])];
   }
 }
 
@@ -87,6 +94,8 @@ function endpointsOf(lab: LabResolver): EndpointSpec[] {
   ];
   // unbound answers HTTP/1.1 requests with an HTTP/2 preface (it speaks h2 only); CoreDNS speaks both.
   if (lab.name === 'coredns') list.push(parseEndpoint(e.doh, { connect, http1: true }));
+  if (e.doq) list.push(parseEndpoint(e.doq, { connect }));
+  if (e.doh3) list.push(parseEndpoint(e.doh3, { connect }), parseEndpoint(e.doh3, { connect, method: 'GET' }));
   return list;
 }
 
@@ -111,6 +120,14 @@ async function compareAll(lab: LabResolver): Promise<void> {
         assert.equal(rec.ok, false, label);
         assert.equal(rec.error?.code, 'truncated', label);
         assert.ok(rec.events.some((e) => e.type === 'truncated'), label);
+        continue;
+      }
+      if ((endpoint.transport === 'doq' || endpoint.transport === 'doh3') && c.name === LAB_ZONE.big.name) {
+        // CoreDNS cuts DoQ and DoH3 answers to the query's EDNS buffer (1232) and sets TC, although neither has a
+        // size limit (RFC 9250 §4.2, RFC 8484 §6): the server's behaviour, recorded as it is — not a dnscost error.
+        assert.equal(rec.ok, false, label);
+        assert.equal(rec.error?.code, 'truncated', label);
+        assert.ok(rec.answers.length < ref.answers.length || ref.answers.length === 0, `${label}: a truncated answer`);
         continue;
       }
       assert.equal(rec.rcode, ref.status, `${label}: rcode`);

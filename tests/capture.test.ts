@@ -169,7 +169,7 @@ function compare(run: Run): { rows: Row[]; connections: ConnectionRow[]; problem
   const problems: string[] = [];
   const gaps: string[] = [];
   const notes: string[] = [];
-  const portOf: Record<TransportId, number> = { udp: ports.dns, tcp: ports.dns, dot: ports.tls, doh: ports.https, doh1: ports.https };
+  const portOf: Record<TransportId, number> = { udp: ports.dns, tcp: ports.dns, dot: ports.tls, doh: ports.https, doh1: ports.https, doq: ports.tls, doh3: ports.https };
   const labPorts = new Set([ports.dns, ports.tls, ports.https]);
   const at = (marker: number): number => {
     const n = markers.get(marker);

@@ -13,6 +13,10 @@ test('a valid DoT endpoint; defaults for port and DoH path', () => {
   assert.deepEqual(doh, { ok: true, name: 'Lab', endpoint: { transport: 'doh', address: '2001:db8::53', port: 443, serverName: 'dns.test', path: '/dns-query', method: 'GET' } });
   const udp = checkEndpointFields({ ...base, transport: 'udp', port: '', serverName: 'ignored' });
   assert.deepEqual(udp, { ok: true, name: 'Lab', endpoint: { transport: 'udp', address: '127.0.0.1', port: 53 } });
+  const doq = checkEndpointFields({ ...base, transport: 'doq', port: '' });
+  assert.deepEqual(doq, { ok: true, name: 'Lab', endpoint: { transport: 'doq', address: '127.0.0.1', port: 853, serverName: 'dns.test' } });
+  const doh3 = checkEndpointFields({ ...base, transport: 'doh3', port: '', path: '/q' });
+  assert.deepEqual(doh3, { ok: true, name: 'Lab', endpoint: { transport: 'doh3', address: '127.0.0.1', port: 443, serverName: 'dns.test', path: '/q', method: 'POST' } });
 });
 
 test('each wrong field gets its own message', () => {
@@ -25,7 +29,7 @@ test('each wrong field gets its own message', () => {
     [{ serverName: '' }, 'serverName', /certificate/],
     [{ serverName: 'bad name' }, 'serverName', /invalid label/],
     [{ transport: 'doh', path: 'dns-query' }, 'path', /starts with/],
-    [{ transport: 'doq' }, 'transport', /transport/],
+    [{ transport: 'dnscrypt' }, 'transport', /transport/],
   ];
   for (const [change, field, message] of cases) {
     const r = checkEndpointFields({ ...base, ...change });

@@ -13,14 +13,15 @@ import type { TransportId } from '../common/transports.js';
 import { parseEndpoint } from '../native-host/src/endpoints.js';
 import { measure } from '../native-host/src/measure.js';
 import { issueLeaf, LAB_CERT_IPS, LAB_CERT_NAMES, makeCA, type CertAuthority } from './lab/certs.js';
-import { startFaultServer, type FaultServer, type FaultTlsMode } from './lab/fault-server.js';
+import { startFaultServer, type FaultServer, type FaultTlsMode, type FaultTransport } from './lab/fault-server.js';
 import { HOST_BIN } from './helpers/host-process.js';
 
 const TIMEOUT_MS = 1000;
 /** Scheduling slack on 2 busy cores; an exchange that ends later than this has hung past its timeout. */
 const SLACK_MS = 250;
-const ALL: TransportId[] = ['udp', 'tcp', 'dot', 'doh', 'doh1'];
-const STREAMS: TransportId[] = ['tcp', 'dot', 'doh', 'doh1'];
+// The fault server speaks the TCP-based transports and UDP; QUIC faults are not injected (a real QUIC stack is needed).
+const ALL: FaultTransport[] = ['udp', 'tcp', 'dot', 'doh', 'doh1'];
+const STREAMS: FaultTransport[] = ['tcp', 'dot', 'doh', 'doh1'];
 const HTTP: TransportId[] = ['doh', 'doh1'];
 
 /** fault label → expected code per transport (null = the exchange succeeds). */
@@ -69,7 +70,7 @@ async function server(tls: FaultTlsMode = 'ok'): Promise<FaultServer> {
   return s;
 }
 
-function endpoints(s: FaultServer): Record<TransportId, EndpointSpec> {
+function endpoints(s: FaultServer): Record<FaultTransport, EndpointSpec> {
   const connect = new Map([['dns.test', s.address]]);
   return {
     udp: parseEndpoint(s.endpoints.udp),

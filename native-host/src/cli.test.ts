@@ -15,6 +15,10 @@ test('endpoint URLs parse to specs and print back the same', () => {
     ['tls://dns.test', { transport: 'dot', address: '127.0.0.1', port: 853, serverName: 'dns.test' }, 'tls://dns.test:853'],
     ['https://dns.test:8443/q', { transport: 'doh', address: '127.0.0.1', port: 8443, serverName: 'dns.test', path: '/q', method: 'POST' }, 'https://dns.test:8443/q'],
     ['https://dns.test', { transport: 'doh', address: '127.0.0.1', port: 443, serverName: 'dns.test', path: '/dns-query', method: 'POST' }, 'https://dns.test:443/dns-query'],
+    ['quic://dns.test', { transport: 'doq', address: '127.0.0.1', port: 853, serverName: 'dns.test' }, 'quic://dns.test:853'],
+    ['quic://[::1]:8853', { transport: 'doq', address: '::1', port: 8853, serverName: '::1' }, 'quic://[::1]:8853'],
+    ['h3://dns.test:8443/q', { transport: 'doh3', address: '127.0.0.1', port: 8443, serverName: 'dns.test', path: '/q', method: 'POST' }, 'h3://dns.test:8443/q'],
+    ['h3://dns.test', { transport: 'doh3', address: '127.0.0.1', port: 443, serverName: 'dns.test', path: '/dns-query', method: 'POST' }, 'h3://dns.test:443/dns-query'],
   ];
   for (const [url, spec, back] of cases) {
     const parsed = parseEndpoint(url, { connect });

@@ -24,13 +24,17 @@ Usage:
 
 Measure options:
   --endpoint URL      a resolver endpoint; repeatable. udp://IP:PORT, tcp://IP:PORT,
-                      tls://NAME:PORT (DoT), https://NAME:PORT/PATH (DoH over HTTP/2)
+                      tls://NAME:PORT (DoT), https://NAME:PORT/PATH (DoH over HTTP/2),
+                      quic://NAME:PORT (DoQ), h3://NAME:PORT/PATH (DoH over HTTP/3); the last
+                      two need the QUIC companion (scripts/setup builds it), else they are
+                      reported unavailable and left out
   --http1.1           https endpoints use HTTP/1.1 (transport doh1) instead of HTTP/2
-  --get               DoH uses GET ?dns= (as Chromium) instead of POST (as Firefox)
+  --get               DoH (and DoH3) uses GET ?dns= (as Chromium) instead of POST (as Firefox);
+                      with --resume, DoH3 GET queries may go in 0-RTT
   --connect NAME=IP   reach NAME at IP without a DNS lookup (like curl --resolve); repeatable
   --ca FILE           also trust this CA certificate (PEM) for TLS endpoints
   --resolver ID       measure a default resolver: system, cloudflare, google, quad9; repeatable
-  --transport LIST    only these transports of the resolvers (udp,tcp,dot,doh,doh1)
+  --transport LIST    only these transports of the resolvers (udp,tcp,dot,doh,doh1,doq,doh3)
   --mode cold|warm    cold: a new connection per lookup (pays the handshakes); warm: one open
                       connection reused (DoT idles out after 10 s). "cold,warm" runs both. Default cold
   --repeat N          repeat every exchange N times (default 1); the table shows median, p5, p95,
@@ -40,6 +44,7 @@ Measure options:
   --no-warmup         skip the untimed cold exchange per endpoint that loads and compiles each
                       transport's code first (without it the first exchange reads 1-10 ms high)
   --resume            cold connections resume the last TLS session of their endpoint
+                      (over QUIC with 0-RTT where the server allows it)
   --seed N            seed for the shuffled order of endpoints (printed; random if absent)
   --timeout MS        per-exchange limit, set-up included (default 5000)
   --schedule replay   replay the page: every HOST@MS lookup starts MS ms after the page starts,
@@ -224,6 +229,7 @@ export async function runMeasure(argv: string[], out = process.stdout, err = pro
     out.write(formatTable(result.summary));
     out.write(formatFailures(result.records));
   }
+  for (const u of result.unavailable) err.write(`unavailable: ${u.endpoint} (${u.transport}): ${u.message}\n`);
   err.write(`seed ${result.seed}${result.primed ? ', cache primed' : ''}${result.warmedUp ? ', warmed up' : ''}, ${result.records.length} exchanges\n`);
   return 0;
 }

@@ -24,11 +24,12 @@ test('the system resolver is Do53 over UDP and TCP to each nameserver; none when
   assert.equal(systemResolver('x', () => '# nothing\n'), null);
 });
 
-test('public defaults are valid resolver specs with every transport and a TLS name', () => {
+test('public defaults are valid resolver specs with every TCP-based transport and a TLS name', () => {
   assert.deepEqual(PUBLIC_RESOLVERS.map((r) => r.id), ['cloudflare', 'google', 'quad9']);
   for (const r of PUBLIC_RESOLVERS) {
     assert.equal(isResolverSpec(r), true, r.id);
-    assert.deepEqual(r.endpoints.map((e) => e.transport), [...TRANSPORT_IDS]);
+    // No DoQ/DoH3 defaults: none of the three offers DoQ, and DoH3 is not measured live here before it is listed.
+    assert.deepEqual(r.endpoints.map((e) => e.transport), TRANSPORT_IDS.filter((t) => t !== 'doq' && t !== 'doh3'));
     for (const e of r.endpoints) if (e.transport !== 'udp' && e.transport !== 'tcp') assert.ok(e.serverName, `${r.id} ${e.transport}`);
   }
   const all = defaultResolvers(systemResolver(fixture('resolv-systemd.conf')));

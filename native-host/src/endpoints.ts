@@ -1,10 +1,12 @@
-// Endpoint URLs (`udp://IP:PORT`, `tcp://IP:PORT`, `tls://NAME:PORT`, `https://NAME:PORT/PATH`) ↔ endpoint specs.
+// Endpoint URLs (`udp://IP:PORT`, `tcp://IP:PORT`, `tls://NAME:PORT`, `https://NAME:PORT/PATH`, `quic://NAME:PORT`,
+// `h3://NAME:PORT/PATH`) ↔ endpoint specs.
 import net from 'node:net';
 import { DnscostError, ERROR_CODES } from '../../common/errors.js';
 import type { EndpointSpec } from '../../common/schema.js';
 import type { TransportId } from '../../common/transports.js';
 
-const DEFAULT_PORTS: Record<string, number> = { udp: 53, tcp: 53, tls: 853, https: 443 };
+// DoQ's port is 853 over UDP (RFC 9250 §4.1.1); DoH3's is HTTPS's 443 over UDP.
+const DEFAULT_PORTS: Record<string, number> = { udp: 53, tcp: 53, tls: 853, https: 443, quic: 853, h3: 443 };
 
 /** Options that turn a URL into a spec: name → IP overrides and the HTTP version for https URLs. */
 export interface ParseOptions {
@@ -24,12 +26,12 @@ export function parseEndpoint(text: string, options: ParseOptions = {}): Endpoin
   try {
     url = new URL(text);
   } catch {
-    bad(`${JSON.stringify(text)} is not a URL (try udp://IP:PORT, tcp://IP:PORT, tls://NAME:PORT or https://NAME:PORT/PATH)`);
+    bad(`${JSON.stringify(text)} is not a URL (try udp://IP:PORT, tcp://IP:PORT, tls://NAME:PORT, https://NAME:PORT/PATH, quic://NAME:PORT or h3://NAME:PORT/PATH)`);
   }
   const scheme = url.protocol.replace(/:$/, '');
-  const transports: Record<string, TransportId> = { udp: 'udp', tcp: 'tcp', tls: 'dot', https: options.http1 ? 'doh1' : 'doh' };
+  const transports: Record<string, TransportId> = { udp: 'udp', tcp: 'tcp', tls: 'dot', https: options.http1 ? 'doh1' : 'doh', quic: 'doq', h3: 'doh3' };
   const transport = transports[scheme];
-  if (!transport) bad(`unknown scheme ${JSON.stringify(scheme)} in ${text} (udp, tcp, tls, https)`);
+  if (!transport) bad(`unknown scheme ${JSON.stringify(scheme)} in ${text} (udp, tcp, tls, https, quic, h3)`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : DEFAULT_PORTS[scheme]!;
   const address = net.isIP(host) ? host : options.connect?.get(host.toLowerCase());
@@ -39,7 +41,7 @@ export function parseEndpoint(text: string, options: ParseOptions = {}): Endpoin
   if ((transport === 'udp' || transport === 'tcp') && !net.isIP(host)) bad(`${text}: Do53 endpoints take an IP address`);
   const spec: EndpointSpec = { transport, address, port };
   if (transport !== 'udp' && transport !== 'tcp') spec.serverName = host;
-  if (transport === 'doh' || transport === 'doh1') {
+  if (transport === 'doh' || transport === 'doh1' || transport === 'doh3') {
     spec.path = url.pathname && url.pathname !== '/' ? url.pathname + url.search : '/dns-query';
     spec.method = options.method ?? 'POST';
   }
@@ -59,5 +61,9 @@ export function endpointUrl(e: EndpointSpec): string {
     case 'doh':
     case 'doh1':
       return `https://${h}:${e.port}${e.path ?? '/dns-query'}`;
+    case 'doq':
+      return `quic://${h}:${e.port}`;
+    case 'doh3':
+      return `h3://${h}:${e.port}${e.path ?? '/dns-query'}`;
   }
 }

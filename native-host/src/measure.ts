@@ -6,7 +6,7 @@
 import { DnscostError, ERROR_CODES, toErrorData, type ErrorData } from '../../common/errors.js';
 import { normalizeHostname } from '../../common/hostname.js';
 import type { ExchangeEvent, ExchangeRecord, Pair, Provenance } from '../../common/record.js';
-import type { EndpointSpec, MeasureRequest, ResolverSpec, SummaryRow } from '../../common/schema.js';
+import type { EndpointSpec, MeasureRequest, ResolverSpec, SummaryRow, UnavailableEndpoint } from '../../common/schema.js';
 import { seededRandom, shuffled, summarize } from '../../common/stats.js';
 import { isEncrypted, type Mode, type QType, type TransportId } from '../../common/transports.js';
 import { deadline, monotonic, secureContextFor, zeroTotals, type Clock, type SetupFailure, type WireTotals } from './dial.js';
@@ -60,6 +60,8 @@ export interface MeasureResult {
   records: ExchangeRecord[];
   summary: SummaryRow[];
   cancelled: boolean;
+  /** Endpoints whose transport cannot run in this installation: left out of the run, not counted as failures. */
+  unavailable: UnavailableEndpoint[];
 }
 
 const ZERO: WireTotals = zeroTotals();
@@ -99,8 +101,19 @@ export async function measure(
 ): Promise<MeasureResult> {
   const plan = req.hosts.map((h) => ({ name: normalizeHostname(typeof h === 'string' ? h : h.name), at: typeof h === 'string' ? 0 : (h.at ?? 0) }));
   const hosts = plan.map((h) => h.name);
-  const targets = targetsOf(req, deps.transports);
-  if (targets.length === 0) throw new DnscostError(ERROR_CODES.BAD_REQUEST, 'no endpoint matches the requested transports');
+  const candidates = targetsOf(req, deps.transports);
+  if (candidates.length === 0) throw new DnscostError(ERROR_CODES.BAD_REQUEST, 'no endpoint matches the requested transports');
+  // Companions and trust stores load before any clock runs; then what cannot run here is set aside, not failed.
+  for (const t of candidates) await t.transport.prepare?.({ ca: t.resolver.ca });
+  const unavailable: UnavailableEndpoint[] = [];
+  const targets = candidates.filter((t) => {
+    const why = t.transport.unavailable?.() ?? null;
+    if (why) unavailable.push({ resolver: t.resolver.id, endpoint: t.url, transport: t.transport.id, code: ERROR_CODES.TRANSPORT_UNAVAILABLE, message: why });
+    return !why;
+  });
+  if (targets.length === 0) {
+    throw new DnscostError(ERROR_CODES.TRANSPORT_UNAVAILABLE, `no requested endpoint can run here: ${[...new Set(unavailable.map((u) => u.message))].join('; ')}`);
+  }
   const qtypes: QType[] = req.qtypes ?? ['A'];
   const modes: Mode[] = req.modes ?? ['cold'];
   const repeat = req.repeat ?? 1;
@@ -163,7 +176,7 @@ export async function measure(
   } finally {
     run.closeAll();
   }
-  return { seed, primed: req.prime ?? false, warmedUp: req.warmup !== false, order, records, summary: summarizeRecords(records), cancelled };
+  return { seed, primed: req.prime ?? false, warmedUp: req.warmup !== false, order, records, summary: summarizeRecords(records), cancelled, unavailable };
 }
 
 /** State of one measurement: the clock origin, warm sessions, TLS tickets, connection numbering. */
@@ -299,7 +312,8 @@ class Run {
       if (remaining <= 0) throw new DnscostError(ERROR_CODES.TIMEOUT, `set-up used the whole ${this.timeoutMs} ms`);
       const qStart = clock();
       const raw = await session.exchange(query, id, remaining);
-      queryMs = clock() - qStart;
+      // A transport with its own clock (the QUIC companion) times the query without the pipe to it.
+      queryMs = session.queryMs?.(raw) ?? clock() - qStart;
       answer = parseAnswer(raw, q, id);
       error = answerError(answer, events);
     } catch (err) {
@@ -491,9 +505,9 @@ class Run {
       const query = encodeQuery(q, id, transport.pad);
       const qStart = clock();
       const raw = await session.exchange(query, id, remaining);
-      out.queryMs = clock() - qStart;
-      // Exact per exchange: the DNS messages (with the 2-byte prefix on TCP and DoT, as the session counts them).
-      const prefix = transport.id === 'tcp' || transport.id === 'dot' ? 2 : 0;
+      out.queryMs = session.queryMs?.(raw) ?? clock() - qStart;
+      // Exact per exchange: the DNS messages (with the 2-byte prefix on TCP, DoT and DoQ, as the session counts them).
+      const prefix = transport.id === 'tcp' || transport.id === 'dot' || transport.id === 'doq' ? 2 : 0;
       out.dns = { sent: query.length + prefix, received: raw.length + prefix };
       out.answer = parseAnswer(raw, q, id);
       out.error = answerError(out.answer, out.events);

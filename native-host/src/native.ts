@@ -6,9 +6,9 @@ import type { Readable, Writable } from 'node:stream';
 import { DnscostError, ERROR_CODES, toErrorData } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
-import { TRANSPORT_IDS } from '../../common/transports.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './measure.js';
+import { availableTransports } from './transports/registry.js';
 import { VERSION } from './version.js';
 
 /** Largest request accepted from the browser; bigger ones are skipped unread. */
@@ -35,7 +35,7 @@ interface Ctx {
 
 const handlers: Handlers<Ctx> = {
   hello(req, ctx) {
-    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: [...TRANSPORT_IDS] });
+    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: availableTransports() });
   },
   async measure(req, ctx) {
     if (ctx.running.size >= MAX_CONCURRENT_MEASURES) {
@@ -78,6 +78,7 @@ const handlers: Handlers<Ctx> = {
         exchanges: result.records.length,
         cancelled: result.cancelled,
         summary: result.summary,
+        ...(result.unavailable.length ? { unavailable: result.unavailable } : {}),
       });
     } finally {
       ctx.running.delete(req.id);

@@ -8,7 +8,7 @@
 import type { Page } from 'puppeteer-core';
 import { HISTORY_VERSION, isHistoryEntry, lookupHistogram, type HistoryCell, type HistoryEntry } from '../../common/history.js';
 import { seededRandom } from '../../common/stats.js';
-import { TRANSPORT_IDS, type Mode, type TransportId } from '../../common/transports.js';
+import { type Mode, type TransportId } from '../../common/transports.js';
 import { HISTORY_KEYS } from '../../extension/src/background/history-store.js';
 
 export const SITES = ['news.example', 'shop.example', 'video.example', 'mail.example', 'wiki.example', 'bank.example', 'maps.example', 'social.example'];
@@ -21,7 +21,10 @@ const DAY = 86_400_000;
 /** Extra cost (ms) of a transport over plain UDP, cold and warm, before noise. */
 const TRANSPORT_COST: Record<TransportId, Record<Mode, number>> = {
   udp: { cold: 0, warm: 0 }, tcp: { cold: 6, warm: 1 }, dot: { cold: 38, warm: 6 }, doh: { cold: 44, warm: 9 }, doh1: { cold: 52, warm: 14 },
+  doq: { cold: 22, warm: 3 }, doh3: { cold: 25, warm: 5 },
 };
+/** The transports the synthetic history was written with (before DoQ and DoH3): its figures stay comparable. */
+const HISTORY_TRANSPORTS: readonly TransportId[] = ['udp', 'tcp', 'dot', 'doh', 'doh1'];
 const RESOLVER_COST: Record<string, number> = { cloudflare: 0, google: 4, quad9: 11, [HOSTILE_RESOLVER]: 2 };
 
 /** `n` entries finishing between SPAN_DAYS ago and `now`, oldest first; deterministic for a seed. Each passes isHistoryEntry. */
@@ -40,7 +43,7 @@ export function syntheticHistory(n: number, now: number, seed = 1): HistoryEntry
     const site = solo ? SOLO_SITE : SITES[Math.floor(random() * SITES.length)]!;
     const host = random() < 0.5 ? site : `www.${site}`;
     const resolvers = solo ? [HOSTILE_RESOLVER] : now - at < QUAD9_FROM_DAYS * DAY ? ['cloudflare', 'google', 'quad9'] : ['cloudflare', 'google'];
-    const transports: readonly TransportId[] = solo ? ['udp', 'dot', 'doh'] : TRANSPORT_IDS;
+    const transports: readonly TransportId[] = solo ? ['udp', 'dot', 'doh'] : HISTORY_TRANSPORTS;
     const pageHosts = 3 + Math.floor(random() * 40);
     const measuredHosts = Math.max(1, pageHosts - Math.floor(random() * 3));
     const cells: HistoryCell[] = [];

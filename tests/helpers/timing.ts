@@ -40,13 +40,24 @@ export const TIMING_ROWS: readonly TimingRow[] = [
   { transport: 'doh1', mode: 'warm' },
 ];
 
+/** The QUIC rows (the companion against the reference's own quic-go client). */
+export const QUIC_TIMING_ROWS: readonly TimingRow[] = [
+  { transport: 'doq', mode: 'cold' },
+  { transport: 'doh3', mode: 'cold' },
+  { transport: 'doq', mode: 'warm' },
+  { transport: 'doh3', mode: 'warm' },
+];
+
 /** A name CoreDNS answers authoritatively from the lab zone: no recursion, no cache. */
 export const TIMING_NAME = 'h1.test';
 
-/** Round trips no exchange can beat: udp 1, tcp cold 2 (SYN + query), TLS cold 3 (SYN + TLS 1.3 + query), warm 1. */
+/**
+ * Round trips no exchange can beat: udp 1, tcp cold 2 (SYN + query), TLS cold 3 (SYN + TLS 1.3 + query), QUIC cold 2
+ * (QUIC handshake with TLS 1.3 + query), warm 1.
+ */
 export function floorRtts(row: TimingRow): number {
   if (row.mode === 'warm' || row.transport === 'udp') return 1;
-  return row.transport === 'tcp' ? 2 : 3;
+  return row.transport === 'tcp' || row.transport === 'doq' || row.transport === 'doh3' ? 2 : 3;
 }
 
 /** Allowed |dnscost − reference| between medians: 5 % of the reference's, at least 2 ms. */
@@ -139,7 +150,7 @@ export interface CompareOptions {
   log?: (line: string) => void;
 }
 
-const PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443 };
+const PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443, doq: 853, doh3: 443 };
 
 function endpointUrl(t: TransportId, server: string): string {
   switch (t) {
@@ -148,6 +159,8 @@ function endpointUrl(t: TransportId, server: string): string {
     case 'dot': return 'tls://dns.test:853';
     case 'doh':
     case 'doh1': return 'https://dns.test:443/dns-query';
+    case 'doq': return 'quic://dns.test:853';
+    case 'doh3': return 'h3://dns.test:443/dns-query';
   }
 }
 
@@ -410,4 +423,74 @@ export function quietOutput(cmd: string, args: string[], timeoutMs = 5000): Prom
   return new Promise((resolve) => {
     execFile(cmd, args, { timeout: timeoutMs }, (err, stdout) => resolve(err ? null : stdout.trim()));
   });
+}
+
+/** One QUIC transport's cold medians with a full handshake and with a resumed session (0-RTT where accepted). */
+export interface ResumedResult {
+  transport: 'doq' | 'doh3';
+  rttMs: number;
+  cold: Summary;
+  resumed: Summary;
+  /** Resumed exchanges whose query went in 0-RTT and was accepted (TlsInfo.earlyData). */
+  earlyData: number;
+  /** Resumed exchanges that did resume (TlsInfo.resumed). */
+  resumedCount: number;
+  failures: string[];
+}
+
+/**
+ * On a lab link with `rttMs`, runs dnscost-host cold over doq and doh3 (GET, the method that may travel in 0-RTT),
+ * once with full handshakes and once with `--resume`; each process discards its first `warmup` exchanges (the first
+ * resumed one has no ticket yet). Tears everything down before returning.
+ */
+export async function compareResumed(opts: { rttMs: number; count: number; warmup?: number; name?: string; hostBin?: string }): Promise<ResumedResult[]> {
+  const name = opts.name ?? TIMING_NAME;
+  const hostBin = opts.hostBin ?? defaultHostBin();
+  const warmup = opts.warmup ?? 1;
+  const lab = await createLabNet({ rttMs: opts.rttMs, jitterMs: 0, lossPct: 0, name: `resume-${opts.rttMs}` });
+  let res: LabResolver | null = null;
+  try {
+    res = await startCoreDNS({ netns: lab.server.ns, address: lab.server.addr4 });
+    const out: ResumedResult[] = [];
+    for (const transport of ['doq', 'doh3'] as const) {
+      const runOnce = async (resume: boolean): Promise<ExchangeRecord[]> => {
+        const n = opts.count + warmup;
+        const args = [
+          hostBin, 'measure', '--endpoint', endpointUrl(transport, lab.server.addr4), '--connect', `dns.test=${lab.server.addr4}`,
+          '--ca', res!.certs.caFile, '--mode', 'cold', '--repeat', String(n), '--json', '--quiet', '--get',
+          ...(resume ? ['--resume'] : []), name,
+        ];
+        const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: processTimeout({ transport, mode: 'cold' }, opts.rttMs, n) });
+        const records = lines(stdout) as ExchangeRecord[];
+        if (records.length !== n) throw new Error(`dnscost-host printed ${records.length} records, expected ${n}`);
+        return records.slice(warmup);
+      };
+      const full = await runOnce(false);
+      const resumed = await runOnce(true);
+      const okMs = (rs: ExchangeRecord[]) => rs.filter((r) => r.ok && r.rcode === 'NOERROR').map((r) => r.timings.total);
+      out.push({
+        transport,
+        rttMs: opts.rttMs,
+        cold: summarize(okMs(full)),
+        resumed: summarize(okMs(resumed)),
+        earlyData: resumed.filter((r) => r.tls?.earlyData).length,
+        resumedCount: resumed.filter((r) => r.tls?.resumed).length,
+        failures: [...full, ...resumed].filter((r) => !r.ok).map((r) => `${r.error?.code}: ${r.error?.message}`),
+      });
+    }
+    return out;
+  } finally {
+    await res?.stop();
+    await lab.destroy();
+  }
+}
+
+/** The resumed table: cold with a full handshake vs resumed (0-RTT), per QUIC transport. */
+export function formatResumed(results: readonly ResumedResult[]): string {
+  const head = ['RTT ms', 'transport', 'mode', 'n', 'cold median', 'resumed median', 'resumed p5', 'resumed p95', 'resumed', '0-RTT accepted'];
+  const body = results.map((r) => [
+    String(r.rttMs), r.transport, 'cold', String(r.resumed.n), f(r.cold.median, 2), f(r.resumed.median, 2), f(r.resumed.p5, 2), f(r.resumed.p95, 2),
+    `${r.resumedCount}/${r.resumed.n}`, `${r.earlyData}/${r.resumed.n}`,
+  ]);
+  return markdown(head, body);
 }

@@ -9,9 +9,9 @@ import type { Combo } from '../../../common/dashboard.js';
 import type { TransportId } from '../../../common/transports.js';
 
 /** Short transport names for legends and sentences. */
-export const TRANSPORT_SHORT: Record<TransportId, string> = { udp: 'Do53/UDP', tcp: 'Do53/TCP', dot: 'DoT', doh: 'DoH', doh1: 'DoH (HTTP/1.1)' };
+export const TRANSPORT_SHORT: Record<TransportId, string> = { udp: 'Do53/UDP', tcp: 'Do53/TCP', dot: 'DoT', doh: 'DoH', doh1: 'DoH (HTTP/1.1)', doq: 'DoQ', doh3: 'DoH3' };
 /** One colour per transport (the popup's waterfall uses the same). */
-export const TRANSPORT_COLOURS: Record<TransportId, string> = { udp: '#44aa77', tcp: '#2277aa', dot: '#aa7722', doh: '#aa2277', doh1: '#7722aa' };
+export const TRANSPORT_COLOURS: Record<TransportId, string> = { udp: '#44aa77', tcp: '#2277aa', dot: '#aa7722', doh: '#aa2277', doh1: '#7722aa', doq: '#228888', doh3: '#888822' };
 /** Resolvers are told apart by dash pattern: the first solid, then dashed, dotted, dash-dot… */
 const DASHES: number[][] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
 

@@ -279,11 +279,11 @@ function wireUpload(): void {
   });
 }
 
-/** Shows which fields are needed for the chosen transport (TLS name for DoT/DoH, path for DoH) and its port. */
+/** Shows which fields are needed for the chosen transport (TLS name for DoT/DoH/DoQ/DoH3, path for DoH) and its port. */
 function syncTransportFields(): void {
   const t = ($('custom-transport') as HTMLSelectElement).value as keyof typeof DEFAULT_PORTS;
   for (const div of document.querySelectorAll<HTMLElement>('[data-for="tls"]')) div.hidden = t === 'udp' || t === 'tcp';
-  for (const div of document.querySelectorAll<HTMLElement>('[data-for="doh"]')) div.hidden = t !== 'doh' && t !== 'doh1';
+  for (const div of document.querySelectorAll<HTMLElement>('[data-for="doh"]')) div.hidden = t !== 'doh' && t !== 'doh1' && t !== 'doh3';
   ($('custom-port') as HTMLInputElement).placeholder = String(DEFAULT_PORTS[t] ?? '');
 }
 

@@ -7,8 +7,8 @@ import { normalizeHostname } from '../../../common/hostname.js';
 import { endpointSpec, type EndpointSpec, type ResolverSpec } from '../../../common/schema.js';
 import { isEncrypted, type TransportId } from '../../../common/transports.js';
 
-/** The port each transport uses unless told otherwise (RFC 1035, RFC 7858, RFC 8484). */
-export const DEFAULT_PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443 };
+/** The port each transport uses unless told otherwise (RFC 1035, RFC 7858, RFC 8484, RFC 9250 §4.1.1; DoH3 on UDP 443). */
+export const DEFAULT_PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443, doq: 853, doh3: 443 };
 
 /** Short names for people, as the options page and the consent text use them. */
 export const TRANSPORT_SHORT: Record<TransportId, string> = {
@@ -17,6 +17,8 @@ export const TRANSPORT_SHORT: Record<TransportId, string> = {
   dot: 'DNS over TLS',
   doh: 'DNS over HTTPS (HTTP/2)',
   doh1: 'DNS over HTTPS (HTTP/1.1)',
+  doq: 'DNS over QUIC',
+  doh3: 'DNS over HTTPS (HTTP/3)',
 };
 
 /** The custom-endpoint form's fields, as typed. */
@@ -63,7 +65,7 @@ export function checkEndpointFields(f: EndpointFields): { ok: true; name: string
   }
   let path: string | undefined;
   let method: 'GET' | 'POST' | undefined;
-  if (transport === 'doh' || transport === 'doh1') {
+  if (transport === 'doh' || transport === 'doh1' || transport === 'doh3') {
     path = f.path.trim() || '/dns-query';
     if (!path.startsWith('/') || path.length > 512 || /[\s?#]/.test(path)) errors.path = 'The path starts with “/” and has no spaces, “?” or “#”, e.g. /dns-query.';
     method = f.method === 'GET' ? 'GET' : 'POST';

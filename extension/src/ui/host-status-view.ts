@@ -12,6 +12,8 @@ export const TRANSPORT_NAMES: Record<TransportId, string> = {
   dot: 'DNS over TLS',
   doh: 'DNS over HTTPS (HTTP/2)',
   doh1: 'DNS over HTTPS (HTTP/1.1)',
+  doq: 'DNS over QUIC',
+  doh3: 'DNS over HTTPS (HTTP/3)',
 };
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {

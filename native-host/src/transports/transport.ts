@@ -24,7 +24,7 @@ export interface SetupTimings {
 
 /** An event the session noticed by itself (a GOAWAY, the peer closing), reported on the next record. */
 export interface SessionEvent {
-  type: 'goaway' | 'connection-closed';
+  type: 'goaway' | 'connection-closed' | 'session-resumed' | 'early-data';
   detail: string;
 }
 
@@ -34,6 +34,11 @@ export interface Session {
   readonly tls: TlsInfo | null;
   /** False once the peer closed, sent GOAWAY or a fatal error happened: the engine then opens a new one. */
   readonly usable: boolean;
+  /**
+   * The query phase of the exchange that returned `answer`, as the transport's own clock measured it (the QUIC
+   * companion's, without the host↔companion pipe); absent or null when the engine's clock is the measure.
+   */
+  queryMs?(answer: Buffer): number | null;
   /** Sends one DNS message and resolves with the answer's DNS message bytes; rejects with a DnscostError. */
   exchange(query: Buffer, id: number, timeoutMs: number): Promise<Buffer>;
   /** Cumulative wire totals since the session opened. */
@@ -53,4 +58,8 @@ export interface Transport {
   /** Whether queries are padded (RFC 8467) as browsers do on encrypted transports. */
   readonly pad: boolean;
   open(endpoint: EndpointSpec, options: OpenOptions): Promise<Session>;
+  /** Why this transport cannot run in this installation (e.g. a missing companion), or null; absent: always can. */
+  unavailable?(): string | null;
+  /** Loads what the transport needs (a companion process, a trust store) before any clock runs; never throws. */
+  prepare?(options: { ca?: string }): Promise<void>;
 }

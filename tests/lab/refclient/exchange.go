@@ -30,8 +30,8 @@ const maxAnswer = 65535
 func buildQuery(o *options) (*dns.Msg, []byte, error) {
 	q := new(dns.Msg)
 	q.SetQuestion(o.name, o.qtype)
-	if strings.HasPrefix(o.transport, "doh") {
-		q.Id = 0 // RFC 8484 §4.1: id 0 keeps GET requests cache-friendly
+	if strings.HasPrefix(o.transport, "doh") || o.transport == "doq" {
+		q.Id = 0 // RFC 8484 §4.1: id 0 keeps GET requests cache-friendly; RFC 9250 §4.2.1 requires it
 	}
 	wire, err := q.Pack()
 	return q, wire, err
@@ -104,6 +104,9 @@ func exchangeUDP(o *options, r *result) (*dns.Msg, error) {
 
 // dial opens the transport's connection and, when r is set, records its TCP and TLS phases.
 func dial(o *options, deadline time.Time, r *result) (conn, error) {
+	if o.transport == "doq" || o.transport == "doh3" {
+		return dialQUIC(o, deadline, r)
+	}
 	t0 := time.Now()
 	d := net.Dialer{Deadline: deadline}
 	raw, err := d.Dial("tcp", o.server)

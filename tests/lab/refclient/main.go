@@ -2,7 +2,7 @@
 // its medians, so it shares no code with dnscost and keeps every exchange explicit (no pools, no
 // retries, no fallbacks, no TLS resumption).
 //
-//	refclient --transport udp|tcp|dot|doh|doh1 --server IP:PORT [--sni dns.test] [--ca FILE]
+//	refclient --transport udp|tcp|dot|doh|doh1|doq|doh3 --server IP:PORT [--sni dns.test] [--ca FILE]
 //	          [--path /dns-query] [--method post|get] --mode cold|warm --count N --name NAME
 //	          [--qtype A] [--timeout MS]
 //	refclient serve --listen IP:PORT
@@ -13,6 +13,8 @@
 //   - warm: one connection is opened before the clock starts and reused; the clock runs from
 //     sending the query to the parsed answer. A broken connection is reopened untimed.
 //   - udp has no connection: cold and warm both send one datagram from a fresh socket.
+//   - doq/doh3 (quic-go): cold dials a new QUIC connection from a fresh UDP socket inside the span (its handshake is
+//     reported as tls_ms; there is no connect); never 0-RTT or resumption.
 //
 // stdout carries one JSON line per exchange; diagnostics go to stderr.
 package main
@@ -72,7 +74,7 @@ func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	var qtype string
 	var timeoutMs int
-	fs.StringVar(&o.transport, "transport", "", "udp|tcp|dot|doh|doh1")
+	fs.StringVar(&o.transport, "transport", "", "udp|tcp|dot|doh|doh1|doq|doh3")
 	fs.StringVar(&o.server, "server", "", "IP:PORT")
 	fs.StringVar(&o.sni, "sni", "dns.test", "TLS server name")
 	fs.StringVar(&o.ca, "ca", "", "PEM file of the only CA to trust (dot, doh, doh1)")
@@ -87,9 +89,9 @@ func parseFlags(args []string) (*options, error) {
 		return nil, err
 	}
 	switch o.transport {
-	case "udp", "tcp", "dot", "doh", "doh1":
+	case "udp", "tcp", "dot", "doh", "doh1", "doq", "doh3":
 	default:
-		return nil, fmt.Errorf("--transport must be udp|tcp|dot|doh|doh1, got %q", o.transport)
+		return nil, fmt.Errorf("--transport must be udp|tcp|dot|doh|doh1|doq|doh3, got %q", o.transport)
 	}
 	if o.mode != "cold" && o.mode != "warm" {
 		return nil, fmt.Errorf("--mode must be cold|warm, got %q", o.mode)
@@ -107,7 +109,7 @@ func parseFlags(args []string) (*options, error) {
 	o.qtype = t
 	o.name = dns.Fqdn(o.name)
 	o.timeout = time.Duration(timeoutMs) * time.Millisecond
-	if o.transport == "dot" || o.transport == "doh" || o.transport == "doh1" {
+	if o.transport != "udp" && o.transport != "tcp" {
 		cfg, err := tlsConfig(o)
 		if err != nil {
 			return nil, err
@@ -136,6 +138,10 @@ func tlsConfig(o *options) (*tls.Config, error) {
 		cfg.NextProtos = []string{"h2"}
 	case "doh1":
 		cfg.NextProtos = []string{"http/1.1"}
+	case "doq":
+		cfg.NextProtos = []string{"doq"}
+	case "doh3":
+		cfg.NextProtos = []string{"h3"}
 	}
 	return cfg, nil
 }

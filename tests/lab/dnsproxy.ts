@@ -1,0 +1,202 @@
+// AdGuard dnsproxy (tests/lab/dnsproxy, built by tests/lab/build.sh) in front of a lab resolver: UDP, TCP, DoT, DoH
+// (h2 and HTTP/1.1), DoQ and DoH3, forwarding every query to the resolver over UDP (TCP when truncated). Unlike the
+// lab's CoreDNS it accepts 0-RTT on DoQ (quic-go ListenEarly) and sends full-size answers over QUIC and HTTPS.
+// It clears AA in the answers it relays (a forwarder's answer is not authoritative).
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { labBin } from './netns.js';
+import type { LabCerts } from './certs.js';
+import type { LabEndpoints, LabResolver, PortName } from './resolver.js';
+
+/** A running dnsproxy; endpoints have the same shape as a LabResolver's (names dns.test, pin them to `address`). */
+export interface LabDnsproxy {
+  name: 'dnsproxy';
+  address: string;
+  ports: Record<PortName, number>;
+  endpoints: Required<LabEndpoints>;
+  /** The upstream's certs: clients trust the same CA and send SNI dns.test. */
+  certs: LabCerts;
+  /** The server it forwards to (plain DNS over UDP). */
+  upstream: LabResolver;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export interface DnsproxyOptions {
+  /** Address to listen on; default the upstream's address (127.0.0.1 for a loopback lab resolver). */
+  address?: string;
+  /** Run inside `ip netns exec NS` (the upstream's namespace, or one that reaches it). */
+  netns?: string;
+  /** Fixed ports; unset ones are picked free on the address, or 1053/1853/1443 in a netns. */
+  ports?: Partial<Record<PortName, number>>;
+  /** Debug logging (every query) to the process output. */
+  verbose?: boolean;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+const LOG_CAP = 64 * 1024;
+const NETNS_PORTS: Record<PortName, number> = { dns: 1053, tls: 1853, https: 1443 };
+const PORT_RACE = /address already in use/i;
+
+/** Path of the lab's dnsproxy binary built by tests/lab/build.sh. */
+export function dnsproxyBinary(): string {
+  return labBin('dnsproxy');
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function track(child: ChildProcess): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const c of live) c.kill('SIGKILL');
+    });
+  }
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
+
+// A kernel-chosen TCP port that UDP can bind too (DoQ/DoH3 share the DoT/DoH port numbers), or undefined.
+async function freePort(address: string): Promise<number | undefined> {
+  const tcp = createServer();
+  const got = await new Promise<number | undefined>((resolve) => {
+    tcp.once('error', () => resolve(undefined));
+    tcp.listen({ host: address, port: 0, exclusive: true }, () => {
+      const a = tcp.address();
+      resolve(typeof a === 'object' && a ? a.port : undefined);
+    });
+  });
+  if (got === undefined) return undefined;
+  const udp = createSocket(address.includes(':') ? 'udp6' : 'udp4');
+  const ok = await new Promise<boolean>((resolve) => {
+    udp.once('error', () => resolve(false));
+    udp.bind({ address, port: got, exclusive: true }, () => resolve(true));
+  });
+  await new Promise<void>((r) => tcp.close(() => r()));
+  await new Promise<void>((r) => (ok ? udp.close(() => r()) : r()));
+  return ok ? got : undefined;
+}
+
+async function pickPorts(opts: DnsproxyOptions, address: string): Promise<Record<PortName, number>> {
+  const out = {} as Record<PortName, number>;
+  const taken = new Set<number>();
+  for (const name of ['dns', 'tls', 'https'] as const) {
+    const fixed = opts.ports?.[name] ?? (opts.netns ? NETNS_PORTS[name] : undefined);
+    if (fixed !== undefined) {
+      out[name] = fixed;
+      taken.add(fixed);
+      continue;
+    }
+    for (let tries = 0; ; tries++) {
+      const p = await freePort(address);
+      if (p !== undefined && !taken.has(p)) {
+        out[name] = p;
+        taken.add(p);
+        break;
+      }
+      if (tries > 50) throw new Error(`lab: no free TCP+UDP port on ${address}`);
+    }
+  }
+  return out;
+}
+
+const hostPort = (address: string, port: number): string => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`);
+
+function kdig(netns: string | undefined, args: string[]): Promise<{ ok: boolean; out: string }> {
+  const [cmd, full] = netns ? ['ip', ['netns', 'exec', netns, 'kdig', ...args]] : ['kdig', args];
+  return new Promise((resolve) => {
+    execFile(cmd, full, { timeout: 3000 }, (err, stdout, stderr) => resolve({ ok: !err, out: stdout + stderr }));
+  });
+}
+
+/** The SOA serial a server answers for test. (UDP or TCP), or undefined. */
+async function serial(netns: string | undefined, address: string, port: number, tcp: boolean): Promise<string | undefined> {
+  const r = await kdig(netns, [`@${address}`, '-p', String(port), 'test.', 'SOA', tcp ? '+tcp' : '+notcp', '+time=1', '+retry=0', '+short']);
+  return r.ok ? r.out.split(/\s+/)[2] : undefined;
+}
+
+/**
+ * Starts dnsproxy in front of `upstream` (forwarding over UDP to its `udp` endpoint) with the upstream's certs.
+ * Ready once every listener is bound and the upstream's SOA serial comes back through it over UDP and TCP.
+ */
+export async function startDnsproxy(upstream: LabResolver, opts: DnsproxyOptions = {}): Promise<LabDnsproxy> {
+  const bin = dnsproxyBinary();
+  if (!existsSync(bin)) throw new Error(`lab: ${bin} missing; run: bash tests/lab/build.sh`);
+  const address = opts.address ?? upstream.address;
+  const upstreamPort = Number(/:(\d+)$/.exec(upstream.endpoints.udp)?.[1]);
+  const want = await serial(opts.netns, upstream.address, upstreamPort, false);
+  if (!want) throw new Error(`lab: the upstream ${upstream.endpoints.udp} does not answer test. SOA`);
+  const autoPorts = !opts.netns && Object.keys(opts.ports ?? {}).length < 3;
+  for (let attempt = 1; ; attempt++) {
+    const ports = await pickPorts(opts, address);
+    try {
+      return await launch(upstream, opts, address, ports, want);
+    } catch (e) {
+      if (!autoPorts || attempt >= 3 || !PORT_RACE.test(String(e))) throw e;
+    }
+  }
+}
+
+async function launch(upstream: LabResolver, opts: DnsproxyOptions, address: string, ports: Record<PortName, number>, want: string): Promise<LabDnsproxy> {
+  const args = [
+    '-listen', address,
+    '-dns-port', String(ports.dns), '-tls-port', String(ports.tls), '-https-port', String(ports.https),
+    '-cert', upstream.certs.certFile, '-key', upstream.certs.keyFile,
+    '-upstream', upstream.endpoints.udp,
+    ...(opts.verbose ? ['-verbose'] : []),
+  ];
+  const [cmd, full] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, dnsproxyBinary(), ...args]] : [dnsproxyBinary(), args];
+  const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
+  track(child);
+  let log = '';
+  const append = (b: Buffer) => {
+    if (log.length < LOG_CAP) log += b.toString();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  child.once('error', (e) => append(Buffer.from(`spawn error: ${e.message}\n`)));
+  const exited = new Promise<void>((r) => child.once('close', () => r()));
+  const stop = async () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(t);
+    }
+  };
+  try {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    let ready = false;
+    for (let round = 0; !ready; round++) {
+      if (Date.now() > deadline) throw new Error(`lab: dnsproxy not ready on ${hostPort(address, ports.dns)} within ${READY_TIMEOUT_MS} ms\n${log}`);
+      await new Promise((r) => setTimeout(r, round ? 50 : 0));
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`lab: dnsproxy exited (${child.exitCode ?? child.signalCode ?? 'spawn failed'}) before answering:\n${log}`);
+      }
+      if (!log.includes('dnsproxy-lab ready')) continue;
+      ready = (await serial(opts.netns, address, ports.dns, false)) === want && (await serial(opts.netns, address, ports.dns, true)) === want;
+    }
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return {
+    name: 'dnsproxy',
+    address,
+    ports,
+    certs: upstream.certs,
+    upstream,
+    logs: () => log,
+    stop,
+    endpoints: {
+      udp: `udp://${hostPort(address, ports.dns)}`,
+      tcp: `tcp://${hostPort(address, ports.dns)}`,
+      dot: `tls://dns.test:${ports.tls}`,
+      doh: `https://dns.test:${ports.https}/dns-query`,
+      doq: `quic://dns.test:${ports.tls}`,
+      doh3: `h3://dns.test:${ports.https}/dns-query`,
+    },
+  };
+}

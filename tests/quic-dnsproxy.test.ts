@@ -1,0 +1,194 @@
+// DoQ and DoH3 against a second QUIC server implementation, AdGuard dnsproxy (tests/lab/dnsproxy.ts) in front of the
+// lab's CoreDNS. It shows what CoreDNS cannot: full-size answers over QUIC (CoreDNS cuts them to the EDNS buffer and
+// sets TC) and DoQ queries answered from 0-RTT (CoreDNS's DoQ server reads streams only after the handshake), so a
+// resumed DoQ lookup costs ≈ 1 RTT instead of ≈ 2.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import type { AnswerData, ExchangeRecord } from '../common/record.js';
+import type { EndpointSpec, MeasureRequest } from '../common/schema.js';
+import { summarize } from '../common/stats.js';
+import type { QType } from '../common/transports.js';
+import { parseEndpoint } from '../native-host/src/endpoints.js';
+import { measure } from '../native-host/src/measure.js';
+import { companionPath } from '../native-host/src/transports/quic-companion.js';
+import { defaultHostBin, missingPrerequisites } from './helpers/timing.js';
+import { dnsproxyBinary, startDnsproxy, type LabDnsproxy } from './lab/dnsproxy.js';
+import { createLabNet } from './lab/netns.js';
+import { startCoreDNS, type LabResolver } from './lab/resolver.js';
+import { LAB_ZONE } from './lab/zone.js';
+
+const run = promisify(execFile);
+
+function missing(): string[] {
+  const out: string[] = [];
+  if (!existsSync(dnsproxyBinary())) out.push(`${dnsproxyBinary()} (run: bash tests/lab/build.sh)`);
+  if (!existsSync(companionPath())) out.push(`${companionPath()} (run: bash native-host/quic/build.sh)`);
+  return out;
+}
+
+/** The lab zone's record types and shapes (as tests/answers.test.ts), the ~4 KB TXT included. */
+const CASES: Array<{ name: string; qtype: QType }> = [
+  { name: LAB_ZONE.hostName(1), qtype: 'A' },
+  { name: LAB_ZONE.hostName(250), qtype: 'AAAA' },
+  { name: LAB_ZONE.multi.name, qtype: 'A' },
+  { name: LAB_ZONE.chains.c3.names[0], qtype: 'A' },
+  { name: LAB_ZONE.chains.c5.names[0], qtype: 'AAAA' },
+  { name: LAB_ZONE.dangling.name, qtype: 'A' },
+  { name: `anything.${LAB_ZONE.wildcard.parent}`, qtype: 'A' },
+  { name: LAB_ZONE.https[0].name, qtype: 'HTTPS' },
+  { name: LAB_ZONE.hostName(0), qtype: 'HTTPS' },
+  { name: LAB_ZONE.svcb.name, qtype: 'SVCB' },
+  { name: LAB_ZONE.big.name, qtype: 'TXT' },
+  { name: LAB_ZONE.nxdomain, qtype: 'A' },
+];
+
+interface Reference {
+  status: string;
+  answers: string[];
+}
+
+/** kdig straight at CoreDNS over DoT (for DoQ) or DoH h2 (for DoH3): TCP, so the big TXT comes whole. */
+async function kdig(lab: LabResolver, via: 'dot' | 'doh', name: string, qtype: QType): Promise<Reference> {
+  const e = parseEndpoint(via === 'dot' ? lab.endpoints.dot : lab.endpoints.doh, { connect: new Map([['dns.test', lab.address]]) });
+  const args = [
+    `@${e.address}`, '-p', String(e.port), '+noall', '+answer', '+header', '+retry=0', '+timeout=5',
+    `+tls-ca=${lab.certs.caFile}`, `+tls-hostname=${e.serverName}`,
+    ...(via === 'doh' ? [`+https=${e.path}`] : []),
+    ...(qtype === 'HTTPS' || qtype === 'SVCB' ? ['+generic'] : []),
+    '-t', qtype, name,
+  ];
+  const { stdout } = await run('kdig', args, { timeout: 15_000 });
+  const status = /opcode: \w+; status: (\w+)/.exec(stdout)?.[1] ?? 'none';
+  const answers = stdout
+    .split('\n')
+    .filter((l) => l && !l.startsWith(';'))
+    .map((l) => {
+      const [owner, , , type, ...data] = l.trim().split(/\s+/);
+      const t = type === 'TYPE65' ? 'HTTPS' : type === 'TYPE64' ? 'SVCB' : type!;
+      const rdata = data.join(' ').replace(/\.$/, '');
+      return `${owner!.replace(/\.$/, '').toLowerCase()} ${t} ${rdata.startsWith('\\#') ? rdata.toLowerCase() : rdata}`;
+    });
+  return { status, answers: answers.sort() };
+}
+
+const show = (answers: AnswerData[]): string[] =>
+  answers.map((a) => `${a.name.toLowerCase()} ${a.type} ${a.data.replace(/\.$/, '')}`).sort();
+
+describe('DoQ and DoH3 through dnsproxy', { skip: missing().length ? `missing: ${missing().join(', ')}` : false, timeout: 120_000 }, () => {
+  const stops: Array<() => Promise<void>> = [];
+  after(async () => {
+    for (const s of stops.reverse()) await s();
+  });
+
+  test('answers equal kdig over DoT/DoH from CoreDNS, the ~4 KB TXT whole (CoreDNS alone truncates it over QUIC)', async (t) => {
+    const coredns = await startCoreDNS();
+    stops.push(() => coredns.stop());
+    const proxy = await startDnsproxy(coredns);
+    stops.push(() => proxy.stop());
+    const connect = new Map([['dns.test', proxy.address]]);
+    const direct = new Map([['dns.test', coredns.address]]);
+    const endpoints: Array<{ spec: EndpointSpec; ref: 'dot' | 'doh'; via: 'dnsproxy' | 'coredns' }> = [
+      { spec: parseEndpoint(proxy.endpoints.doq, { connect }), ref: 'dot', via: 'dnsproxy' },
+      { spec: parseEndpoint(proxy.endpoints.doh3, { connect }), ref: 'doh', via: 'dnsproxy' },
+      { spec: parseEndpoint(proxy.endpoints.doh3, { connect, method: 'GET' }), ref: 'doh', via: 'dnsproxy' },
+      // The contrast: the same big TXT from CoreDNS itself over DoQ is cut to the buffer with TC.
+      { spec: parseEndpoint(coredns.endpoints.doq!, { connect: direct }), ref: 'dot', via: 'coredns' },
+    ];
+    const refs = new Map<string, Reference>();
+    for (const c of CASES) for (const via of ['dot', 'doh'] as const) refs.set(`${via} ${c.name} ${c.qtype}`, await kdig(coredns, via, c.name, c.qtype));
+    for (const { spec, ref, via } of endpoints) {
+      const cases = via === 'coredns' ? CASES.filter((c) => c.name === LAB_ZONE.big.name) : CASES;
+      const req: MeasureRequest = {
+        id: 'quic-dnsproxy',
+        type: 'measure',
+        hosts: [...new Set(cases.map((c) => c.name))],
+        resolvers: [{ id: via, name: via, ca: coredns.certs.caPem, endpoints: [spec] }],
+        qtypes: [...new Set(cases.map((c) => c.qtype))],
+        modes: ['warm'],
+      };
+      const { records } = await measure(req);
+      for (const c of cases) {
+        const rec = records.find((r) => r.host === c.name && r.qtype === c.qtype) as ExchangeRecord;
+        const label = `${via} ${spec.transport}${spec.method === 'GET' ? ' GET' : ''} ${c.name} ${c.qtype}`;
+        const expected = refs.get(`${ref} ${c.name} ${c.qtype}`)!;
+        if (via === 'coredns') {
+          assert.equal(rec.error?.code, 'truncated', `${label}: CoreDNS truncates over DoQ`);
+          assert.ok(rec.answers.length < expected.answers.length, `${label}: fewer records than kdig's`);
+          t.diagnostic(`${label}: CoreDNS direct: truncated, ${rec.answers.length}/${expected.answers.length} TXT records`);
+          continue;
+        }
+        // NXDOMAIN (the dangling CNAME, the missing name) is recorded as ok false with code nxdomain; rcode says it.
+        if (expected.status === 'NOERROR') assert.equal(rec.ok, true, `${label}: ${rec.error?.code} ${rec.error?.message}`);
+        assert.notEqual(rec.error?.code, 'truncated', `${label}: not truncated`);
+        assert.ok(!rec.events.some((e) => e.type === 'truncated'), `${label}: not truncated`);
+        assert.equal(rec.rcode, expected.status, `${label}: rcode`);
+        assert.deepEqual(show(rec.answers), expected.answers, `${label}: answers`);
+        if (expected.status === 'NOERROR') assert.ok(rec.answers.length > 0, `${label}: has answers`);
+        if (c.name === LAB_ZONE.big.name) {
+          const txtBytes = rec.layers.dns.received;
+          t.diagnostic(`${label}: ${rec.answers.length} TXT records, ${txtBytes} B of DNS received, equal to kdig ${ref}`);
+          assert.ok(txtBytes > 4000, `${label}: a full-size answer (${txtBytes} B)`);
+        }
+      }
+      if (via === 'dnsproxy') t.diagnostic(`${via} ${spec.transport}${spec.method === 'GET' ? ' GET' : ''}: ${cases.length} questions equal kdig ${ref}`);
+    }
+  });
+
+  const root = process.getuid?.() === 0;
+  test('DoQ at 40 ms RTT: resumed (0-RTT) ≈ 1 RTT, below cold ≈ 2 RTT', { skip: root ? false : 'needs root (network namespaces)', timeout: 90_000 }, async (t) => {
+    const RTT = 40;
+    const COUNT = 10;
+    const WARMUP = 1;
+    const pre = missingPrerequisites();
+    assert.deepEqual(pre, [], `missing: ${pre.join(', ')}`);
+    const lab = await createLabNet({ rttMs: RTT, jitterMs: 0, lossPct: 0, name: 'dnsproxy-0rtt' });
+    stops.push(() => lab.destroy());
+    const coredns = await startCoreDNS({ netns: lab.server.ns, address: lab.server.addr4 });
+    stops.push(() => coredns.stop());
+    const proxy: LabDnsproxy = await startDnsproxy(coredns, { netns: lab.server.ns, address: lab.server.addr4 });
+    stops.push(() => proxy.stop());
+
+    const runHost = async (endpoint: string, resume: boolean): Promise<ExchangeRecord[]> => {
+      const n = COUNT + WARMUP;
+      const args = [
+        defaultHostBin(), 'measure', '--endpoint', endpoint, '--connect', `dns.test=${lab.server.addr4}`, '--ca', coredns.certs.caFile,
+        '--mode', 'cold', '--repeat', String(n), '--json', '--quiet', ...(resume ? ['--resume'] : []), 'h1.test',
+      ];
+      const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: 15_000 + n * (RTT * 8 + 200) });
+      const records = stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as ExchangeRecord);
+      assert.equal(records.length, n, `${endpoint}: records`);
+      // The first resumed exchange has no ticket yet; both runs drop their first (process warm-up).
+      return records.slice(WARMUP);
+    };
+    const med = (rs: ExchangeRecord[]) => summarize(rs.filter((r) => r.ok && r.rcode === 'NOERROR').map((r) => r.timings.total));
+    const rows: string[] = ['| server | transport | cold median | resumed median | resumed p95 | resumed | 0-RTT accepted |', '|---|---|---:|---:|---:|---:|---:|'];
+    const results: Record<string, { cold: number; resumed: number }> = {};
+    for (const [server, endpoint] of [['dnsproxy', proxy.endpoints.doq], ['coredns', coredns.endpoints.doq!]] as const) {
+      const cold = await runHost(endpoint, false);
+      const resumed = await runHost(endpoint, true);
+      for (const r of [...cold, ...resumed]) assert.equal(r.ok, true, `${server}: ${r.error?.code} ${r.error?.message}`);
+      const c = med(cold);
+      const s = med(resumed);
+      const early = resumed.filter((r) => r.tls?.earlyData && r.events.some((e) => e.type === 'early-data')).length;
+      const res = resumed.filter((r) => r.tls?.resumed).length;
+      rows.push(`| ${server} | doq | ${c.median!.toFixed(1)} | ${s.median!.toFixed(1)} | ${s.p95!.toFixed(1)} | ${res}/${s.n} | ${early}/${s.n} |`);
+      results[server] = { cold: c.median!, resumed: s.median! };
+      if (server === 'dnsproxy') {
+        assert.equal(res, COUNT, `every resumed exchange resumes\n${rows.join('\n')}`);
+        assert.equal(early, COUNT, `every resumed query went in accepted 0-RTT (tls.earlyData, early-data event)\n${rows.join('\n')}`);
+        assert.ok(cold.every((r) => !r.tls?.earlyData), 'no early data without --resume');
+      }
+    }
+    for (const line of rows) t.diagnostic(line);
+    const table = rows.join('\n');
+    const { cold, resumed } = results.dnsproxy!;
+    assert.ok(cold >= 2 * RTT, `dnsproxy cold median ${cold} ms below 2 RTT\n${table}`);
+    assert.ok(resumed >= RTT, `dnsproxy resumed median ${resumed} ms below 1 RTT\n${table}`);
+    // dnsproxy answers the 0-RTT query at once: one round trip, not two.
+    assert.ok(resumed < 1.5 * RTT, `dnsproxy resumed median ${resumed} ms is not ≈ 1 RTT\n${table}`);
+    assert.ok(resumed < cold - 0.5 * RTT, `dnsproxy resumed median ${resumed} ms not clearly below cold ${cold} ms\n${table}`);
+  });
+});

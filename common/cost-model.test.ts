@@ -95,9 +95,9 @@ test('onLoad change: point and bounds by the model, in a table of cells', () => 
   }
   const far = only(costs, 'far', 'doh');
   assert.equal(far.onLoad.relative, 80 / 1000);
-  // The document's baseline is what the browser observed (20 ms), the others the system's Do53 replay.
+  // Every baseline is the system's Do53 replay (replay against replay); the document's observed 20 ms is its timeline.
   assert.deepEqual(far.hosts.map((h) => [h.name, h.baselineSource, h.critical, h.reason]), [
-    ['doc.test', 'observed', true, 'document'],
+    ['doc.test', 'replay', true, 'document'],
     ['cdn.test', 'replay', true, 'before-first-paint'],
     ['img.test', 'replay', false, 'off-path'],
     ['beacon.test', 'replay', false, 'after-onload'],
@@ -125,7 +125,7 @@ test('faster, cached and unknown baselines', () => {
   const records = [...cell('system', 'udp', { 'doc.test': 80, 'cdn.test': 70 }, AT), ...cell('r', 'doh', { 'doc.test': 20, 'cdn.test': 900 }, AT)];
   const c = only(pageCost(slow, records), 'r', 'doh');
   // cdn.test's observed lookup of 0 ms was the browser's cache: any transport would be, so it adds nothing.
-  assert.deepEqual(c.hosts.map((h) => [h.name, h.baselineSource, h.delta]), [['doc.test', 'observed', -60], ['cdn.test', 'cache', 0]]);
+  assert.deepEqual(c.hosts.map((h) => [h.name, h.baselineSource, h.delta]), [['doc.test', 'replay', -60], ['cdn.test', 'cache', 0]]);
   assert.equal(c.onLoad.delta, -60);
   assert.equal(c.verdict, 'faster');
   // No baseline replay and no observed lookup: that host is unknown and left out; the document still counts.
@@ -163,4 +163,79 @@ test('bytes: median per replay of the page beside the papers\' model for the sam
   assert.equal(only(costs, 'system', 'udp').bytes.model!.sent, 56 * 8);
   // The text's overhead can be chosen instead.
   assert.equal(only(pageCost(page(HOSTS), records, { dotOverhead: 'text' }), 'r', 'dot').bytes.model!.sent, 40 + 33 * 8 + 506);
+});
+
+test('baselines are replay against replay: the browser\'s own lookup overhead is not counted as a cost', () => {
+  // The browser observed 30 ms for the document (its resolver's overhead included); replays: Do53 15, DoH 45.
+  const p = page([], { domainLookupStart: 5, domainLookupEnd: 35 });
+  const at = { 'doc.test': 0 };
+  const costs = pageCost(p, [...cell('system', 'udp', { 'doc.test': 15 }, at), ...cell('r', 'doh', { 'doc.test': 45 }, at)]);
+  const doh = only(costs, 'r', 'doh');
+  assert.deepEqual(doh.hosts.map((h) => [h.baselineSource, h.baseline, h.observed, h.delta]), [['replay', 15, 30, 30]]);
+  assert.equal(doh.onLoad.delta, 30);
+});
+
+test('a Do53 query lost over UDP costs the stub\'s retransmission timeout, not a failure', () => {
+  const at = { 'doc.test': 0, 'cdn.test': 120 };
+  const hosts = [{ name: 'cdn.test', firstNeededAt: 120 }];
+  const lose = (records: ReplayRecordInput[], host: string, qtypes: string[]) => records.map((r) =>
+    r.host === host && qtypes.includes(r.qtype)
+      ? { ...r, ok: false, error: { code: 'timeout' }, replay: { ...r.replay!, endedAt: r.replay!.pageStartedAt + r.replay!.scheduledAt + 5000 } }
+      : r);
+  const candidate = cell('r', 'doh', { 'doc.test': 45, 'cdn.test': 40 }, at);
+  const cases: Array<[string, string[], number | undefined, number, number]> = [
+    // host lost, qtypes lost, udpRetryMs, baseline lookup of cdn.test, its delta
+    ['cdn.test', ['AAAA'], undefined, 1000 + 15, 40 - 1015], // A answered in 15 ms; AAAA asked again after 1 s
+    ['cdn.test', ['A', 'AAAA'], undefined, 1000 + 15, 40 - 1015], // both lost: the retry answers as a typical UDP lookup (15)
+    ['cdn.test', ['AAAA'], 5000, 5000 + 15, 40 - 5015], // glibc's 5 s timeout
+  ];
+  for (const [host, qtypes, udpRetryMs, baseline, delta] of cases) {
+    const records = [...lose(cell('system', 'udp', { 'doc.test': 15, 'cdn.test': 15 }, at), host, qtypes), ...candidate];
+    const costs = pageCost(page(hosts), records, udpRetryMs === undefined ? {} : { udpRetryMs });
+    const cdn = only(costs, 'r', 'doh').hosts.find((h) => h.name === 'cdn.test')!;
+    assert.deepEqual([cdn.baseline, cdn.delta], [baseline, delta], `${qtypes.join('+')} lost, retry ${udpRetryMs ?? 'default'}`);
+    const udp = only(costs, 'system', 'udp');
+    // The baseline itself still resolves (after the retry) and its failures are still counted.
+    assert.deepEqual([udp.verdict !== 'fails', udp.unresolved, udp.failures.failed], [true, [], qtypes.length]);
+  }
+  // A failure that is not a lost UDP query (here a DoH one) is not retried: the host does not resolve.
+  const dohLost = lose(candidate, 'cdn.test', ['A', 'AAAA']);
+  const c = only(pageCost(page(hosts), [...cell('system', 'udp', { 'doc.test': 15, 'cdn.test': 15 }, at), ...dohLost]), 'r', 'doh');
+  assert.deepEqual([c.unresolved, c.verdict], [['cdn.test'], 'fails']);
+});
+
+test('completion times: a lookup moves its host\'s fetch, and a chain\'s shifts add up link by link', () => {
+  // First paint at 50 (every host off the critical path by that mark), onLoad at 410. A script on s.test inserts
+  // c1.test's script, which inserts c2.test's image, which ends 10 ms before onLoad; img.test is independent.
+  const at = { 'doc.test': 0, 's.test': 100, 'img.test': 100, 'c1.test': 210, 'c2.test': 310 };
+  const done: Record<string, number> = { 's.test': 200, 'img.test': 150, 'c1.test': 300, 'c2.test': 400 };
+  const hosts = (withEnds: boolean): PageInput['hosts'] => Object.entries(at).filter(([n]) => n !== 'doc.test')
+    .map(([name, firstNeededAt]) => ({ name, firstNeededAt, ...(withEnds ? { completedAt: done[name]! } : {}) }));
+  const base = cell('system', 'udp', { 'doc.test': 20, 's.test': 10, 'img.test': 10, 'c1.test': 10, 'c2.test': 10 }, at);
+  const slower = cell('r', 'dot', { 'doc.test': 20, 's.test': 50, 'img.test': 50, 'c1.test': 50, 'c2.test': 50 }, at);
+  const nav = { firstPaint: 50, loadEventEnd: 410 };
+  const cases: Array<[string, boolean, number, number, number]> = [
+    // Without completion times: lookups end long before onLoad; their slack hides every +40.
+    ['lookup ends only', false, 0, 0, 40],
+    // With them: c2's chain (s → c1 → c2) comes 3 × 40 = 120 later and ended 10 ms before onLoad: +110, at most +120.
+    ['response ends', true, 110, 110, 120],
+  ];
+  for (const [label, withEnds, point, lower, upper] of cases) {
+    const dot = only(pageCost(page(hosts(withEnds), nav), [...base, ...slower]), 'r', 'dot');
+    assert.deepEqual([dot.onLoad.delta, dot.onLoad.lower, dot.onLoad.upper], [point, lower, upper], `${label}: ${JSON.stringify(dot.onLoad)}`);
+  }
+});
+
+test('a lookup that waited for the document\'s connection in the replay waits that much less in the page', () => {
+  // DoH: the document's lookup opens the connection (100 ms against Do53's 20: +80). x.test, scheduled at 50 ms,
+  // waited 60 ms for that connection, then took 40. In the page x.test is needed 80 ms later, when it is open.
+  const at = { 'doc.test': 0, 'x.test': 50 };
+  const hosts = [{ name: 'x.test', firstNeededAt: 50 }];
+  const doh = cell('r', 'doh', { 'doc.test': 100, 'x.test': 100 }, at).map((r) => (r.host === 'x.test' ? { ...r, replay: { ...r.replay!, waitedForConnection: 60 } } : r));
+  const costs = pageCost(page(hosts), [...cell('system', 'udp', { 'doc.test': 20, 'x.test': 20 }, at), ...doh]);
+  const x = only(costs, 'r', 'doh').hosts.find((h) => h.name === 'x.test')!;
+  // The replay's own lookup is shown as measured; its difference counts only the 40 ms against Do53's 20.
+  assert.deepEqual([x.lookup, x.delta], [100, 20]);
+  // The document's +80, then x.test's own +20 (without the credit: +80 + 80).
+  assert.equal(only(costs, 'r', 'doh').onLoad.delta, 100);
 });

@@ -10,10 +10,19 @@
 // - A host's lookup time in one replay is from its scheduled offset until its LAST record type arrived (a browser
 //   waits for A and AAAA together), so waiting for a connection and head-of-line blocking count. Per cell: the
 //   median over repeats. A host resolves in a replay when at least one of its record types answered.
-// - Baseline, per host: the browser's observed lookup where Resource Timing exposed it (the document's from
-//   `domainLookupEnd − domainLookupStart`); an observed lookup under BROWSER_CACHE_MS means the browser's own cache
-//   (or a reused connection) served it, which it would under any transport, so the host's difference is 0.
-//   Elsewhere: the baseline replay (default the `system` resolver's Do53 over UDP), measured the same way.
+// - Baseline, per host: the baseline replay (default the `system` resolver's Do53 over UDP), measured the same way as
+//   the candidate, so the difference is replay against replay. The browser's observed lookup (Resource Timing; the
+//   document's `domainLookupEnd − domainLookupStart`) places the host on the page's timeline, and stands in as the
+//   baseline only where no baseline replay exists: it includes the browser resolver's own overhead, which the
+//   browser pays over any transport, so subtracting it from a replay would understate the cost (validation, issue 4:
+//   Chromium's Do53 lookups read 10–15 ms above the replay's at 15 ms RTT). An observed lookup under
+//   BROWSER_CACHE_MS means the browser's own cache (or a reused connection) served it, which it would under any
+//   transport, so the host's difference is 0.
+// - A Do53 query lost over UDP (a `timeout` record) is not a failure of the page: the browser's stub asks again after
+//   its retransmission timeout (`udpRetryMs`, default UDP_RETRY_MS: Chromium's 1 s), so that record type costs the
+//   timeout plus a second lookup (answered as the host's other record types were, else as a typical UDP lookup of
+//   the replay). Encrypted transports run over TCP, whose own retransmissions are already in their lookup times.
+//   This is how a lossy network can make DoT/DoH faster than Do53 (Hounsel et al., lossy 3G).
 // - Critical path: the document's host; hosts whose requests were render-blocking (as the extension reports from
 //   Resource Timing `renderBlockingStatus`); and hosts first needed before the first paint, else before
 //   DOMContentLoaded, else (neither known) before onLoad — the last fallback makes every host critical, the
@@ -22,10 +31,19 @@
 // Model (assumptions, stated plainly).
 // - The document's lookup is serial: nothing of the page starts before it, so its difference d_doc moves onLoad
 //   one for one.
+// - A host's completion time is when its last response before onLoad ended (`completedAt`, Resource Timing
+//   `responseEnd`) where known: a slower lookup delays its host's fetch, and that is what onLoad waits for. Where it
+//   is not known (the extension's record does not carry it yet), the lookup's own end (first needed + lookup).
+// - Chains (known completion times only): a host first needed after another host's response had completed may have
+//   been discovered through it — a script inserting it, a stylesheet importing it — so it starts as much later as
+//   that response came. Its likeliest parent is the response that completed last before it was needed, and shifts
+//   add up link by link. (Validation, issue 4: without this, the lookups of chained hosts, needed after first
+//   paint and long before onLoad, counted as having slack they did not have.)
 // - Other critical lookups run in parallel with one another after it: onLoad moves by how much later the last of
-//   them completes, max(c_h) − max(b_h) over completion times (first needed + lookup), not by the sum; so a slower
-//   lookup needed early can hide behind one needed later. The other extreme, a chain where each gates the next
-//   (the sum of their differences), is the other end of the bounds.
+//   them completes, max(c_h) − max(b_h) over completion times, not by the sum; so a slower lookup needed early can
+//   hide behind one needed later. The other extreme is the other end of the bounds: with completion times, the worst
+//   chain of responses that the page's order allows (each host behind any response that completed before it was
+//   needed); without them, every critical lookup in one chain (the sum of their differences).
 // - Off-path lookups have slack: onLoad came after them, so each had until onLoad to finish. They move onLoad only
 //   by how much later than onLoad (after the shifts above) they now finish, onLoad being the last event they are
 //   known to overlap; as a fetch still follows the lookup, this is the least they move it. Bounds: from 0 (or their
@@ -35,7 +53,10 @@
 //   never resolved over a transport are left out of the change and listed; if one is critical, the verdict is
 //   `fails`: the page would not load as it did.
 // - |Δ| < 30 ms is "indistinguishable" (one frame at 30 Hz, after Hounsel et al.).
-// The model is v1: a later issue validates it against pages loaded with each transport in a real browser.
+// What the model cannot see (validation, issue 4; bench/results/cost-model-validation.md): the candidate's lookups
+// are dnscost's own replays, so a stub that pays more than the transport needs is not predicted — Debian 12's stubby
+// leaves Nagle's algorithm on and pays about one RTT plus a delayed ACK more per cold connection and per burst of
+// queries than dnscost's DoT client, and Chromium's DoH pays some CPU on top at low RTT.
 import { modelBytes, type DotOverhead, type ModelBytes } from './bytes-model.js';
 import type { ExchangeRecord, Pair } from './record.js';
 import { percentile } from './stats.js';
@@ -70,6 +91,11 @@ export interface PageHostInput {
   observedLookupMs?: number | null;
   /** True when a request to this host was render-blocking (Resource Timing `renderBlockingStatus`). */
   renderBlocking?: boolean;
+  /**
+   * When the host's last response before onLoad ended (ms since navigation start; Resource Timing `responseEnd`),
+   * where known: a lookup delays its host's fetch, so this is what it can move. Absent: first needed + lookup.
+   */
+  completedAt?: number | null;
 }
 
 /** A page as the browser loaded it. */
@@ -83,13 +109,25 @@ export interface PageInput {
 }
 
 /** The fields of a replay record the model reads. */
-export type ReplayRecordInput = Pick<ExchangeRecord, 'host' | 'qtype' | 'resolver' | 'transport' | 'mode' | 'repeat' | 'ok' | 'bytes' | 'packets' | 'timings' | 'replay'>;
+export type ReplayRecordInput = Pick<ExchangeRecord, 'host' | 'qtype' | 'resolver' | 'transport' | 'mode' | 'repeat' | 'ok' | 'bytes' | 'packets' | 'timings' | 'replay'> & {
+  /** Why a record failed: an ErrorData or its stable code (a stored record keeps the code); absent: not known. */
+  error?: { code: string } | string | null;
+};
 
-/** Which replay is the baseline where the browser exposed no lookup, and which DoT overhead the bytes model uses. */
+/** Which replay is the baseline, which DoT overhead the bytes model uses, and the stub's UDP retransmission timeout. */
 export interface CostOptions {
   baseline?: { resolver: string; transport: TransportId };
   dotOverhead?: DotOverhead;
+  /** After how long a browser's stub asks again when a Do53 query over UDP got no answer (default UDP_RETRY_MS). */
+  udpRetryMs?: number;
 }
+
+/**
+ * A Do53 query lost over UDP costs this much before the stub asks again: Chromium's built-in resolver starts from a
+ * 1 s fallback period (net/dns `kDnsDefaultFallbackPeriod`; it adapts to the server's measured RTT afterwards);
+ * glibc's stub waits 5 s (resolv.conf `timeout:`), so pass 5000 for a browser that uses getaddrinfo.
+ */
+export const UDP_RETRY_MS = 1000;
 
 /** Why a host is, or is not, on the critical path. */
 export type CriticalReason = 'document' | 'render-blocking' | 'before-first-paint' | 'before-dom-content-loaded' | 'before-onload' | 'off-path' | 'after-onload';
@@ -98,6 +136,8 @@ export type CriticalReason = 'document' | 'render-blocking' | 'before-first-pain
 export interface HostCost {
   name: string;
   firstNeededAt: number;
+  /** When its last response before onLoad ended, where known (PageHostInput.completedAt). */
+  completedAt: number | null;
   critical: boolean;
   reason: CriticalReason;
   /** Median lookup over the candidate's repeats (ms from the scheduled offset); null when it never resolved. */
@@ -105,7 +145,12 @@ export interface HostCost {
   /** Baseline lookup; null when the browser's cache served it (`cache`) or nothing is known (`none`). */
   baseline: number | null;
   baselineSource: 'observed' | 'cache' | 'replay' | 'none';
-  /** lookup − baseline (0 for `cache`); null when either is unknown. */
+  /** The lookup the browser observed (Resource Timing / Navigation Timing), where exposed: the page's own timeline. */
+  observed: number | null;
+  /**
+   * lookup − baseline (0 for `cache`); null when either is unknown. The lookup less any time it waited in the replay
+   * for the connection the document's lookup was opening, up to the document's own slowdown (see cellCost).
+   */
   delta: number | null;
   failed: number;
   total: number;
@@ -163,24 +208,50 @@ function hostsOf(page: PageInput): PageHostInput[] {
 }
 
 /** Per host of one cell: lookup per repeat (null when it did not resolve), failures and totals. */
-function lookups(records: readonly ReplayRecordInput[]): Map<string, { perRepeat: Map<number, number | null>; failed: number; total: number }> {
-  const out = new Map<string, { perRepeat: Map<number, number | null>; failed: number; total: number; ok: Map<number, boolean> }>();
+type HostLookups = { perRepeat: Map<number, number | null>; waited: Map<number, number>; failed: number; total: number };
+
+function lookups(records: readonly ReplayRecordInput[], udpRetryMs: number): Map<string, HostLookups> {
+  const lookupOf = (r: ReplayRecordInput) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total);
+  // A Do53 query lost over UDP is not the end for a browser: its stub asks again after its retransmission timeout.
+  const lost = (r: ReplayRecordInput) => !r.ok && r.transport === 'udp' && (typeof r.error === 'string' ? r.error : r.error?.code) === 'timeout';
+  const okUdp = records.filter((r) => r.ok && r.transport === 'udp').map(lookupOf);
+  const typicalUdp = okUdp.length ? median(okUdp) : null;
+  const byHostRepeat = new Map<string, Map<number, ReplayRecordInput[]>>();
   for (const r of records) {
-    // From the scheduled offset to the answer; a sequential record (no replay info) counts its own duration.
-    const l = r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total;
-    const h = out.get(r.host) ?? { perRepeat: new Map(), failed: 0, total: 0, ok: new Map() };
-    out.set(r.host, h);
-    h.total += 1;
-    if (!r.ok) h.failed += 1;
-    h.perRepeat.set(r.repeat, Math.max(h.perRepeat.get(r.repeat) ?? -Infinity, l));
-    h.ok.set(r.repeat, (h.ok.get(r.repeat) ?? false) || r.ok);
+    const perHost = byHostRepeat.get(r.host) ?? new Map<number, ReplayRecordInput[]>();
+    byHostRepeat.set(r.host, perHost);
+    perHost.set(r.repeat, [...(perHost.get(r.repeat) ?? []), r]);
   }
-  for (const h of out.values()) for (const [repeat, ok] of h.ok) if (!ok) h.perRepeat.set(repeat, null);
+  const out = new Map<string, HostLookups>();
+  for (const [host, perHost] of byHostRepeat) {
+    const h: HostLookups = { perRepeat: new Map(), waited: new Map(), failed: 0, total: 0 };
+    out.set(host, h);
+    for (const [repeat, rs] of perHost) {
+      h.total += rs.length;
+      h.failed += rs.filter((r) => !r.ok).length;
+      // From the scheduled offset to the answer (a sequential record, without replay info, counts its own duration);
+      // the host waits for its last record type.
+      const ok = rs.filter((r) => r.ok).map(lookupOf);
+      // The retry is answered as the host's other record types were in this replay, else as a typical UDP lookup.
+      const retry = ok.length ? Math.max(...ok) : typicalUdp;
+      const retried = retry === null ? [] : rs.filter(lost).map(() => udpRetryMs + retry);
+      // A failure that is not retried still counts the time until it arrived: the browser waited for it.
+      const done = [...rs.filter((r) => !lost(r)).map(lookupOf), ...retried];
+      // The host resolves when at least one record type answered (or would have, after the retry).
+      h.perRepeat.set(repeat, ok.length > 0 || retried.length > 0 ? Math.max(...done) : null);
+      h.waited.set(repeat, Math.max(0, ...rs.map((r) => r.replay?.waitedForConnection ?? 0)));
+    }
+  }
   return out;
 }
 
-function medianLookup(perRepeat: Map<number, number | null> | undefined): number | null {
-  const xs = [...(perRepeat?.values() ?? [])].filter((x): x is number => x !== null);
+/**
+ * Median lookup over repeats. `credit`: how much later than scheduled the page would really need the host (the
+ * document's own slowdown); a lookup that waited for a connection being opened waits that much less.
+ */
+function medianLookup(entry: HostLookups | undefined, credit = 0): number | null {
+  const xs: number[] = [];
+  for (const [repeat, l] of entry?.perRepeat ?? []) if (l !== null) xs.push(l - Math.min(entry!.waited.get(repeat) ?? 0, credit));
   return xs.length ? median(xs) : null;
 }
 
@@ -206,7 +277,8 @@ export function pageCost(page: PageInput, records: readonly ReplayRecordInput[],
   return [...cells.values()].map((list) => {
     const first = list[0]!;
     const base = baselineFor(first.mode);
-    return cellCost(page, list, base ? lookups(base) : null, options.dotOverhead ?? 'formula');
+    const retry = options.udpRetryMs ?? UDP_RETRY_MS;
+    return cellCost(page, list, base ? lookups(base, retry) : null, options.dotOverhead ?? 'formula', retry);
   });
 }
 
@@ -215,30 +287,64 @@ function cellCost(
   records: readonly ReplayRecordInput[],
   baseline: ReturnType<typeof lookups> | null,
   dotOverhead: DotOverhead,
+  udpRetryMs: number,
 ): CellCost {
   const first = records[0]!;
   const onLoad = page.onLoad ?? page.navigation.loadEventEnd;
-  const measured = lookups(records);
-  const hosts: HostCost[] = hostsOf(page).map((h) => {
+  const measured = lookups(records, udpRetryMs);
+  const costOf = (h: PageHostInput, credit: number): HostCost => {
     const m = measured.get(h.name);
-    const lookup = medianLookup(m?.perRepeat);
+    // `lookup` is the replay as measured; the difference uses it less any wait the document's slowdown absorbs.
+    const lookup = medianLookup(m);
+    const credited = medianLookup(m, credit);
     const { critical, reason } = classifyHost(page, h);
     let baselineMs: number | null = null;
     let source: HostCost['baselineSource'] = 'none';
-    if (h.observedLookupMs != null && h.observedLookupMs < BROWSER_CACHE_MS) source = 'cache';
-    else if (h.observedLookupMs != null) [baselineMs, source] = [h.observedLookupMs, 'observed'];
-    else {
-      baselineMs = medianLookup(baseline?.get(h.name)?.perRepeat);
-      if (baselineMs !== null) source = 'replay';
-    }
-    const delta = source === 'cache' ? 0 : lookup !== null && baselineMs !== null ? lookup - baselineMs : null;
-    return { name: h.name, firstNeededAt: h.firstNeededAt, critical, reason, lookup, baseline: baselineMs, baselineSource: source, delta, failed: m?.failed ?? 0, total: m?.total ?? 0 };
-  });
+    const observed = h.observedLookupMs ?? null;
+    // The difference is taken between two replays, measured the same way, wherever the baseline was replayed: the
+    // browser's own lookup carries its resolver's overhead (IPC, its stub, its scheduling), which it would carry
+    // over any transport, so candidate replay − observed would count that overhead as a cost of the baseline.
+    const replayed = medianLookup(baseline?.get(h.name), credit);
+    if (observed !== null && observed < BROWSER_CACHE_MS) source = 'cache';
+    else if (replayed !== null) [baselineMs, source] = [replayed, 'replay'];
+    else if (observed !== null) [baselineMs, source] = [observed, 'observed'];
+    const delta = source === 'cache' ? 0 : credited !== null && baselineMs !== null ? credited - baselineMs : null;
+    return { name: h.name, firstNeededAt: h.firstNeededAt, completedAt: h.completedAt ?? null, critical, reason, lookup, baseline: baselineMs, baselineSource: source, observed, delta, failed: m?.failed ?? 0, total: m?.total ?? 0 };
+  };
+  // The replay schedules every host at its offset on the baseline's timeline, but under the candidate nothing after
+  // the document starts before the document's (slower) lookup ends: a lookup that waited in the replay for the
+  // connection the document's lookup was opening would, in the page, have been needed that much later and waited
+  // that much less. So the document goes first, and its slowdown is credited to the others' waits.
+  const docCost = costOf(hostsOf(page)[0]!, 0);
+  const credit = Math.max(0, docCost.delta ?? 0);
+  const hosts: HostCost[] = [docCost, ...hostsOf(page).slice(1).map((h) => costOf(h, credit))];
 
   // Completion times (first needed + lookup) under the candidate (c) and the baseline (b).
   const usable = hosts.filter((h) => h.delta !== null && h.reason !== 'after-onload');
-  const b = (h: HostCost) => h.firstNeededAt + (h.baselineSource === 'cache' ? 0 : h.baseline!);
-  const c = (h: HostCost) => b(h) + h.delta!;
+  // On the page's own timeline: the lookup the browser observed where exposed, else the baseline replay's.
+  const b = (h: HostCost) => h.firstNeededAt + (h.baselineSource === 'cache' ? 0 : (h.observed ?? h.baseline!));
+  // What a lookup can move is its host's fetch: the host's last response end where known, else its lookup's end.
+  const e = (h: HostCost) => Math.max(b(h), h.completedAt ?? -Infinity);
+  // Chains: a host first needed after another host's response had completed (known completion times only) may have
+  // been discovered through it (a script inserting it, a stylesheet importing it), so under the candidate it is
+  // needed as much later as that response came. Its likeliest parent is the response that completed last before it
+  // was needed; a chain's shifts add up link by link.
+  const inherited = new Map<HostCost, number>();
+  const ended = usable.filter((h) => h.reason !== 'document' && h.completedAt != null);
+  for (const h of [...usable].filter((x) => x.reason !== 'document').sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
+    let parent: HostCost | null = null;
+    for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt && (!parent || e(g) > e(parent))) parent = g;
+    inherited.set(h, parent ? (inherited.get(parent) ?? 0) + parent.delta! : 0);
+  }
+  // The most a host can have been pushed back: through the worst chain of responses that completed before it was
+  // needed (any real dependency respects that order), each link adding its own slowdown. Known completion times only.
+  const worst = new Map<HostCost, number>();
+  for (const h of [...usable].filter((x) => x.reason !== 'document').sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
+    let w = 0;
+    for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt) w = Math.max(w, (worst.get(g) ?? 0) + Math.max(0, g.delta!));
+    worst.set(h, w);
+  }
+  const c = (h: HostCost) => e(h) + (inherited.get(h) ?? 0) + h.delta!;
   const maxOf = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
   const doc = usable.find((h) => h.reason === 'document');
   const others = usable.filter((h) => h.critical && h.reason !== 'document');
@@ -248,14 +354,14 @@ function cellCost(
   let upper: number | null = null;
   if (usable.length > 0) {
     const dDoc = doc?.delta ?? 0;
-    const par = others.length ? maxOf(others.map(c))! - maxOf(others.map(b))! : 0;
+    const par = others.length ? maxOf(others.map(c))! - maxOf(others.map(e))! : 0;
     const chain = others.reduce((s, h) => s + h.delta!, 0);
     let late = 0;
     let floor = dDoc;
     let shiftOff = 0;
     if (off.length) {
       const offC = maxOf(off.map(c))!;
-      shiftOff = offC - maxOf(off.map(b))!;
+      shiftOff = offC - maxOf(off.map(e))!;
       // Everything after the document shifts with it; onLoad has already moved by the critical path's change.
       late = Math.max(0, offC + dDoc - (onLoad + dDoc + par));
       // However the critical path went, onLoad cannot come before the last lookup it waits for.
@@ -263,7 +369,12 @@ function cellCost(
     }
     point = dDoc + par + late;
     lower = Math.min(point, Math.max(dDoc + Math.min(par, chain) + Math.min(0, shiftOff), floor));
-    upper = Math.max(point, dDoc + Math.max(par, chain) + Math.max(0, shiftOff));
+    // The chain extreme: with completion times, the worst chain of responses the order of the page allows; without
+    // them, every critical lookup in one chain.
+    const chained = ended.length
+      ? Math.max(0, ...[...worst].map(([h, w]) => w + Math.max(0, h.delta!)))
+      : Math.max(par, chain) + Math.max(0, shiftOff);
+    upper = Math.max(point, dDoc + chained);
   }
 
   const unresolved = hosts.filter((h) => h.total > 0 && h.lookup === null).map((h) => h.name);
@@ -280,7 +391,7 @@ function cellCost(
 
   // Böttger's cumulative view, both sides replayed the same way, over the hosts both resolved.
   const pairs = hosts
-    .map((h) => ({ c: h.lookup, b: baseline ? medianLookup(baseline.get(h.name)?.perRepeat) : null }))
+    .map((h) => ({ c: h.lookup, b: baseline ? medianLookup(baseline.get(h.name)) : null }))
     .filter((x) => x.c !== null && (!baseline || x.b !== null));
   const candidateSum = pairs.length ? pairs.reduce((s, x) => s + x.c!, 0) : null;
   const baselineSum = baseline && pairs.length ? pairs.reduce((s, x) => s + x.b!, 0) : null;

@@ -41,6 +41,7 @@ export function replayRecordInputs(records: readonly StoredRecord[]): ReplayReco
     mode: r.mode,
     repeat: r.repeat,
     ok: r.ok,
+    error: r.error,
     bytes: r.bytes,
     packets: r.packets,
     timings: r.timings,

@@ -47,6 +47,15 @@ export interface StartOptions {
   certs?: LabCerts;
   /** Fixed ports; unset ones are picked free on the address (or 53/853/443 in a netns). */
   ports?: Partial<Record<PortName, number>>;
+  /**
+   * CoreDNS only: one more zone whose every name answers these addresses (A, and AAAA when given), e.g. a test site
+   * served inside a lab namespace. Names under `*.localhost` never reach a resolver in browsers, hence a zone of its own.
+   */
+  siteZone?: { zone: string; a: string; aaaa?: string };
+  /** CoreDNS only: log every query as `dnscost-query SCHEME TYPE NAME` (scheme dns, tls, https, …) to its output. */
+  logQueries?: boolean;
+  /** Called with everything the process writes (stdout and stderr), uncapped, as it arrives. */
+  onOutput?: (text: string) => void;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -245,6 +254,7 @@ async function launch(spec: Launch, opts: StartOptions, s: Setup): Promise<LabRe
   let log = '';
   const append = (b: Buffer) => {
     if (log.length < LOG_CAP) log += b.toString();
+    opts.onOutput?.(b.toString());
   };
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
@@ -275,7 +285,7 @@ async function launch(spec: Launch, opts: StartOptions, s: Setup): Promise<LabRe
 /** The browser tests' site zone: CoreDNS answers every name under it with loopback addresses (A and AAAA). */
 export const LAB_SITE_ZONE = 'site.localhost';
 
-export function startCoreDNS(opts?: StartOptions): Promise<LabResolver> {
+export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
   return start(
     {
       name: 'coredns',
@@ -290,8 +300,18 @@ export function startCoreDNS(opts?: StartOptions): Promise<LabResolver> {
           `template IN A ${LAB_SITE_ZONE} {`, `  answer "{{ .Name }} 60 IN A 127.0.0.1"`, '}',
           `template IN AAAA ${LAB_SITE_ZONE} {`, `  answer "{{ .Name }} 60 IN AAAA ::1"`, '}',
         ];
+        const extraZone = opts.siteZone;
+        if (extraZone) {
+          site.push(`template IN A ${extraZone.zone} {`, `  answer "{{ .Name }} 60 IN A ${extraZone.a}"`, '}');
+          if (extraZone.aaaa) site.push(`template IN AAAA ${extraZone.zone} {`, `  answer "{{ .Name }} 60 IN AAAA ${extraZone.aaaa}"`, '}');
+          // Other types get NODATA (the browser's HTTPS/type-65 queries), not REFUSED.
+          site.push(`template ANY ANY ${extraZone.zone} {`, '  rcode NOERROR', '}');
+        }
+        const zones = (scheme: string, port: number) =>
+          [`test.`, `${LAB_SITE_ZONE}.`, ...(extraZone ? [`${extraZone.zone}.`] : [])].map((z) => `${scheme}://${z}:${port}`).join(' ');
         const block = (scheme: string, port: number, extra: string[]) =>
-          [`${scheme}://test.:${port} ${scheme}://${LAB_SITE_ZONE}.:${port} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l),
+          [`${zones(scheme, port)} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l),
+            ...(opts.logQueries ? [`  log . "dnscost-query ${scheme} {type} {name}"`] : []),
             `  file ${zoneFile} test.`, ...site.map((l) => '  ' + l), '  errors', '}'].join('\n');
         const tls = `tls ${certs.certFile} ${certs.keyFile}`;
         const corefile = [

@@ -20,6 +20,7 @@ import {
   isLoopbackAddress,
   MAX_REPLAY_AT_MS,
   measurableHosts,
+  offeredEndpoints,
   planMeasurement,
 } from '../extension/src/background/measure-plan.js';
 import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type MeasureDeps, type MeasureHost } from '../extension/src/background/measurements.js';
@@ -209,6 +210,21 @@ test('a measurement that finishes done is handed on with all its records (the hi
   await settle();
   await settle();
   assert.equal(handed.length, 1);
+});
+
+test('only the transports the host offers are asked for; with none of them offered, the resolvers stay as they are', async () => {
+  const quic: ResolverSpec = { id: 'q', name: 'Q', endpoints: [{ transport: 'doq', address: '127.0.0.1', port: 8853, serverName: 'dns.test' }] };
+  const mixed: ResolverSpec = { ...LAB, endpoints: [...LAB.endpoints, { transport: 'doh3', address: '127.0.0.1', port: 8443, serverName: 'dns.test', path: '/dns-query' }] };
+  const offered = offeredEndpoints([mixed, quic], ['udp', 'tcp', 'dot', 'doh', 'doh1']);
+  assert.deepEqual(offered.map((r) => [r.id, r.endpoints.map((e) => e.transport)]), [['lab', LAB.endpoints.map((e) => e.transport)]]);
+  assert.deepEqual(offeredEndpoints([quic], ['udp']), [quic], 'nothing left: as they are (the host then says why)');
+  assert.deepEqual(offeredEndpoints([mixed], null), [mixed], 'host not connected: as they are');
+  // The scheduler asks the connected host for what it offers only.
+  const h = harness({ settings: { resolvers: [mixed, quic] } });
+  await h.s.start(7, EXT);
+  const req = h.host.requests[0]!.req as unknown as MeasureRequest;
+  assert.deepEqual(req.resolvers.map((r) => r.id), ['lab']);
+  assert.ok(req.resolvers[0]!.endpoints.every((e) => e.transport !== 'doh3'));
 });
 
 test('a host that goes away interrupts; cancel asks the host and ends as cancelled', async () => {

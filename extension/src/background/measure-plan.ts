@@ -6,7 +6,7 @@ import type { PageRecord } from '../../../common/page-record.js';
 import type { ExchangeRecord } from '../../../common/record.js';
 import { MAX_HOSTS_PER_REQUEST, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { normalizeHostname } from '../../../common/hostname.js';
-import type { Mode, QType } from '../../../common/transports.js';
+import type { Mode, QType, TransportId } from '../../../common/transports.js';
 
 /** Record types a browser asks for every host (HTTPS/type 65 is left for a later version). */
 export const MEASURE_QTYPES: QType[] = ['A', 'AAAA'];
@@ -65,6 +65,20 @@ export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: read
     hosts.push({ name, at });
   }
   return { hosts, skipped, internalAllowed };
+}
+
+/**
+ * The resolvers with only the endpoints whose transport the connected host offers (its hello: a host without its
+ * QUIC companion offers no doq/doh3), so a measurement asks nothing the host would set aside; resolvers left with no
+ * endpoint are dropped. When the host is not connected, or nothing would be left, `resolvers` as they are: the
+ * measurement then refuses or fails with the host's own code instead of looking like a page with nothing to measure.
+ */
+export function offeredEndpoints(resolvers: readonly ResolverSpec[], offered: readonly TransportId[] | null): ResolverSpec[] {
+  if (!offered) return [...resolvers];
+  const kept = resolvers
+    .map((r) => ({ ...r, endpoints: r.endpoints.filter((e) => offered.includes(e.transport)) }))
+    .filter((r) => r.endpoints.length > 0);
+  return kept.length > 0 ? kept : [...resolvers];
 }
 
 /** The measure request for `page` (without its id) and its summary; null when no host may be measured. */

@@ -33,10 +33,10 @@ import {
   type StoredRecord,
 } from '../../../common/measure-messages.js';
 import type { PageReplies } from '../../../common/page-messages.js';
-import type { Request, RequestId } from '../../../common/schema.js';
+import type { Request, RequestId, ResolverSpec } from '../../../common/schema.js';
 import type { Settings } from '../../../common/settings.js';
 import type { RoutedReply } from './host-connection.js';
-import { planMeasurement, storedRecord } from './measure-plan.js';
+import { offeredEndpoints, planMeasurement, storedRecord } from './measure-plan.js';
 
 /** storage.local keys: the index, one meta per measured page, record chunks per page. */
 export const MEASURE_KEYS = {
@@ -149,7 +149,7 @@ export class MeasurementScheduler {
       if (this.running.meta.pageId === page.pageId) return this.status(tabId, sender, false);
       return fail(MEASURE_CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
     }
-    const plan = planMeasurement(page, settings.resolvers);
+    const plan = planMeasurement(page, this.offered(settings.resolvers));
     if (!plan) {
       return fail(MEASURE_CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
     }
@@ -177,7 +177,7 @@ export class MeasurementScheduler {
     if (this.running) return { started: false, reason: 'busy' };
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
-    const plan = planMeasurement({ hosts: fresh }, gate.settings.resolvers);
+    const plan = planMeasurement({ hosts: fresh }, this.offered(gate.settings.resolvers));
     if (!plan) return { started: false, reason: fresh.length ? MEASURE_CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
     const begun = await this.begin(tabId, gate.page, plan, 'auto');
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
@@ -339,6 +339,11 @@ export class MeasurementScheduler {
   private hostProblem(): string {
     const s = this.deps.host.status();
     return s.ok ? 'the native host went away' : `the native host is not connected (${s.code}): ${s.message}`;
+  }
+
+  private offered(resolvers: readonly ResolverSpec[]): ResolverSpec[] {
+    const h = this.deps.host.status();
+    return offeredEndpoints(resolvers, h.ok ? h.transports : null);
   }
 
   private latestOfTab(tabId: number): MeasurementMeta | null {

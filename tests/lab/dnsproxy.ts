@@ -2,13 +2,11 @@
 // (h2 and HTTP/1.1), DoQ and DoH3, forwarding every query to the resolver over UDP (TCP when truncated). Unlike the
 // lab's CoreDNS it accepts 0-RTT on DoQ (quic-go ListenEarly) and sends full-size answers over QUIC and HTTPS.
 // It clears AA in the answers it relays (a forwarder's answer is not authoritative).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { createSocket } from 'node:dgram';
 import { labBin } from './netns.js';
 import type { LabCerts } from './certs.js';
-import type { LabEndpoints, LabResolver, PortName } from './resolver.js';
+import { hostPort, pickPorts, trackLabProcess, type LabEndpoints, type LabResolver, type PortName } from './resolver.js';
 
 /** A running dnsproxy; endpoints have the same shape as a LabResolver's (names dns.test, pin them to `address`). */
 export interface LabDnsproxy {
@@ -45,64 +43,6 @@ export function dnsproxyBinary(): string {
   return labBin('dnsproxy');
 }
 
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function track(child: ChildProcess): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on('exit', () => {
-      for (const c of live) c.kill('SIGKILL');
-    });
-  }
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-}
-
-// A kernel-chosen TCP port that UDP can bind too (DoQ/DoH3 share the DoT/DoH port numbers), or undefined.
-async function freePort(address: string): Promise<number | undefined> {
-  const tcp = createServer();
-  const got = await new Promise<number | undefined>((resolve) => {
-    tcp.once('error', () => resolve(undefined));
-    tcp.listen({ host: address, port: 0, exclusive: true }, () => {
-      const a = tcp.address();
-      resolve(typeof a === 'object' && a ? a.port : undefined);
-    });
-  });
-  if (got === undefined) return undefined;
-  const udp = createSocket(address.includes(':') ? 'udp6' : 'udp4');
-  const ok = await new Promise<boolean>((resolve) => {
-    udp.once('error', () => resolve(false));
-    udp.bind({ address, port: got, exclusive: true }, () => resolve(true));
-  });
-  await new Promise<void>((r) => tcp.close(() => r()));
-  await new Promise<void>((r) => (ok ? udp.close(() => r()) : r()));
-  return ok ? got : undefined;
-}
-
-async function pickPorts(opts: DnsproxyOptions, address: string): Promise<Record<PortName, number>> {
-  const out = {} as Record<PortName, number>;
-  const taken = new Set<number>();
-  for (const name of ['dns', 'tls', 'https'] as const) {
-    const fixed = opts.ports?.[name] ?? (opts.netns ? NETNS_PORTS[name] : undefined);
-    if (fixed !== undefined) {
-      out[name] = fixed;
-      taken.add(fixed);
-      continue;
-    }
-    for (let tries = 0; ; tries++) {
-      const p = await freePort(address);
-      if (p !== undefined && !taken.has(p)) {
-        out[name] = p;
-        taken.add(p);
-        break;
-      }
-      if (tries > 50) throw new Error(`lab: no free TCP+UDP port on ${address}`);
-    }
-  }
-  return out;
-}
-
-const hostPort = (address: string, port: number): string => (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`);
 
 function kdig(netns: string | undefined, args: string[]): Promise<{ ok: boolean; out: string }> {
   const [cmd, full] = netns ? ['ip', ['netns', 'exec', netns, 'kdig', ...args]] : ['kdig', args];
@@ -130,7 +70,7 @@ export async function startDnsproxy(upstream: LabResolver, opts: DnsproxyOptions
   if (!want) throw new Error(`lab: the upstream ${upstream.endpoints.udp} does not answer test. SOA`);
   const autoPorts = !opts.netns && Object.keys(opts.ports ?? {}).length < 3;
   for (let attempt = 1; ; attempt++) {
-    const ports = await pickPorts(opts, address);
+    const ports = await pickPorts(opts, address, NETNS_PORTS);
     try {
       return await launch(upstream, opts, address, ports, want);
     } catch (e) {
@@ -149,7 +89,7 @@ async function launch(upstream: LabResolver, opts: DnsproxyOptions, address: str
   ];
   const [cmd, full] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, dnsproxyBinary(), ...args]] : [dnsproxyBinary(), args];
   const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
-  track(child);
+  trackLabProcess(child);
   let log = '';
   const append = (b: Buffer) => {
     if (log.length < LOG_CAP) log += b.toString();

@@ -88,7 +88,8 @@ export function coreDNSBinary(): string {
 // Children still running (with the temp dir to remove); killed on exit so a crashed run leaves no servers behind.
 const live = new Map<ChildProcess, string | undefined>();
 let exitHookInstalled = false;
-function track(child: ChildProcess, ownDir: string | undefined): void {
+/** Kills `child` (and removes `ownDir`) when this process exits or dies of a signal: a lab server never outlives its test. */
+export function trackLabProcess(child: ChildProcess, ownDir?: string): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     const killAll = () => {
@@ -133,11 +134,16 @@ async function freePort(address: string): Promise<number | undefined> {
   return ok ? got : undefined;
 }
 
-async function pickPorts(opts: StartOptions, address: string): Promise<Record<PortName, number>> {
+/** The ports a lab server listens on: fixed ones, `netnsPorts` inside a namespace, else free TCP+UDP ports on `address`. */
+export async function pickPorts(
+  opts: { ports?: Partial<Record<PortName, number>> | undefined; netns?: string | undefined },
+  address: string,
+  netnsPorts: Record<PortName, number> = NETNS_PORTS,
+): Promise<Record<PortName, number>> {
   const out = {} as Record<PortName, number>;
   const taken = new Set<number>();
   for (const name of ['dns', 'tls', 'https'] as const) {
-    const fixed = opts.ports?.[name] ?? (opts.netns ? NETNS_PORTS[name] : undefined);
+    const fixed = opts.ports?.[name] ?? (opts.netns ? netnsPorts[name] : undefined);
     if (fixed !== undefined) {
       out[name] = fixed;
       taken.add(fixed);
@@ -156,7 +162,8 @@ async function pickPorts(opts: StartOptions, address: string): Promise<Record<Po
   return out;
 }
 
-function hostPort(address: string, port: number): string {
+/** `address:port`, with brackets for IPv6. */
+export function hostPort(address: string, port: number): string {
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
@@ -250,7 +257,7 @@ interface Setup {
 async function launch(spec: Launch, opts: StartOptions, s: Setup): Promise<LabResolver> {
   const [cmd, args] = wrapNetns(opts.netns, ...(await spec.configure(s)));
   const child = spawn(cmd, args, { cwd: s.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  track(child, s.ownDir ? s.dir : undefined);
+  trackLabProcess(child, s.ownDir ? s.dir : undefined);
   let log = '';
   const append = (b: Buffer) => {
     if (log.length < LOG_CAP) log += b.toString();

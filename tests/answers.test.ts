@@ -2,85 +2,15 @@
 // implementations (CoreDNS on every transport, unbound on those it speaks). DoQ and DoH3 (CoreDNS only) are compared
 // with kdig's DoT and DoH answers from the same server: Debian's kdig crashes with +quic and has no HTTP/3.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, describe, test } from 'node:test';
-import { promisify } from 'node:util';
-import type { AnswerData, ExchangeRecord } from '../common/record.js';
+import type { ExchangeRecord } from '../common/record.js';
 import type { EndpointSpec, MeasureRequest } from '../common/schema.js';
-import type { QType } from '../common/transports.js';
 import { parseEndpoint } from '../native-host/src/endpoints.js';
 import { measure } from '../native-host/src/measure.js';
 import { startCoreDNS, startUnbound, type LabResolver } from './lab/resolver.js';
 import { LAB_ZONE } from './lab/zone.js';
+import { CASES, kdig, show } from './helpers/kdig.js';
 
-const run = promisify(execFile);
-
-/** The questions asked, covering every record type and shape the lab zone has. */
-const CASES: Array<{ name: string; qtype: QType }> = [
-  { name: LAB_ZONE.hostName(1), qtype: 'A' },
-  { name: LAB_ZONE.hostName(250), qtype: 'AAAA' },
-  { name: LAB_ZONE.multi.name, qtype: 'A' },
-  { name: LAB_ZONE.chains.c3.names[0], qtype: 'A' },
-  { name: LAB_ZONE.chains.c5.names[0], qtype: 'AAAA' },
-  { name: LAB_ZONE.dangling.name, qtype: 'A' },
-  { name: `anything.${LAB_ZONE.wildcard.parent}`, qtype: 'A' },
-  { name: LAB_ZONE.https[0].name, qtype: 'HTTPS' },
-  { name: LAB_ZONE.hostName(0), qtype: 'HTTPS' },
-  { name: LAB_ZONE.svcb.name, qtype: 'SVCB' },
-  { name: LAB_ZONE.big.name, qtype: 'TXT' },
-  { name: LAB_ZONE.nxdomain, qtype: 'A' },
-];
-
-interface Reference {
-  status: string;
-  answers: string[];
-}
-
-/** kdig's arguments for the same transport, endpoint and CA. */
-function kdigArgs(e: EndpointSpec, ca: string): string[] {
-  const base = [`@${e.address}`, '-p', String(e.port), '+noall', '+answer', '+header', '+retry=0', '+timeout=5'];
-  const tls = [`+tls-ca=${ca}`, `+tls-hostname=${e.serverName}`];
-  switch (e.transport) {
-    case 'udp':
-      return [...base, '+notcp', '+ignore', '+bufsize=1232'];
-    case 'tcp':
-      return [...base, '+tcp'];
-    case 'dot':
-      return [...base, ...tls];
-    case 'doh':
-      return [...base, ...tls, `+https=${e.path}`, ...(e.method === 'GET' ? ['+https-get'] : [])];
-    case 'doh1':
-      // kdig speaks DoH over HTTP/2 only; the same server's HTTP/2 answer is the reference for HTTP/1.1.
-      return [...base, ...tls, `+https=${e.path}`];
-    case 'doq':
-      // Debian's kdig crashes with +quic: the same server's DoT answer is the reference for DoQ (same port number).
-      return [...base, ...tls];
-    case 'doh3':
-      // kdig has no HTTP/3: the same server's DoH (HTTP/2) answer is the reference for DoH3 (same port number).
-      return [...base, ...tls, `+https=${e.path}`, ...(e.method === 'GET' ? ['+https-get'] : [])];
-  }
-}
-
-/** Asks kdig and returns the status and answer records as `name type data` lines. */
-async function kdig(e: EndpointSpec, ca: string, name: string, qtype: QType): Promise<Reference> {
-  const generic = qtype === 'HTTPS' || qtype === 'SVCB' ? ['+generic'] : [];
-  const { stdout } = await run('kdig', [...kdigArgs(e, ca), ...generic, '-t', qtype, name], { timeout: 15_000 });
-  const status = /opcode: \w+; status: (\w+)/.exec(stdout)?.[1] ?? 'none';
-  const answers = stdout
-    .split('\n')
-    .filter((l) => l && !l.startsWith(';'))
-    .map((l) => {
-      const [owner, , , type, ...data] = l.trim().split(/\s+/);
-      const t = type === 'TYPE65' ? 'HTTPS' : type === 'TYPE64' ? 'SVCB' : type!;
-      const rdata = data.join(' ').replace(/\.$/, '');
-      // RFC 3597 hex is case-insensitive; kdig prints upper case.
-      return `${owner!.replace(/\.$/, '').toLowerCase()} ${t} ${rdata.startsWith('\\#') ? rdata.toLowerCase() : rdata}`;
-    });
-  return { status, answers: answers.sort() };
-}
-
-const show = (answers: AnswerData[]): string[] =>
-  answers.map((a) => `${a.name.toLowerCase()} ${a.type} ${a.data.replace(/\.$/, '')}`).sort();
 
 function endpointsOf(lab: LabResolver): EndpointSpec[] {
   const connect = new Map([['dns.test', lab.address]]);

@@ -3,11 +3,9 @@
 // sets TC) and DoQ queries answered from 0-RTT (CoreDNS's DoQ server reads streams only after the handshake), so a
 // resumed DoQ lookup costs ≈ 1 RTT instead of ≈ 2.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
-import { promisify } from 'node:util';
-import type { AnswerData, ExchangeRecord } from '../common/record.js';
+import type { ExchangeRecord } from '../common/record.js';
 import type { EndpointSpec, MeasureRequest } from '../common/schema.js';
 import { summarize } from '../common/stats.js';
 import type { QType } from '../common/transports.js';
@@ -19,8 +17,7 @@ import { dnsproxyBinary, startDnsproxy, type LabDnsproxy } from './lab/dnsproxy.
 import { createLabNet } from './lab/netns.js';
 import { startCoreDNS, type LabResolver } from './lab/resolver.js';
 import { LAB_ZONE } from './lab/zone.js';
-
-const run = promisify(execFile);
+import { CASES, kdig, show, type Reference } from './helpers/kdig.js';
 
 function missing(): string[] {
   const out: string[] = [];
@@ -29,53 +26,11 @@ function missing(): string[] {
   return out;
 }
 
-/** The lab zone's record types and shapes (as tests/answers.test.ts), the ~4 KB TXT included. */
-const CASES: Array<{ name: string; qtype: QType }> = [
-  { name: LAB_ZONE.hostName(1), qtype: 'A' },
-  { name: LAB_ZONE.hostName(250), qtype: 'AAAA' },
-  { name: LAB_ZONE.multi.name, qtype: 'A' },
-  { name: LAB_ZONE.chains.c3.names[0], qtype: 'A' },
-  { name: LAB_ZONE.chains.c5.names[0], qtype: 'AAAA' },
-  { name: LAB_ZONE.dangling.name, qtype: 'A' },
-  { name: `anything.${LAB_ZONE.wildcard.parent}`, qtype: 'A' },
-  { name: LAB_ZONE.https[0].name, qtype: 'HTTPS' },
-  { name: LAB_ZONE.hostName(0), qtype: 'HTTPS' },
-  { name: LAB_ZONE.svcb.name, qtype: 'SVCB' },
-  { name: LAB_ZONE.big.name, qtype: 'TXT' },
-  { name: LAB_ZONE.nxdomain, qtype: 'A' },
-];
-
-interface Reference {
-  status: string;
-  answers: string[];
-}
-
 /** kdig straight at CoreDNS over DoT (for DoQ) or DoH h2 (for DoH3): TCP, so the big TXT comes whole. */
-async function kdig(lab: LabResolver, via: 'dot' | 'doh', name: string, qtype: QType): Promise<Reference> {
+function kdigAt(lab: LabResolver, via: 'dot' | 'doh', name: string, qtype: QType): Promise<Reference> {
   const e = parseEndpoint(via === 'dot' ? lab.endpoints.dot : lab.endpoints.doh, { connect: new Map([['dns.test', lab.address]]) });
-  const args = [
-    `@${e.address}`, '-p', String(e.port), '+noall', '+answer', '+header', '+retry=0', '+timeout=5',
-    `+tls-ca=${lab.certs.caFile}`, `+tls-hostname=${e.serverName}`,
-    ...(via === 'doh' ? [`+https=${e.path}`] : []),
-    ...(qtype === 'HTTPS' || qtype === 'SVCB' ? ['+generic'] : []),
-    '-t', qtype, name,
-  ];
-  const { stdout } = await run('kdig', args, { timeout: 15_000 });
-  const status = /opcode: \w+; status: (\w+)/.exec(stdout)?.[1] ?? 'none';
-  const answers = stdout
-    .split('\n')
-    .filter((l) => l && !l.startsWith(';'))
-    .map((l) => {
-      const [owner, , , type, ...data] = l.trim().split(/\s+/);
-      const t = type === 'TYPE65' ? 'HTTPS' : type === 'TYPE64' ? 'SVCB' : type!;
-      const rdata = data.join(' ').replace(/\.$/, '');
-      return `${owner!.replace(/\.$/, '').toLowerCase()} ${t} ${rdata.startsWith('\\#') ? rdata.toLowerCase() : rdata}`;
-    });
-  return { status, answers: answers.sort() };
+  return kdig(e, lab.certs.caFile, name, qtype);
 }
-
-const show = (answers: AnswerData[]): string[] =>
-  answers.map((a) => `${a.name.toLowerCase()} ${a.type} ${a.data.replace(/\.$/, '')}`).sort();
 
 describe('DoQ and DoH3 through dnsproxy', { skip: missing().length ? `missing: ${missing().join(', ')}` : false, timeout: 120_000 }, () => {
   const stops: Array<() => Promise<void>> = [];
@@ -98,7 +53,7 @@ describe('DoQ and DoH3 through dnsproxy', { skip: missing().length ? `missing: $
       { spec: parseEndpoint(coredns.endpoints.doq!, { connect: direct }), ref: 'dot', via: 'coredns' },
     ];
     const refs = new Map<string, Reference>();
-    for (const c of CASES) for (const via of ['dot', 'doh'] as const) refs.set(`${via} ${c.name} ${c.qtype}`, await kdig(coredns, via, c.name, c.qtype));
+    for (const c of CASES) for (const via of ['dot', 'doh'] as const) refs.set(`${via} ${c.name} ${c.qtype}`, await kdigAt(coredns, via, c.name, c.qtype));
     for (const { spec, ref, via } of endpoints) {
       const cases = via === 'coredns' ? CASES.filter((c) => c.name === LAB_ZONE.big.name) : CASES;
       const req: MeasureRequest = {

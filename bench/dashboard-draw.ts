@@ -8,11 +8,9 @@
 // loopback-only network namespace.
 //
 //   node dist/bench/dashboard-draw.js [--opens 20] [--sizes 500,2000] [--out bench/results/dashboard-draw.md]
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Page } from 'puppeteer-core';
 import { HISTORY_CAPS } from '../common/history.js';
@@ -20,6 +18,7 @@ import { summarize } from '../common/stats.js';
 import { extensionBase, launchWithExtension, poll } from '../tests/helpers/browsers.js';
 import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
 import { syntheticHistory, writeHistory } from '../tests/helpers/synthetic-history.js';
+import { inLoopbackNamespace } from './loopback-namespace.js';
 
 const { values } = parseArgs({ options: { opens: { type: 'string', default: '20' }, sizes: { type: 'string', default: '500,2000' }, out: { type: 'string' } } });
 const OPENS = Number(values.opens);
@@ -117,12 +116,4 @@ The store keeps at most ${HISTORY_CAPS.entries.toLocaleString('en')} entries and
   if (values.out) writeFileSync(values.out, report);
 }
 
-if (process.env.DNSCOST_BENCH_INNER) {
-  await inner();
-} else {
-  execFileSync('unshare', ['--net', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" "${fileURLToPath(import.meta.url)}" ${process.argv.slice(2).map((a) => `'${a}'`).join(' ')}`], {
-    env: { ...process.env, DNSCOST_BENCH_INNER: '1' },
-    stdio: 'inherit',
-    timeout: 900_000,
-  });
-}
+await inLoopbackNamespace(import.meta.url, inner, 900_000);

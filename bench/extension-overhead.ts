@@ -5,11 +5,9 @@
 // onLoad is the navigation entry's loadEventStart. Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
 //
 //   node dist/bench/extension-overhead.js [--loads 30] [--out bench/results/extension-overhead.md]
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_KEY, HOST_NAME } from '../common/extension-ids.js';
@@ -17,6 +15,7 @@ import { summarize } from '../common/stats.js';
 import { findBrowser, launchWithExtension } from '../tests/helpers/browsers.js';
 import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../tests/site/server.js';
+import { inLoopbackNamespace } from './loopback-namespace.js';
 
 const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, out: { type: 'string' } } });
 const LOADS = Number(values.loads);
@@ -123,12 +122,4 @@ with a worker that only connects the host: **${(w.median! / k.median!).toFixed(3
   if (values.out) writeFileSync(values.out, report);
 }
 
-if (process.env.DNSCOST_BENCH_INNER) {
-  await inner();
-} else {
-  execFileSync('unshare', ['--net', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" "${fileURLToPath(import.meta.url)}" ${process.argv.slice(2).map((a) => `'${a}'`).join(' ')}`], {
-    env: { ...process.env, DNSCOST_BENCH_INNER: '1' },
-    stdio: 'inherit',
-    timeout: 600_000,
-  });
-}
+await inLoopbackNamespace(import.meta.url, inner, 600_000);

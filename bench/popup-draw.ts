@@ -6,11 +6,9 @@
 // panel reads `results` (polled every 10 ms). Target: draw ≤ 100 ms. Runs in a loopback-only network namespace.
 //
 //   node dist/bench/popup-draw.js [--opens 30] [--hosts 200] [--out bench/results/popup-draw.md]
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { PageRecord } from '../common/page-record.js';
 import { summarize } from '../common/stats.js';
@@ -19,6 +17,7 @@ import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
 import { sendFromPage, tabIdOf } from '../tests/helpers/extension-pages.js';
 import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../tests/helpers/synthetic-measurement.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../tests/site/server.js';
+import { inLoopbackNamespace } from './loopback-namespace.js';
 
 const { values } = parseArgs({ options: { opens: { type: 'string', default: '30' }, hosts: { type: 'string', default: '200' }, out: { type: 'string' } } });
 const OPENS = Number(values.opens);
@@ -85,12 +84,4 @@ Target: draw ≤ 100 ms — median **${d.median!.toFixed(1)} ms**, p95 ${d.p95!.
   }
 }
 
-if (process.env.DNSCOST_BENCH_INNER) {
-  await inner();
-} else {
-  execFileSync('unshare', ['--net', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" "${fileURLToPath(import.meta.url)}" ${process.argv.slice(2).map((a) => `'${a}'`).join(' ')}`], {
-    env: { ...process.env, DNSCOST_BENCH_INNER: '1' },
-    stdio: 'inherit',
-    timeout: 600_000,
-  });
-}
+await inLoopbackNamespace(import.meta.url, inner, 600_000);

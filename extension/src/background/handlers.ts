@@ -1,8 +1,6 @@
 // The background's answers to extension messages: one handler per message type (the table fails to compile when a
 // type in common/extension-messages.ts has none).
-import type { ExtensionHandlers, MessageSender } from '../../../common/extension-messages.js';
-import { HISTORY_CODES } from '../../../common/history-messages.js';
-import { UPLOAD_CODES } from '../../../common/upload-messages.js';
+import type { ExtensionHandlers, Failure, MessageSender } from '../../../common/extension-messages.js';
 import type { HistoryStore } from './history-store.js';
 import type { Uploader } from './uploader.js';
 import type { HostConnection } from './host-connection.js';
@@ -18,7 +16,7 @@ export interface BackgroundContext {
   measurements: MeasurementScheduler;
   history: HistoryStore;
   uploader: Uploader;
-  /** The extension's own base URL: history-get is answered only to its pages. */
+  /** The extension's own base URL: the history and upload messages are answered only to its pages. */
   extensionBase: string;
 }
 
@@ -38,15 +36,15 @@ export const handlers: ExtensionHandlers<BackgroundContext> = {
   'measure-start': (message, { measurements }, sender) => measurements.start(message.tabId, sender),
   'measure-status': (message, { measurements }, sender) => measurements.status(message.tabId, sender, message.records === true),
   'measure-cancel': (message, { measurements }, sender) => measurements.cancel(message.tabId, sender),
-  'history-get': async (message, { history, extensionBase }, sender) => {
-    if (!sender.url?.startsWith(extensionBase)) return { ok: false, code: HISTORY_CODES.BAD_SENDER, message: 'history-get is answered only to the extension\'s own pages' };
-    return { ok: true, ...(await history.list({ since: message.since, until: message.until, site: message.site })) };
-  },
-  'upload-status': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.status() : notOwn()),
-  'upload-preview': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.preview() : notOwn()),
-  'upload-flush': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.flush() : notOwn()),
-  'upload-delete': (_message, { uploader, extensionBase }, sender) => (ownPage(sender, extensionBase) ? uploader.deleteSent() : notOwn()),
+  'history-get': async (message, { history, extensionBase }, sender) =>
+    notOwnPage(sender, extensionBase, 'history-get') ?? { ok: true, ...(await history.list({ since: message.since, until: message.until, site: message.site })) },
+  'upload-status': async (_message, { uploader, extensionBase }, sender) => notOwnPage(sender, extensionBase, 'upload-status') ?? uploader.status(),
+  'upload-preview': async (_message, { uploader, extensionBase }, sender) => notOwnPage(sender, extensionBase, 'upload-preview') ?? uploader.preview(),
+  'upload-flush': async (_message, { uploader, extensionBase }, sender) => notOwnPage(sender, extensionBase, 'upload-flush') ?? uploader.flush(),
+  'upload-delete': async (_message, { uploader, extensionBase }, sender) => notOwnPage(sender, extensionBase, 'upload-delete') ?? uploader.deleteSent(),
 };
 
-const ownPage = (sender: MessageSender, base: string) => sender.url?.startsWith(base) === true;
-const notOwn = () => ({ ok: false as const, code: UPLOAD_CODES.BAD_SENDER, message: 'the upload messages are answered only to the extension\'s own pages' });
+/** The refusal of a message only the extension's own pages may send, or null when `sender` is one of them. */
+function notOwnPage(sender: MessageSender, extensionBase: string, type: string): Failure<'bad-sender'> | null {
+  return sender.url?.startsWith(extensionBase) ? null : { ok: false, code: 'bad-sender', message: `${type} is answered only to the extension's own pages` };
+}

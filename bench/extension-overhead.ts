@@ -1,10 +1,14 @@
 // Benchmark (not a test): the extension's effect on onLoad in headless Chromium. The same local page (9 hostnames,
 // a redirect and an iframe) loaded N times with the extension (and the real native host, page recording on, no
-// consent so nothing is measured), N times with an empty extension, and N times without, on fresh profiles, cache
-// disabled, in alternating blocks;
-// onLoad is the navigation entry's loadEventStart. Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
+// consent so nothing is measured), N times with an extension that has the same permissions and only no-op
+// listeners on the same events (what the browser charges for the APIs the recording needs), N times with an empty
+// extension, and N times without, on fresh profiles, cache disabled, in alternating blocks; onLoad is the
+// navigation entry's loadEventStart. Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
+// --profile NAME (tests/lab/profiles.ts) holds the site's packets for the profile's RTT (and jitter) with the lab's
+// netem delayer on loopback, so the page loads as over that network (no rate or loss: a delay only).
 //
-//   node dist/bench/extension-overhead.js [--loads 30] [--out bench/results/extension-overhead.md]
+//   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--out bench/results/extension-overhead.md]
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,11 +18,14 @@ import { CHROMIUM_KEY, HOST_NAME } from '../common/extension-ids.js';
 import { summarize } from '../common/stats.js';
 import { findBrowser, launchWithExtension } from '../tests/helpers/browsers.js';
 import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
+import { labBin } from '../tests/lab/netns.js';
+import { profileByName } from '../tests/lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../tests/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
 
-const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, out: { type: 'string' } } });
 const LOADS = Number(values.loads);
+const PROFILE = profileByName(values.profile!);
 const BLOCKS = 3;
 
 async function plainChromium(executablePath: string, profile: string): Promise<Browser> {
@@ -41,31 +48,61 @@ async function onLoads(browser: Browser, url: string, n: number): Promise<number
   return out;
 }
 
+/**
+ * Holds every packet to or from the site's port for half the profile's RTT (each direction), through the lab's
+ * netem delayer on an NFQUEUE of loopback's INPUT; nothing else on loopback (DevTools, the host) is delayed.
+ */
+async function delaySite(port: number): Promise<ChildProcess> {
+  const child = spawn(labBin('netem'), ['--queue', '7', '--delay', String(PROFILE.rttMs / 2), '--jitter', String(PROFILE.jitterMs / 2)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('netem not ready after 5 s')), 5000);
+    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) { clearTimeout(t); resolve(); } });
+    child.once('exit', (code) => { clearTimeout(t); reject(new Error(`netem exited (${code})`)); });
+  });
+  for (const tables of ['iptables', 'ip6tables']) {
+    for (const dir of ['--dport', '--sport']) execFileSync(tables, ['-A', 'INPUT', '-i', 'lo', '-p', 'tcp', dir, String(port), '-j', 'NFQUEUE', '--queue-num', '7'], { timeout: 10_000 });
+  }
+  return child;
+}
+
 async function inner(): Promise<void> {
   const executablePath = findBrowser('chromium')!;
   const extensionDir = requireBuiltExtension();
   const site = await startSite();
   const url = site.url(NORMAL_PAGE_HOSTS.start, '/');
+  const delayer = PROFILE.rttMs > 0 ? await delaySite(site.port) : null;
   const withExt: number[] = [];
   const without: number[] = [];
   const empty: number[] = [];
   // An empty MV3 extension (a manifest and nothing else) separates what any loaded extension costs from ours.
   const emptyDir = mkdtempSync(join(tmpdir(), 'dnscost-empty-ext-'));
   writeFileSync(join(emptyDir, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'empty', version: '1.0' }));
-  // The same with an idle service worker and a native host connection: what any MV3 extension of this kind costs.
-  const workerDir = mkdtempSync(join(tmpdir(), 'dnscost-worker-ext-'));
-  writeFileSync(join(workerDir, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'worker', version: '1.0', key: CHROMIUM_KEY, permissions: ['nativeMessaging'], background: { service_worker: 'sw.js' } }));
-  writeFileSync(join(workerDir, 'sw.js'), `chrome.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' });\n`);
-  const worker: number[] = [];
+  // The floor: the same permissions, a native host connection and no-op listeners on every event the recorder
+  // listens to, with the same filters (extension/src/background/page-listeners.ts, measure-wiring.ts). What the
+  // browser charges for routing a page's requests and navigations past an extension that observes them.
+  const floorDir = mkdtempSync(join(tmpdir(), 'dnscost-floor-ext-'));
+  writeFileSync(join(floorDir, 'manifest.json'), JSON.stringify({
+    manifest_version: 3, name: 'floor', version: '1.0', key: CHROMIUM_KEY,
+    permissions: ['nativeMessaging', 'storage', 'webRequest', 'webNavigation', 'tabs'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' },
+  }));
+  writeFileSync(join(floorDir, 'sw.js'), `const noop = () => {};
+const all = { urls: ['<all_urls>'] };
+for (const e of ['onBeforeNavigate', 'onCommitted', 'onCompleted']) chrome.webNavigation[e].addListener(noop);
+for (const e of ['onBeforeRequest', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred']) chrome.webRequest[e].addListener(noop, all);
+chrome.webRequest.onResponseStarted.addListener(noop, { urls: ['<all_urls>'], types: ['main_frame'] });
+chrome.tabs.onRemoved.addListener(noop);
+chrome.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' });
+`);
+  const floor: number[] = [];
   try {
     for (let block = 0; block < BLOCKS; block++) {
       const per = Math.ceil(LOADS / BLOCKS);
-      for (const mode of block % 2 === 0 ? ['with', 'worker', 'empty', 'without'] : ['without', 'empty', 'worker', 'with']) {
+      for (const mode of block % 2 === 0 ? ['with', 'floor', 'empty', 'without'] : ['without', 'empty', 'floor', 'with']) {
         const work = mkdtempSync(join(tmpdir(), 'dnscost-overhead-'));
-        if (mode === 'worker') {
-          const b = await launchWithExtension('chromium', { extensionDir: workerDir, workDir: work });
+        if (mode === 'floor') {
+          const b = await launchWithExtension('chromium', { extensionDir: floorDir, workDir: work });
           await new Promise((r) => setTimeout(r, 1000)); // the worker starts and the host answers
-          worker.push(...(await onLoads(b.browser, url, per)));
+          floor.push(...(await onLoads(b.browser, url, per)));
           await b.close();
         } else if (mode === 'empty') {
           const b = await launchWithExtension('chromium', { extensionDir: emptyDir, workDir: work, registerHost: false });
@@ -88,11 +125,12 @@ async function inner(): Promise<void> {
       }
     }
   } finally {
+    delayer?.kill('SIGTERM');
     await site.close();
   }
   rmSync(emptyDir, { recursive: true, force: true });
-  rmSync(workerDir, { recursive: true, force: true });
-  const k = summarize(worker);
+  rmSync(floorDir, { recursive: true, force: true });
+  const k = summarize(floor);
   const w = summarize(withExt);
   const o = summarize(without);
   const e = summarize(empty);
@@ -101,9 +139,9 @@ async function inner(): Promise<void> {
     `| ${name} | ${s.n} | ${s.median!.toFixed(1)} | ${s.p5!.toFixed(1)} | ${s.p95!.toFixed(1)} | ${s.mean!.toFixed(1)} | ${s.rsd!.toFixed(1)} |`;
   const report = `# Benchmark: the extension's effect on onLoad (headless Chromium)
 
-Command: \`node dist/bench/extension-overhead.js --loads ${LOADS}${values.out ? ` --out ${values.out}` : ''}\` (as root, after \`scripts/setup\`)
+Command: \`node dist/bench/extension-overhead.js --loads ${LOADS}${PROFILE.name !== 'none' ? ` --profile ${PROFILE.name}` : ''}${values.out ? ` --out ${values.out}` : ''}\` (as root, after \`scripts/setup\`)
 Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Debian Chromium; page: the local test
-site's page with 9 hostnames, a redirect and an iframe (tests/site), served on loopback; cache disabled; fresh
+site's page with 9 hostnames, a redirect and an iframe (tests/site), served on loopback${PROFILE.rttMs > 0 ? ` with the site's packets held for a ${PROFILE.rttMs} ms RTT (${PROFILE.name}; delay${PROFILE.jitterMs ? ' and jitter' : ''} only)` : ''}; cache disabled; fresh
 profile per block; ${BLOCKS} alternating blocks; one unrecorded warm-up load per block. With the extension: the real
 native host connected, page recording on, no consent (nothing is measured, as before a person agrees).
 
@@ -111,12 +149,13 @@ native host connected, page recording on, no consent (nothing is measured, as be
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${row('without the extension', o)}
 ${row('with an empty MV3 extension', e)}
-${row('with an MV3 extension that only connects the native host from its worker', k)}
+${row('with the floor: same permissions, no-op listeners on the same events, host connected', k)}
 ${row('with the extension', w)}
 
 Median ratio with / without: **${ratio.toFixed(3)}** (target ≤ 1.01); with / with an empty extension:
-**${(w.median! / e.median!).toFixed(3)}** (what dnscost's own code costs beyond loading any extension at all); with /
-with a worker that only connects the host: **${(w.median! / k.median!).toFixed(3)}** (what the page recording costs).
+**${(w.median! / e.median!).toFixed(3)}** (beyond loading any extension at all); floor / without:
+**${(k.median! / o.median!).toFixed(3)}** (what the browser charges for observing the page's requests and navigations);
+with / floor: **${(w.median! / k.median!).toFixed(3)}** (what dnscost's own recording code costs beyond that).
 `;
   process.stdout.write(report);
   if (values.out) writeFileSync(values.out, report);

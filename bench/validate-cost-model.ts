@@ -6,7 +6,7 @@
 // the measured change (median onLoad with DoT/DoH minus median with Do53).
 //
 //   node dist/bench/validate-cost-model.js [--profiles fiber,dsl,4g,3g] [--loads 20] [--pages 1,10,30,100]
-//        [--browser chromium] [--repeat 1] [--seed 1] [--transports do53,dot,doh] [--stubby-nodelay] [--raw FILE]
+//        [--browser chromium] [--repeat 1] [--seed 1] [--transports do53,dot,doh] [--stub-nodelay] [--raw FILE]
 //        --out bench/results/cost-model-validation.md
 //   node dist/bench/validate-cost-model.js --from FILE --out …   (recomputes predictions and the table from a raw file)
 //
@@ -57,6 +57,10 @@ import { pagePlan, pageUrl, VALIDATION_ZONE } from '../tests/site/validation-sit
 /** The browser's transports, as the table names them. */
 export const BROWSER_TRANSPORTS = ['do53', 'dot', 'doh'] as const;
 export type BrowserTransport = (typeof BROWSER_TRANSPORTS)[number];
+/** The real stubs the browser's DoT can go through (resolv.conf → stub on 127.0.0.1 → lab resolver over TLS). */
+export const DOT_STUBS = ['stubby', 'unbound'] as const;
+export type DotStub = (typeof DOT_STUBS)[number];
+
 /** The CoreDNS log schemes each browser transport must show up on. */
 export const SCHEME_OF: Record<BrowserTransport, string> = { do53: 'dns', dot: 'tls', doh: 'https' };
 
@@ -77,11 +81,13 @@ export interface ValidationOptions {
   /** The browser transports to load with (default all three; Do53 is always included: it is the baseline). */
   transports?: BrowserTransport[];
   /**
-   * Force TCP_NODELAY on stubby's sockets (an LD_PRELOAD shim compiled with gcc): Debian 12's stubby (getdns 1.7)
-   * leaves Nagle's algorithm on, so a query written while a previous segment is unacknowledged (the TLS Finished,
-   * or the previous query of a burst) waits for the server's (delayed) ACK. A diagnostic, not the default.
+   * Force TCP_NODELAY on the DoT stub's sockets (an LD_PRELOAD shim compiled with gcc): Debian 12's stubby (getdns
+   * 1.7) and unbound (1.17) both leave Nagle's algorithm on, so a query written while a previous segment is unacknowledged (the TLS Finished,
+   * or the previous query of a burst) waits for the server's (delayed) ACK. Off unless asked (`--stub-nodelay`).
    */
-  stubbyNoDelay?: boolean;
+  stubNoDelay?: boolean;
+  /** The local stub the browser's DoT goes through: Debian's `stubby` (getdns) or `unbound` as a forwarder. */
+  dotStub?: DotStub;
   seed: number;
   /** Progress lines (stderr by default). */
   log?: (line: string) => void;
@@ -157,8 +163,8 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   if (process.getuid?.() !== 0) throw new Error('the validation experiment needs root (network and mount namespaces)');
   if (!findBrowser(opts.browser)) throw new Error(`${opts.browser} is not installed: scripts/setup installs it`);
-  for (const bin of ['stubby', 'certutil']) {
-    if (!['/usr/bin', '/usr/sbin', '/bin'].some((d) => existsSync(join(d, bin)))) throw new Error(`${bin} is missing: scripts/setup installs it (Debian stubby, libnss3-tools)`);
+  for (const bin of [opts.dotStub ?? 'stubby', 'certutil']) {
+    if (!['/usr/bin', '/usr/sbin', '/bin'].some((d) => existsSync(join(d, bin)))) throw new Error(`${bin} is missing: scripts/setup installs it (Debian stubby, unbound, libnss3-tools)`);
   }
   const startedAt = new Date().toISOString();
   const profiles: ProfileRun[] = [];
@@ -194,8 +200,8 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
       site = net.spawnIn('server', process.execPath, [fileURLToPath(new URL('../tests/site/validation-site.js', import.meta.url)), '--address', SERVER, '--port', '80'], { stdio: ['ignore', 'pipe', 'pipe'] });
       await wait(site, 'validation site', /ready \d+/, 10_000);
       const transports = BROWSER_TRANSPORTS.filter((t) => t === 'do53' || !opts.transports || opts.transports.includes(t));
-      const stubbyPreload = opts.stubbyNoDelay ? await buildNoDelayShim(work) : undefined;
-      const config = { profile: net.profile, pages: opts.pages, loads: opts.loads, seed: opts.seed + 1000 * k, repeat: opts.repeat, caFile: browserDns.certs.caFile, work, out: join(work, 'visits.json'), transports, stubbyPreload };
+      const stubPreload = opts.stubNoDelay ? await buildNoDelayShim(work) : undefined;
+      const config = { profile: net.profile, pages: opts.pages, loads: opts.loads, seed: opts.seed + 1000 * k, repeat: opts.repeat, caFile: browserDns.certs.caFile, work, out: join(work, 'visits.json'), transports, stubPreload, dotStub: opts.dotStub ?? 'stubby' };
       writeFileSync(join(work, 'config.json'), JSON.stringify(config));
       log(`${name}: RTT ${net.profile.rttMs} ms, ${opts.pages.length} pages × ${transports.length} transports × ${opts.loads} loads`);
       await runInner(net, work, log);
@@ -226,20 +232,20 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len) {
 }
 `;
 
-/** Compiles the TCP_NODELAY shim for stubby (see ValidationOptions.stubbyNoDelay); needs gcc. */
+/** Compiles the TCP_NODELAY shim for the DoT stub (see ValidationOptions.stubNoDelay); needs gcc. */
 async function buildNoDelayShim(work: string): Promise<string> {
   const src = join(work, 'nodelay.c');
   const lib = join(work, 'nodelay.so');
   writeFileSync(src, NODELAY_SHIM);
   await sh('gcc', ['-shared', '-fPIC', '-O2', '-o', lib, src, '-ldl'], 60_000).catch((e: unknown) => {
-    throw new Error(`--stubby-nodelay needs gcc: ${String(e)}`);
+    throw new Error(`--stub-nodelay needs gcc: ${String(e)}`);
   });
   return lib;
 }
 
 function snapshot(opts: ValidationOptions, startedAt: string, profiles: ProfileRun[]): ValidationRun {
   return {
-    options: { profiles: opts.profiles, pages: opts.pages, loads: opts.loads, browser: opts.browser, repeat: opts.repeat, seed: opts.seed, ...(opts.transports ? { transports: opts.transports } : {}), ...(opts.stubbyNoDelay ? { stubbyNoDelay: true } : {}) },
+    options: { profiles: opts.profiles, pages: opts.pages, loads: opts.loads, browser: opts.browser, repeat: opts.repeat, seed: opts.seed, ...(opts.transports ? { transports: opts.transports } : {}), ...(opts.stubNoDelay ? { stubNoDelay: true } : {}), ...(opts.dotStub ? { dotStub: opts.dotStub } : {}) },
     startedAt,
     finishedAt: new Date().toISOString(),
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB, Linux ${os.release()}`,
@@ -289,13 +295,55 @@ interface InnerConfig {
   work: string;
   out: string;
   transports?: BrowserTransport[];
-  stubbyPreload?: string;
+  stubPreload?: string;
+  dotStub: DotStub;
 }
 
 function sh(cmd: string, args: string[], timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(cmd, args, { timeout: timeoutMs }, (err, stdout, stderr) => (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
   });
+}
+
+/** A fresh DoT stub (c.dotStub) on 127.0.0.1:53 forwarding over TLS to the lab resolver; resolves once it listens. */
+async function startDotStub(c: InnerConfig): Promise<ChildProcess> {
+  return c.dotStub === 'unbound' ? startUnbound(c) : startStubby(c);
+}
+
+/**
+ * A fresh unbound on 127.0.0.1:53 as a forwarder (no cache carried between loads: a new process per load), every
+ * query over TLS to the lab resolver, dns.test authenticated with the lab CA; it pipelines the queries of a burst
+ * over a reused TLS stream. Like stubby it leaves Nagle's algorithm on (ValidationOptions.stubNoDelay).
+ */
+async function startUnbound(c: InnerConfig): Promise<ChildProcess> {
+  const dir = join(c.work, 'unbound');
+  mkdirSync(dir, { recursive: true });
+  const conf = join(dir, 'unbound.conf');
+  writeFileSync(conf, [
+    'server:',
+    '  interface: 127.0.0.1',
+    '  port: 53',
+    '  do-ip6: no',
+    '  username: ""',
+    '  chroot: ""',
+    `  directory: "${dir}"`,
+    `  pidfile: "${join(dir, 'unbound.pid')}"`,
+    '  use-syslog: no',
+    '  logfile: ""',
+    '  verbosity: 0',
+    '  num-threads: 1',
+    '  module-config: "iterator"',
+    `  tls-cert-bundle: "${c.caFile}"`,
+    '  prefetch: no',
+    'remote-control:',
+    '  control-enable: no',
+    'forward-zone:',
+    '  name: "."',
+    '  forward-tls-upstream: yes',
+    `  forward-addr: ${SERVER}@853#dns.test`,
+    '',
+  ].join('\n'));
+  return startListening(spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(c.stubPreload ? { LD_PRELOAD: c.stubPreload } : {}) } }), 'unbound');
 }
 
 /** A fresh stubby on 127.0.0.1:53 forwarding over TLS to the lab resolver; resolves once it listens. */
@@ -322,18 +370,22 @@ async function startStubby(c: InnerConfig): Promise<ChildProcess> {
     '    tls_auth_name: "dns.test"',
     '',
   ].join('\n'));
-  const child = spawn('stubby', ['-C', conf], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(c.stubbyPreload ? { LD_PRELOAD: c.stubbyPreload } : {}) } });
+  return startListening(spawn('stubby', ['-C', conf], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(c.stubPreload ? { LD_PRELOAD: c.stubPreload } : {}) } }), 'stubby');
+}
+
+/** Waits until `child` (a stub) listens on 127.0.0.1:53 (UDP); kills it and throws after 5 s or if it exits. */
+async function startListening(child: ChildProcess, name: string): Promise<ChildProcess> {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const deadline = Date.now() + 5000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`stubby exited (${child.exitCode}): ${out}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${out}`);
     const listening = await sh('ss', ['-Hlnu', 'src', '127.0.0.1:53']).catch(() => '');
     if (listening.trim()) return child;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`stubby not listening on 127.0.0.1:53 after 5 s: ${out}`);
+      throw new Error(`${name} not listening on 127.0.0.1:53 after 5 s: ${out}`);
     }
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -406,6 +458,17 @@ async function loadOnce(browser: Browser, url: string): Promise<PageTimings> {
 /** The page as the extension's record would give it to the model (common/page-cost-input.ts). */
 export function pageInputOf(documentHost: string, t: PageTimings): PageInput {
   const hosts = new Map<string, PageHost>();
+  // When each host's last response before onLoad ended (Resource Timing responseEnd, exposed for every resource;
+  // the extension takes it from webRequest.onCompleted).
+  const onLoadAt = t.navigation.loadEventStart ?? Infinity;
+  const ends = new Map<string, number>();
+  for (const r of t.resources) {
+    if (!r.responseEnd || r.responseEnd > onLoadAt) continue;
+    try {
+      const name = new URL(r.name).hostname;
+      ends.set(name, Math.max(ends.get(name) ?? 0, r.responseEnd));
+    } catch { /* not a URL */ }
+  }
   for (const r of [...t.resources].sort((a, b) => a.startTime - b.startTime)) {
     let name: string;
     try {
@@ -419,29 +482,17 @@ export function pageInputOf(documentHost: string, t: PageTimings): PageInput {
       name, kind: 'name', internal: false, measurable: true, firstNeededMs: r.startTime, requests: 1, types: {}, ips: [], protocols: [], schemes: ['http'],
       fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false,
       lookup: exposed ? { startMs: r.domainLookupStart, endMs: r.domainLookupEnd, durationMs: r.domainLookupEnd - r.domainLookupStart, nextHopProtocol: null } : null,
+      completedMs: ends.get(name) ?? null,
     });
   }
   if (!hosts.has(documentHost)) {
     hosts.set(documentHost, {
       name: documentHost, kind: 'name', internal: false, measurable: true, firstNeededMs: 0, requests: 1, types: {}, ips: [], protocols: [], schemes: ['http'],
-      fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup: null,
+      fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup: null, completedMs: null,
     });
   }
   const navigationTiming = { ...t.navigation, ...(t.firstPaint !== null ? { firstPaint: t.firstPaint } : {}) };
-  const input = pageCostInput({ host: documentHost, hosts: [...hosts.values()], navigationTiming, onLoadMs: t.navigation.loadEventStart ?? null });
-  // When each host's last response before onLoad ended (Resource Timing responseEnd, exposed for every resource):
-  // a field the model takes but the extension's record does not carry yet.
-  const onLoad = input.onLoad ?? input.navigation.loadEventEnd;
-  const ends = new Map<string, number>();
-  for (const r of t.resources) {
-    if (!r.responseEnd || r.responseEnd > onLoad) continue;
-    try {
-      const name = new URL(r.name).hostname;
-      ends.set(name, Math.max(ends.get(name) ?? 0, r.responseEnd));
-    } catch { /* not a URL */ }
-  }
-  for (const h of input.hosts) if (ends.has(h.name)) h.completedAt = ends.get(h.name)!;
-  return input;
+  return pageCostInput({ host: documentHost, hosts: [...hosts.values()], navigationTiming, onLoadMs: t.navigation.loadEventStart ?? null });
 }
 
 /** dnscost's replay of a page (as the extension asks the host, cold only) against the replay resolver. */
@@ -498,7 +549,7 @@ async function inner(configFile: string): Promise<void> {
         await (await warm.newPage()).goto('data:text/html,<p>warm-up</p>', { waitUntil: 'load' });
         await warm.close();
         for (const n of shuffled(c.pages, random)) {
-          let stubby = transport === 'dot' ? await startStubby(c) : null;
+          let stubby = transport === 'dot' ? await startDotStub(c) : null;
           let visit: Visit;
           let retried = false;
           try {
@@ -510,7 +561,7 @@ async function inner(configFile: string): Promise<void> {
               retried = true;
               if (stubby) {
                 await stop(stubby);
-                stubby = await startStubby(c);
+                stubby = await startDotStub(c);
               }
               return loadOnce(browser, pageUrl(n));
             });
@@ -635,11 +686,11 @@ export function analyse(run: ValidationRun): Row[] {
 
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined ? '—' : x.toFixed(d));
 
-const WHAT_RAN: Record<BrowserTransport, string> = {
+const WHAT_RAN = (stub: DotStub): Record<BrowserTransport, string> => ({
   do53: '**Do53** (resolv.conf → CoreDNS over UDP)',
-  dot: '**DoT** (resolv.conf → a fresh `stubby` per load → CoreDNS over TLS; so every DoT load is cold)',
+  dot: `**DoT** (resolv.conf → a fresh \`${stub}\` per load → CoreDNS over TLS; so every DoT load is cold)`,
   doh: "**DoH** (Chromium's DnsOverHttpsMode=secure policy, GET template on the resolver's address, lab CA in the NSS db; a new context per load)",
-};
+});
 
 /** The markdown report of a run. */
 export function report(run: ValidationRun, command: string): string {
@@ -664,9 +715,9 @@ browser: ${run.profiles[0]?.browserVersion ?? '?'}; replay repeats per Do53 visi
 
 What ran: per profile, each page loaded ${run.options.loads} times per transport (fresh incognito context per
 load, cache disabled; rounds of the transports in a seeded random order, pages shuffled within each), the
-browser resolving every name through the lab resolver: ${ran.map((t) => WHAT_RAN[t]).join(', ')}.
-Queries the browser's resolver saw for the site's names, per scheme: ${queries.join('; ')}.${run.options.stubbyNoDelay ? `
-**stubby ran with TCP_NODELAY forced on its sockets** (\`--stubby-nodelay\`: an LD_PRELOAD shim; Debian's stubby leaves Nagle on).` : ''}
+browser resolving every name through the lab resolver: ${ran.map((t) => WHAT_RAN(run.options.dotStub ?? 'stubby')[t]).join(', ')}.
+Queries the browser's resolver saw for the site's names, per scheme: ${queries.join('; ')}.${run.options.stubNoDelay ?? (run.options as { stubbyNoDelay?: boolean }).stubbyNoDelay ? `
+**${run.options.dotStub ?? 'stubby'} ran with TCP_NODELAY forced on its sockets** (\`--stub-nodelay\`: an LD_PRELOAD shim; Debian's stubby and unbound leave Nagle on).` : ''}
 The prediction: from every Do53 visit, the page record (Navigation/Paint/Resource Timing, as the extension keeps
 it) and dnscost's cold replay of its hosts (A and AAAA, at their first-needed offsets) over udp, dot and doh under
 the same profile, through \`common/cost-model.ts\`; the table shows the median over visits (point [lower…upper]).
@@ -710,7 +761,7 @@ export function shapes(run: ValidationRun): string {
   });
   return `Cold handshake: the document's lookup (Navigation Timing, median over every load of every page), ms:
 
-| profile | RTT ms | loss % | Do53 | DoT (stubby) | DoH (Chromium) |
+| profile | RTT ms | loss % | Do53 | DoT (${run.options.dotStub ?? 'stubby'}) | DoH (Chromium) |
 | --- | ---: | ---: | ---: | ---: | ---: |
 ${handshake.join('\n')}
 
@@ -742,7 +793,8 @@ async function main(): Promise<void> {
       browser: { type: 'string', default: 'chromium' },
       repeat: { type: 'string', default: '1' },
       transports: { type: 'string', default: 'do53,dot,doh' },
-      'stubby-nodelay': { type: 'boolean', default: false },
+      'stub-nodelay': { type: 'boolean', default: false },
+      'dot-stub': { type: 'string', default: 'stubby' },
       seed: { type: 'string', default: '1' },
       raw: { type: 'string' },
       from: { type: 'string' },
@@ -758,12 +810,13 @@ async function main(): Promise<void> {
   else {
     if (values.browser !== 'chromium') throw new Error(`--browser ${values.browser}: only chromium is implemented (see the bench's header)`);
     for (const p of csv(values.profiles)) profileByName(p);
+    if (!(DOT_STUBS as readonly string[]).includes(values['dot-stub']!)) throw new Error(`--dot-stub: unknown ${values['dot-stub']} (${DOT_STUBS.join(', ')})`);
     for (const t of csv(values.transports)) if (!(BROWSER_TRANSPORTS as readonly string[]).includes(t)) throw new Error(`--transports: unknown ${t} (${BROWSER_TRANSPORTS.join(', ')})`);
     const raw = values.raw ?? join(tmpdir(), `dnscost-validation-${Date.now()}.json`);
     process.stderr.write(`raw data (written after each profile): ${raw}\n`);
     run = await runValidation({
       profiles: csv(values.profiles), pages: csv(values.pages).map(Number), loads: Number(values.loads), browser: 'chromium',
-      repeat: Number(values.repeat), seed: Number(values.seed), transports: csv(values.transports) as BrowserTransport[], stubbyNoDelay: values['stubby-nodelay'], onProfile: (r) => writeFileSync(raw, JSON.stringify({ command, ...r })),
+      repeat: Number(values.repeat), seed: Number(values.seed), transports: csv(values.transports) as BrowserTransport[], stubNoDelay: values['stub-nodelay'], dotStub: values['dot-stub'] as DotStub, onProfile: (r) => writeFileSync(raw, JSON.stringify({ command, ...r })),
     });
     run.command = command;
     writeFileSync(raw, JSON.stringify(run));

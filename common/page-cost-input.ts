@@ -11,6 +11,7 @@ const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFi
  * fields are ms after timeOrigin and hosts' first-needed times ms after the navigation started: both count from
  * the navigation's start. Without a Navigation Timing entry (the content script did not report) the document's
  * lookup is unknown (0) and onLoad is the page's onLoad or, failing that, the last host's first-needed time.
+ * A host's completion time is its last response's end before onLoad (webRequest.onCompleted), where one was seen.
  */
 export function pageCostInput(page: Pick<PageRecord, 'host' | 'hosts' | 'navigationTiming' | 'onLoadMs'>, measured?: ReadonlySet<string>): PageInput {
   const nt = page.navigationTiming ?? {};
@@ -27,7 +28,11 @@ export function pageCostInput(page: Pick<PageRecord, 'host' | 'hosts' | 'navigat
   };
   const hosts = page.hosts
     .filter((h) => h.kind === 'name' && (!measured || measured.has(h.name)))
-    .map((h) => ({ name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null }));
+    .map((h) => {
+      // A completion after onLoad (its event raced the load's) is not one onLoad waited for.
+      const completedAt = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
+      return { name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedAt };
+    });
   return { documentHost: page.host, navigation, onLoad, hosts };
 }
 

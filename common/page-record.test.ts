@@ -1,6 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
+import { pageCostInput } from './page-cost-input.js';
 import {
   classifyHost,
   indexPage,
@@ -108,6 +109,32 @@ test('requests: first-needed times relative to the start, per-host counts and ty
   assert.equal(r2.startedAt, 990);
   assert.equal(r2.hosts[0]!.name, 'early.example.com');
   assert.ok(r2.hosts.every((h) => h.firstNeededMs >= 0));
+});
+
+test('completion times: a host\'s last response before the load event, relative to the start; what the model reads', () => {
+  const { p, i } = page();
+  pageAddRequest(p, i, { url: 'http://www.example.com/', type: 'main_frame', at: 1002, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/a.js', type: 'script', at: 1050, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/b.png', type: 'image', at: 1060, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://late.example.org/x', type: 'xmlhttprequest', at: 1100, frameId: 0 });
+  pageAddCompleted(p, i, { url: 'https://cdn.example.net/b.png', at: 1180 });
+  // Out of order: an earlier completion arriving later does not move the last one back.
+  pageAddCompleted(p, i, { url: 'https://cdn.example.net/a.js', at: 1120 });
+  pageAddCompleted(p, i, { url: 'http://www.example.com/', at: 1040 });
+  p.completedAt = 1300; // webNavigation.onCompleted: the load event
+  pageAddCompleted(p, i, { url: 'https://late.example.org/x', at: 1450 }); // after the load event: not one it waited for
+  pageAddCompleted(p, i, { url: 'https://cdn.example.net/c.png' }); // no time: nothing recorded
+  const r = toPageReport(p);
+  const done = Object.fromEntries(r.hosts.map((h) => [h.name, h.completedMs]));
+  assert.deepEqual(done, { 'www.example.com': 40, 'cdn.example.net': 180, 'late.example.org': null });
+  // The model's input keeps completion times within [first needed, onLoad].
+  const input = pageCostInput({ ...r, onLoadMs: 250 });
+  assert.deepEqual(input.hosts.map((h) => [h.name, h.completedAt]), [['www.example.com', 40], ['cdn.example.net', 180], ['late.example.org', null]]);
+  assert.deepEqual(pageCostInput({ ...r, onLoadMs: 150 }).hosts.map((h) => h.completedAt), [40, null, null]);
+  // A state stored before completion times were kept reads as unknown.
+  const old = JSON.parse(JSON.stringify(p)) as typeof p;
+  for (const h of old.hosts) delete h.lastCompletedAt;
+  assert.ok(toPageReport(old).hosts.every((h) => h.completedMs === null));
 });
 
 test('caps: hosts over the cap are counted once each, refused names sampled (cut), redirects capped', () => {

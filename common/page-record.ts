@@ -156,6 +156,12 @@ export interface PageHost {
   fromSubframe: boolean;
   /** The lookup Resource Timing exposed, or null (cross-origin without Timing-Allow-Origin, or not in the timeline). */
   lookup: ExposedLookup | null;
+  /**
+   * When this host's last response that ended before the page's load event ended (webRequest.onCompleted), ms
+   * after the navigation started; null when none did (still loading, failed, or only after onLoad). The cost model
+   * reads it as the host's completion time (common/cost-model.ts).
+   */
+  completedMs: number | null;
 }
 
 /** One redirect seen on the page (hostnames only: no full URLs). */
@@ -202,7 +208,7 @@ export interface PageState {
   responseStarted: boolean;
   completedAt: number | null;
   /** Hosts in the order first seen, with first-seen epoch times. */
-  hosts: Array<Omit<PageHost, 'firstNeededMs'> & { firstSeenAt: number }>;
+  hosts: Array<Omit<PageHost, 'firstNeededMs' | 'completedMs'> & { firstSeenAt: number; lastCompletedAt?: number | null }>;
   redirects: Array<Omit<PageRedirect, 'atMs'> & { at: number }>;
   dropped: PageDropped;
   navigationTiming: NavigationTimingEntry | null;
@@ -362,12 +368,19 @@ export function pageAddRequest(page: PageState, index: PageIndex, e: RequestEven
   return true;
 }
 
-/** Records a finished request (onCompleted): server IP, cache use, HTTP version from the status line. */
-export function pageAddCompleted(page: PageState, index: PageIndex, e: { url: string; ip?: string | undefined; fromCache?: boolean | undefined; statusLine?: string | undefined }): void {
+/**
+ * Records a finished request (onCompleted): server IP, cache use, HTTP version from the status line, and (`at`, its
+ * event time) the host's last completion before the page's load event, when the load event is not known yet or
+ * came later.
+ */
+export function pageAddCompleted(page: PageState, index: PageIndex, e: { url: string; at?: number; ip?: string | undefined; fromCache?: boolean | undefined; statusLine?: string | undefined }): void {
   const parsed = hostOfUrl(e.url);
   const i = parsed ? index.byName.get(parsed.host) : undefined;
   if (i === undefined) return;
   const host = page.hosts[i]!;
+  if (typeof e.at === 'number' && Number.isFinite(e.at) && (page.completedAt === null || e.at <= page.completedAt)) {
+    host.lastCompletedAt = Math.max(host.lastCompletedAt ?? -Infinity, e.at);
+  }
   if (e.fromCache) host.fromCache++;
   if (typeof e.ip === 'string') addValue(host.ips, e.ip);
   const version = typeof e.statusLine === 'string' ? /^(HTTP\/[0-9.]+)/.exec(e.statusLine)?.[1] : undefined;
@@ -461,8 +474,8 @@ export function toPageReport(page: PageState): PageRecord {
     .map((h, seen) => ({ h, seen }))
     .sort((a, b) => a.h.firstSeenAt - b.h.firstSeenAt || a.seen - b.seen)
     .map(({ h }) => {
-      const { firstSeenAt, ...rest } = h;
-      return { ...rest, firstNeededMs: Math.max(0, firstSeenAt - start) };
+      const { firstSeenAt, lastCompletedAt, ...rest } = h;
+      return { ...rest, firstNeededMs: Math.max(0, firstSeenAt - start), completedMs: typeof lastCompletedAt === 'number' ? Math.max(0, lastCompletedAt - start) : null };
     });
   return {
     version: PAGE_RECORD_VERSION,

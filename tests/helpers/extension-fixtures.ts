@@ -8,7 +8,7 @@ export function host(name: string, firstNeededMs: number, extra: Partial<PageHos
   const internal = /\.localhost$|\.local$|^[^.]+$/.test(name);
   return {
     name, kind: 'name', internal, measurable: !internal, firstNeededMs, requests: 1, types: {}, ips: [], protocols: [], schemes: ['https'],
-    fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup: null, ...extra,
+    fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup: null, completedMs: null, ...extra,
   };
 }
 

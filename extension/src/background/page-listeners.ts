@@ -41,7 +41,8 @@ export function listenForPages(pages: PageRecorder): void {
   browser.webNavigation.onCompleted.addListener(later((d) => pages.onNavigationCompleted(d)));
   browser.webRequest.onBeforeRequest.addListener(later((d) => pages.onBeforeRequest(d as RequestDetails)), all);
   browser.webRequest.onBeforeRedirect.addListener(later((d) => pages.onBeforeRedirect(d as RequestDetails & { redirectUrl: string; statusCode: number })), all);
-  browser.webRequest.onResponseStarted.addListener(later((d) => pages.onResponseStarted(d as RequestDetails)), all);
+  // Only the main frame's response start is read: the browser then does not route the rest past the worker.
+  browser.webRequest.onResponseStarted.addListener(later((d) => pages.onResponseStarted(d as RequestDetails)), { urls: ['<all_urls>'], types: ['main_frame'] });
   browser.webRequest.onCompleted.addListener(later((d) => pages.onCompleted(d as RequestDetails)), all);
   browser.webRequest.onErrorOccurred.addListener(later((d) => pages.onErrorOccurred(d as RequestDetails & { error?: string })), all);
   browser.tabs.onRemoved.addListener(later((tabId: number) => pages.onTabRemoved(tabId)));

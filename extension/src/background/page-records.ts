@@ -186,7 +186,7 @@ export class PageRecorder {
     if (d.tabId < 0) return;
     const tab = this.tab(d.tabId);
     const entry = d.type === 'main_frame' ? tab.pending ?? tab.current : this.entryForRequest(tab);
-    if (entry) this.add(d.tabId, entry, (page, index) => pageAddCompleted(page, index, d));
+    if (entry) this.add(d.tabId, entry, (page, index) => pageAddCompleted(page, index, { ...d, at: d.timeStamp }));
     // A main-frame answer with no document (204, 205, a download) leaves the old page in the tab.
     if (d.type === 'main_frame' && tab.pending?.page.mainRequestId === d.requestId && (d.statusCode === 204 || d.statusCode === 205)) tab.pending = null;
   }

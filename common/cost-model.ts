@@ -31,9 +31,10 @@
 // Model (assumptions, stated plainly).
 // - The document's lookup is serial: nothing of the page starts before it, so its difference d_doc moves onLoad
 //   one for one.
-// - A host's completion time is when its last response before onLoad ended (`completedAt`, Resource Timing
-//   `responseEnd`) where known: a slower lookup delays its host's fetch, and that is what onLoad waits for. Where it
-//   is not known (the extension's record does not carry it yet), the lookup's own end (first needed + lookup).
+// - A host's completion time is when its last response before onLoad ended (`completedAt`: the extension's
+//   webRequest.onCompleted, or Resource Timing `responseEnd`) where known: a slower lookup delays its host's fetch,
+//   and that is what onLoad waits for. Where it is not known (no response of it ended before onLoad), the lookup's
+//   own end (first needed + lookup).
 // - Chains (known completion times only): a host first needed after another host's response had completed may have
 //   been discovered through it — a script inserting it, a stylesheet importing it — so it starts as much later as
 //   that response came. Its likeliest parent is the response that completed last before it was needed, and shifts

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  combos, comboStats, CSV_COLUMNS, csvField, filterEntries, lookupCdf, onLoadDeltas, parseJsonExport, recommend, sharedCdf, signedMs,
+  combos, comboStats, CSV_COLUMNS, csvField, defaultNetwork, filterEntries, lookupCdf, networkOptions, onLoadDeltas, parseJsonExport, recommend, sharedCdf, signedMs,
   siteFromInput, toCsv, toJson, windowFilter, type ComboStats, type Names,
 } from './dashboard.js';
 import { HISTORY_VERSION, isHistoryEntry, LOOKUP_BUCKETS_MS, lookupHistogram, type HistoryCell, type HistoryEntry } from './history.js';
@@ -34,6 +34,33 @@ test('time windows and custom bounds', () => {
     [['custom', now, { from: Number.NaN }], {}],
   ];
   for (const [args, want] of cases) assert.deepEqual(windowFilter(...args), want, JSON.stringify(args));
+});
+
+test('networks: offered latest first with their pages; the dashboard opens on the latest when there are several; the filter', () => {
+  const home = { id: 'aaaaaaaaaaaaaaaa', description: 'gateway 192.168.1.1 on wlan0 · 192.168.1.0/24 · DNS 192.168.1.1' };
+  const phone = { id: 'bbbbbbbbbbbbbbbb', description: '172.20.10.0/28 · DNS 172.20.10.1' };
+  const on = (e: HistoryEntry, network?: typeof home): HistoryEntry => (network ? { ...e, network } : e);
+  const es = [
+    on(entry('1', 100, 'a.example', []), home), on(entry('2', 200, 'b.example', []), phone), entry('3', 300, 'c.example', []),
+    on(entry('4', 400, 'a.example', []), home), on(entry('5', 250, 'd.example', []), phone),
+  ];
+  assert.ok(es.every(isHistoryEntry), 'entries with and without a network are valid');
+  assert.deepEqual(networkOptions(es).map((n) => [n.id, n.pages, n.lastAt]), [['aaaaaaaaaaaaaaaa', 2, 400], ['unknown', 1, 300], ['bbbbbbbbbbbbbbbb', 2, 250]]);
+  assert.equal(networkOptions(es)[1]!.description, 'network not recorded');
+  assert.equal(defaultNetwork(es), home.id);
+  assert.equal(defaultNetwork(es.filter((e) => e.network?.id === phone.id)), '', 'one network: all');
+  assert.equal(defaultNetwork([]), '');
+  assert.deepEqual(filterEntries(es, { network: phone.id }).map((e) => e.id), ['2', '5']);
+  assert.deepEqual(filterEntries(es, { network: 'unknown' }).map((e) => e.id), ['3']);
+  assert.deepEqual(filterEntries(es, { network: phone.id, site: 'b.example' }).map((e) => e.id), ['2']);
+  // A stored network must be well formed.
+  assert.equal(isHistoryEntry({ ...es[0]!, network: { id: 'not-hex', description: '' } }), false);
+  assert.equal(isHistoryEntry({ ...es[0]!, network: { ...home, extra: 1 } }), false);
+  // The CSV carries it.
+  const csv = toCsv([es[0]!, es[2]!]).split('\r\n');
+  const col = CSV_COLUMNS.indexOf('network_id');
+  assert.equal(csv[1]!.split(',')[col], home.id);
+  assert.equal(csv[2]!.split(',')[col], '');
 });
 
 test('a typed site becomes a host', () => {
@@ -171,7 +198,7 @@ test('CSV export: a header and one row per entry × cell', () => {
   assert.equal(lines[0], CSV_COLUMNS.join(','));
   assert.equal(lines.length, 1 + 2 + 1);
   for (const l of lines) assert.equal(l.split(',').length, CSV_COLUMNS.length + (l.includes('"y,test"') ? 1 : 0));
-  assert.equal(lines[1], 'a,0,1970-01-01T00:00:00.000Z,x.test,auto,800,4,3,c,udp,cold,3,0,18,5,12,40,0,-5,5,indistinguishable,150,2.5,0,0,1,0,1,1,0,0,0,0,0,0,0');
+  assert.equal(lines[1], 'a,0,1970-01-01T00:00:00.000Z,x.test,auto,800,4,3,,,c,udp,cold,3,0,18,5,12,40,0,-5,5,indistinguishable,150,2.5,0,0,1,0,1,1,0,0,0,0,0,0,0');
   assert.match(lines[2]!, /,c,doh,warm,3,0,18,5,12,40,,,,unknown,/);
   assert.match(lines[3]!, /^b,1000,.*,"y,test",auto,800,4,3,,,,/);
 });

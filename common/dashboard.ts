@@ -4,7 +4,7 @@
 // recommendation, and the CSV and JSON exports. Pure: no DOM, no node: imports; the page (extension/src/dashboard/)
 // only draws what these return.
 import { INDISTINGUISHABLE_MS } from './cost-model.js';
-import { isHistoryEntry, LOOKUP_BUCKETS_MS, matchesFilter, type HistoryCell, type HistoryEntry, type HistoryFilter } from './history.js';
+import { isHistoryEntry, LOOKUP_BUCKETS_MS, matchesFilter, UNKNOWN_NETWORK, type HistoryCell, type HistoryEntry, type HistoryFilter } from './history.js';
 import { isEncrypted, TRANSPORT_IDS, type Mode, type TransportId } from './transports.js';
 
 /** The time windows the page offers, in ms (`all`: no lower bound). */
@@ -46,6 +46,41 @@ export function siteFromInput(text: string): string {
 /** The entries that match `filter` (the same rule as the background's history-get), in their order. */
 export function filterEntries(entries: readonly HistoryEntry[], filter: HistoryFilter): HistoryEntry[] {
   return entries.filter((e) => matchesFilter(e, filter));
+}
+
+/** A network the person's pages were measured on, as the network filter offers it. */
+export interface NetworkOption {
+  /** The host's fingerprint, or UNKNOWN_NETWORK for pages measured where it could not tell. */
+  id: string;
+  description: string;
+  pages: number;
+  /** When the latest of its pages was measured. */
+  lastAt: number;
+}
+
+/** The networks of `entries`, the one measured on most recently first. */
+export function networkOptions(entries: readonly HistoryEntry[]): NetworkOption[] {
+  const byId = new Map<string, NetworkOption>();
+  for (const e of entries) {
+    const id = e.network?.id ?? UNKNOWN_NETWORK;
+    const o = byId.get(id) ?? { id, description: e.network?.description ?? 'network not recorded', pages: 0, lastAt: -Infinity };
+    o.pages++;
+    if (e.at >= o.lastAt) {
+      o.lastAt = e.at;
+      if (e.network) o.description = e.network.description;
+    }
+    byId.set(id, o);
+  }
+  return [...byId.values()].sort((a, b) => b.lastAt - a.lastAt || a.id.localeCompare(b.id));
+}
+
+/**
+ * The network filter a dashboard opens with: the network of the latest measurement — the one the person is on, as
+ * far as dnscost knows — when the pages span more than one; '' (all) otherwise.
+ */
+export function defaultNetwork(entries: readonly HistoryEntry[]): string {
+  const options = networkOptions(entries);
+  return options.length > 1 ? options[0]!.id : '';
 }
 
 /** A resolver × transport pair, as a key: `resolver/transport`. */
@@ -300,7 +335,7 @@ export function recommend(stats: readonly ComboStats[], mode: Mode, pages: numbe
 
 /** The CSV export's columns: the entry's fields, then the cell's (LOOKUP_BUCKETS_MS as `lookups_le_<ms>`, then `lookups_gt_<max>`). */
 export const CSV_COLUMNS = [
-  'id', 'at', 'at_iso', 'host', 'trigger', 'onload_ms', 'page_hosts', 'measured_hosts',
+  'id', 'at', 'at_iso', 'host', 'trigger', 'onload_ms', 'page_hosts', 'measured_hosts', 'network_id', 'network',
   'resolver', 'transport', 'mode', 'hosts', 'failures', 'lookups', 'p5_ms', 'median_ms', 'p95_ms',
   'onload_delta_ms', 'onload_lower_ms', 'onload_upper_ms', 'verdict', 'bytes_per_lookup', 'packets_per_lookup',
   ...LOOKUP_BUCKETS_MS.map((b) => `lookups_le_${b}`), `lookups_gt_${LOOKUP_BUCKETS_MS[LOOKUP_BUCKETS_MS.length - 1]}`,
@@ -322,7 +357,7 @@ export function csvField(value: string | number | null): string {
 export function toCsv(entries: readonly HistoryEntry[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const e of entries) {
-    const head = [e.id, e.at, new Date(e.at).toISOString(), e.host, e.trigger, e.onLoadMs, e.pageHosts, e.measuredHosts];
+    const head = [e.id, e.at, new Date(e.at).toISOString(), e.host, e.trigger, e.onLoadMs, e.pageHosts, e.measuredHosts, e.network?.id ?? null, e.network?.description ?? null];
     const cells: Array<HistoryCell | null> = e.cells.length ? e.cells : [null];
     for (const c of cells) {
       const tail = c

@@ -1,5 +1,5 @@
 // The history message: `history-get` (an extension page → background) reads the person's history (common/history.ts),
-// optionally a time window and a site. Joined into the one union of common/extension-messages.ts.
+// optionally a time window, a site and a network. Joined into the one union of common/extension-messages.ts.
 import * as v from 'valibot';
 import type { Failure } from './extension-messages.js';
 import type { HistoryEntry } from './history.js';
@@ -11,6 +11,8 @@ const historyGet = v.strictObject({
   until: time,
   /** A host: entries of it and of its subdomains. */
   site: v.optional(v.pipe(v.string(), v.maxLength(253))),
+  /** A network's id (a history entry's `network.id`, or 'unknown'): entries measured on it. */
+  network: v.optional(v.pipe(v.string(), v.maxLength(32))),
 });
 
 /** The history message schemas, for the union in common/extension-messages.ts. */

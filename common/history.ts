@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { pageCost, type CellCost } from './cost-model.js';
 import type { MeasurementMeta, StoredRecord } from './measure-messages.js';
 import { chooseBaseline, pageCostInput, replayRecordInputs } from './page-cost-input.js';
+import type { NetworkInfo } from './schema.js';
 import { percentile } from './stats.js';
 import { MODES, TRANSPORT_IDS, type Mode, type TransportId } from './transports.js';
 
@@ -57,6 +58,8 @@ export interface HistoryEntry {
   /** Hosts the page needed, and how many of them were measured. */
   pageHosts: number;
   measuredHosts: number;
+  /** The network it was measured on (the host's fingerprint); absent when the host could not tell. */
+  network?: NetworkInfo;
   cells: HistoryCell[];
 }
 
@@ -96,7 +99,8 @@ export function historyEntry(meta: MeasurementMeta, records: readonly StoredReco
   });
   return {
     version: HISTORY_VERSION, id: meta.pageId, at: meta.finishedAt ?? meta.updatedAt, host: meta.host, trigger: meta.trigger,
-    onLoadMs: round(meta.page.onLoadMs), pageHosts: meta.page.hosts.length, measuredHosts: measured.size, cells,
+    onLoadMs: round(meta.page.onLoadMs), pageHosts: meta.page.hosts.length, measuredHosts: measured.size,
+    ...(meta.network ? { network: { id: meta.network.id, description: meta.network.description } } : {}), cells,
   };
 }
 
@@ -122,6 +126,7 @@ export const historyEntrySchema = v.strictObject({
   trigger: v.picklist(['manual', 'auto']),
   onLoadMs: ms,
   pageHosts: count, measuredHosts: count,
+  network: v.optional(v.strictObject({ id: v.pipe(v.string(), v.regex(/^[0-9a-f]{16}$/)), description: v.pipe(v.string(), v.maxLength(200)) })),
   cells: v.pipe(v.array(historyCell), v.maxLength(400)),
 });
 
@@ -129,16 +134,24 @@ export function isHistoryEntry(x: unknown): x is HistoryEntry {
   return v.is(historyEntrySchema, x);
 }
 
-/** Which entries a reader wants: a time window (ms since epoch, inclusive) and a host (the page's, or a parent of it). */
+/**
+ * Which entries a reader wants: a time window (ms since epoch, inclusive), a host (the page's, or a parent of it)
+ * and a network (its id; UNKNOWN_NETWORK for entries measured where the host could not tell).
+ */
 export interface HistoryFilter {
   since?: number | undefined;
   until?: number | undefined;
   site?: string | undefined;
+  network?: string | undefined;
 }
+
+/** The network filter's value for entries without a network. */
+export const UNKNOWN_NETWORK = 'unknown';
 
 export function matchesFilter(e: HistoryEntry, f: HistoryFilter): boolean {
   if (f.since !== undefined && e.at < f.since) return false;
   if (f.until !== undefined && e.at > f.until) return false;
   if (f.site && e.host !== f.site && !e.host.endsWith(`.${f.site}`)) return false;
+  if (f.network && (e.network?.id ?? UNKNOWN_NETWORK) !== f.network) return false;
   return true;
 }

@@ -4,7 +4,7 @@
 import * as v from 'valibot';
 import type { Failure } from './extension-messages.js';
 import type { PageRecord } from './page-record.js';
-import type { SummaryRow } from './schema.js';
+import type { NetworkInfo, SummaryRow } from './schema.js';
 import type { Mode, QType, TransportId } from './transports.js';
 
 const tabId = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -109,6 +109,8 @@ export interface MeasurementMeta {
   seed: number | null;
   primed: boolean | null;
   summary: SummaryRow[] | null;
+  /** The network it ran on, from the host's `done` (absent before it finished, or when the host could not tell). */
+  network?: NetworkInfo;
   /** Why it failed or was interrupted. */
   error: { code: string; message: string } | null;
 }

@@ -139,6 +139,22 @@ export interface UnavailableEndpoint {
   message: string;
 }
 
+/** Which network a measurement ran on: a fingerprint and what it is made of, for the person. */
+export interface NetworkInfo {
+  /** 16 hex digits, the same on the same network. */
+  id: string;
+  /** The gateway, subnets and resolvers it was made of (at most 200 characters). */
+  description: string;
+}
+
+/** The network of a `done` reply, when it is well formed (the extension takes nothing else from the host unchecked). */
+export function networkInfo(value: unknown): NetworkInfo | null {
+  const n = value as Partial<NetworkInfo> | null;
+  return typeof n === 'object' && n !== null && typeof n.id === 'string' && /^[0-9a-f]{16}$/.test(n.id) && typeof n.description === 'string'
+    ? { id: n.id, description: n.description.slice(0, 200) }
+    : null;
+}
+
 /** Every reply the host sends; each echoes the request's id. */
 export type Reply =
   | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[] }
@@ -156,6 +172,8 @@ export type Reply =
       summary: SummaryRow[];
       /** Endpoints left out because their transport cannot run in this installation (not failures); absent when none. */
       unavailable?: UnavailableEndpoint[];
+      /** The network the machine was on when it started (native-host/src/network.ts); absent when there is none to tell. */
+      network?: NetworkInfo;
     }
   | { id: RequestId | null; type: 'error'; code: ErrorCode; message: string };
 

@@ -230,6 +230,39 @@ function innerTests(name: BrowserName): void {
       assert.notEqual(cold.recText, ready.recText);
       timings.push(`exports and filters ${Date.now() - started} ms (site ${solo.drawMs} ms, 7 days ${week.drawMs} ms, cold ${cold.drawMs} ms)`);
       started = Date.now();
+
+      // Networks: the same pages, measured on two networks (the latest 100 on a phone's hotspot). A dashboard opened
+      // now shows the network the person is on (the latest measurement's) and says so; the others are one choice away.
+      const home = { id: '1111111111111111', description: 'gateway 192.168.1.1 on wlan0 · 192.168.1.0/24 · DNS 192.168.1.1' };
+      const phone = { id: '2222222222222222', description: '172.20.10.0/28 · DNS 172.20.10.1' };
+      const onNetworks = entries.map((e, i) => ({ ...e, network: i >= ENTRIES - 100 ? phone : home }));
+      await writeHistory(page, onNetworks);
+      const netPage = await b.openExtensionPage('dashboard/dashboard.html');
+      const opened = await poll('the dashboard draws with networks', 20_000, async () => {
+        const d = await drawnState(netPage);
+        return d.state === 'ready' ? d : undefined;
+      });
+      assert.equal(opened.shown, 100, 'opens on the latest network');
+      const select = await netPage.evaluate(() => {
+        const s = document.getElementById('network') as HTMLSelectElement;
+        return { value: s.value, options: [...s.options].map((o) => o.textContent ?? ''), scope: document.getElementById('rec-scope')!.textContent ?? '' };
+      });
+      assert.equal(select.value, phone.id);
+      assert.deepEqual(select.options, [`all networks (${ENTRIES} pages)`, `latest: ${phone.description} (100 pages)`, `${home.description} (${ENTRIES - 100} pages)`]);
+      assert.match(select.scope, /On one network: latest: 172\.20\.10\.0\/28/);
+      const homeView = await setControl(netPage, 'network', home.id, 'change', (d) => d.shown === ENTRIES - 100);
+      const homeJson = await exported(netPage, 'export-json');
+      const homeFilter = JSON.parse(homeJson.text).filter as HistoryFilter;
+      assert.equal(homeFilter.network, home.id);
+      const homeEntries = await historyGet(netPage, homeFilter);
+      assert.equal(homeEntries.length, ENTRIES - 100, 'history-get filters by network as the page does');
+      sameEntries(parseJsonExport(homeJson.text), homeEntries, 'homeJson export');
+      assert.ok(homeView.recText.length > 0);
+      const everywhere = await setControl(netPage, 'network', '', 'change', (d) => d.shown === ENTRIES);
+      assert.match(everywhere.recText, /would (add|take) a median/);
+      await netPage.close();
+      timings.push(`networks ${Date.now() - started} ms`);
+      started = Date.now();
     } finally {
       await b.close();
     }

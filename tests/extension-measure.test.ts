@@ -195,14 +195,15 @@ test('progress, records stored as they arrive, done; a restart mid-way reports i
 });
 
 test('a measurement that finishes done is handed on with all its records (the history); interrupted and cancelled ones are not', async () => {
-  const handed: Array<{ state: string; pageId: string; records: number }> = [];
-  const h = harness({ onDone: async (meta, records) => void handed.push({ state: meta.state, pageId: meta.pageId, records: records.length }) });
+  const handed: Array<{ state: string; pageId: string; records: number; network?: unknown }> = [];
+  const h = harness({ onDone: async (meta, records) => void handed.push({ state: meta.state, pageId: meta.pageId, records: records.length, ...(meta.network ? { network: meta.network } : {}) }) });
   await h.s.start(7, EXT);
   h.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5), exchange('a.site.localhost', 'dot', 'cold', 1, 'A', 30)] });
-  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 2, cancelled: false, summary: [] });
+  const network = { id: '0123456789abcdef', description: 'gateway 192.0.2.1 on eth0 · 192.0.2.0/24' };
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 2, cancelled: false, summary: [], network });
   await settle();
   await settle();
-  assert.deepEqual(handed, [{ state: 'done', pageId: 'p1', records: 2 }]);
+  assert.deepEqual(handed, [{ state: 'done', pageId: 'p1', records: 2, network }], 'the network the host reported goes with it');
   await h.s.start(7, EXT);
   h.host.reply({ type: 'closed', message: 'Native host has exited.' });
   await h.s.start(7, EXT);
@@ -210,6 +211,13 @@ test('a measurement that finishes done is handed on with all its records (the hi
   await settle();
   await settle();
   assert.equal(handed.length, 1);
+  // A malformed network from the host is not taken.
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [], network: { id: '<b>x</b>', description: 'x' } as never });
+  await settle();
+  await settle();
+  assert.equal(handed.length, 2);
+  assert.equal(handed[1]!.network, undefined);
 });
 
 test('only the transports the host offers are asked for; with none of them offered, the resolvers stay as they are', async () => {

@@ -8,6 +8,7 @@ import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './measure.js';
+import { currentNetwork } from './network.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './version.js';
 
@@ -52,6 +53,8 @@ const handlers: Handlers<Ctx> = {
       batchBytes = 0;
     };
     try {
+      // The network at the start: what the measurement's numbers are about (native-host/src/network.ts).
+      const network = currentNetwork();
       const result = await measure(
         req,
         {
@@ -79,6 +82,7 @@ const handlers: Handlers<Ctx> = {
         cancelled: result.cancelled,
         summary: result.summary,
         ...(result.unavailable.length ? { unavailable: result.unavailable } : {}),
+        ...(network ? { network } : {}),
       });
     } finally {
       ctx.running.delete(req.id);

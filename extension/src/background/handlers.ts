@@ -37,7 +37,7 @@ export const handlers: ExtensionHandlers<BackgroundContext> = {
   'measure-status': (message, { measurements }, sender) => measurements.status(message.tabId, sender, message.records === true),
   'measure-cancel': (message, { measurements }, sender) => measurements.cancel(message.tabId, sender),
   'history-get': async (message, { history, extensionBase }, sender) =>
-    notOwnPage(sender, extensionBase, 'history-get') ?? { ok: true, ...(await history.list({ since: message.since, until: message.until, site: message.site })) },
+    notOwnPage(sender, extensionBase, 'history-get') ?? { ok: true, ...(await history.list({ since: message.since, until: message.until, site: message.site, network: message.network })) },
   'upload-status': async (_message, { uploader, extensionBase }, sender) => notOwnPage(sender, extensionBase, 'upload-status') ?? uploader.status(),
   'upload-preview': async (_message, { uploader, extensionBase }, sender) => notOwnPage(sender, extensionBase, 'upload-preview') ?? uploader.preview(),
   'upload-flush': async (_message, { uploader, extensionBase }, sender) => notOwnPage(sender, extensionBase, 'upload-flush') ?? uploader.flush(),

@@ -33,7 +33,7 @@ import {
   type StoredRecord,
 } from '../../../common/measure-messages.js';
 import type { PageReplies } from '../../../common/page-messages.js';
-import type { Request, RequestId, ResolverSpec } from '../../../common/schema.js';
+import { networkInfo, type Request, type RequestId, type ResolverSpec } from '../../../common/schema.js';
 import type { Settings } from '../../../common/settings.js';
 import type { RoutedReply } from './host-connection.js';
 import { offeredEndpoints, planMeasurement, storedRecord } from './measure-plan.js';
@@ -371,6 +371,10 @@ export class MeasurementScheduler {
         meta.seed = reply.seed;
         meta.primed = reply.primed;
         meta.summary = reply.summary;
+        {
+          const network = networkInfo(reply.network);
+          if (network) meta.network = network;
+        }
         this.finish(run, reply.cancelled ? 'cancelled' : 'done', null);
         return;
       case 'error':

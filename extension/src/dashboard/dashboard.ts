@@ -1,4 +1,4 @@
-// The personal dashboard: the person's whole history read once (history-get), filtered here by time window and site
+// The personal dashboard: the person's whole history read once (history-get), filtered here by time window, site and network
 // with the background's own rule (common/history.ts matchesFilter), drawn as two uPlot charts, a table and a
 // plain-language recommendation, all computed by common/dashboard.ts. Exports CSV and JSON of the pages in view.
 //
@@ -9,7 +9,7 @@
 // (uPlot sets its labels the same way).
 import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
 import {
-  combos, comboStats, fileStamp, filterEntries, lookupCdf, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter,
+  combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter,
   type Combo, type ComboStats, type WindowId,
 } from '../../../common/dashboard.js';
 import type { HistoryEntry, HistoryFilter } from '../../../common/history.js';
@@ -40,7 +40,22 @@ function formFilter(now: number): HistoryFilter {
   const to = day('to');
   const f = windowFilter(window, now, { from: day('from'), to: to === null ? null : to + DAY_MS - 1 });
   const site = siteFromInput($<HTMLInputElement>('site').value);
-  return site ? { ...f, site } : f;
+  const network = $<HTMLSelectElement>('network').value;
+  return { ...f, ...(site ? { site } : {}), ...(network ? { network } : {}) };
+}
+
+/** The network filter's options (latest first), `selected` chosen; the count of pages per network in each label. */
+function fillNetworks(entries: readonly HistoryEntry[], selected: string): void {
+  const select = $<HTMLSelectElement>('network');
+  const all = el('option', `all networks (${entries.length} pages)`);
+  all.value = '';
+  const options = networkOptions(entries).map((n, i) => {
+    const o = el('option', `${i === 0 ? 'latest: ' : ''}${n.description} (${n.pages} page${n.pages === 1 ? '' : 's'})`);
+    o.value = n.id;
+    return o;
+  });
+  select.replaceChildren(all, ...options);
+  select.value = selected;
 }
 
 function renderTable(stats: readonly ComboStats[], resolverName: (id: string) => string): HTMLTableElement {
@@ -101,6 +116,7 @@ export async function mountDashboard(): Promise<void> {
     return;
   }
 
+  fillNetworks(all, defaultNetwork(all));
   let charts: Chart[] = [];
   let generation = 0;
   let shown: HistoryEntry[] = [];
@@ -133,6 +149,12 @@ export async function mountDashboard(): Promise<void> {
     recBox.dataset.kind = rec.kind;
     const sentences = shown.length === 0 ? ['No measured page matches these filters: widen the time window or clear the site.'] : rec.sentences;
     $('rec-text').replaceChildren(...sentences.map((s) => el('p', s)));
+    const net = $<HTMLSelectElement>('network');
+    $('rec-scope').textContent = filter.network
+      ? `On one network: ${net.selectedOptions[0]?.textContent ?? filter.network}. Pick another above to compare.`
+      : networkOptions(all).length > 1
+        ? 'Over every network your pages were measured on: pick one above for a recommendation on it.'
+        : 'Every page here was measured on the same network.';
     renderTable(stats, resolverName);
 
     const width = Math.max(320, Math.min(1000, onloadBox.clientWidth || 960));
@@ -167,7 +189,7 @@ export async function mountDashboard(): Promise<void> {
     $('custom-range').hidden = $<HTMLSelectElement>('window').value !== 'custom';
     redraw();
   });
-  for (const id of ['from', 'to', 'mode']) $(id).addEventListener('change', redraw);
+  for (const id of ['from', 'to', 'mode', 'network']) $(id).addEventListener('change', redraw);
   let typing: ReturnType<typeof setTimeout> | undefined;
   $('site').addEventListener('input', () => {
     clearTimeout(typing);

@@ -6,8 +6,10 @@
 // navigation entry's loadEventStart. Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
 // --profile NAME (tests/lab/profiles.ts) holds the site's packets for the profile's RTT (and jitter) with the lab's
 // netem delayer on loopback, so the page loads as over that network (no rate or loss: a delay only).
+// --pause MS waits between loads (default 0: back to back, so what the extension does after a load — the timing
+// report, storage writes — competes with the next load; a person reading a page leaves it that time).
 //
-//   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--out bench/results/extension-overhead.md]
+//   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--pause 0] [--out bench/results/extension-overhead.md]
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -23,7 +25,8 @@ import { profileByName } from '../tests/lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../tests/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
 
-const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, pause: { type: 'string', default: '0' }, out: { type: 'string' } } });
+const PAUSE_MS = Number(values.pause);
 const LOADS = Number(values.loads);
 const PROFILE = profileByName(values.profile!);
 const BLOCKS = 3;
@@ -41,6 +44,7 @@ async function onLoads(browser: Browser, url: string, n: number): Promise<number
   await page.goto(url, { waitUntil: 'load' }); // warm-up load, not counted (process start-up, first compile)
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
+    if (PAUSE_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_MS));
     await page.goto(url, { waitUntil: 'load', timeout: 20_000 });
     out.push(await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventStart));
   }
@@ -139,9 +143,9 @@ chrome.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' 
     `| ${name} | ${s.n} | ${s.median!.toFixed(1)} | ${s.p5!.toFixed(1)} | ${s.p95!.toFixed(1)} | ${s.mean!.toFixed(1)} | ${s.rsd!.toFixed(1)} |`;
   const report = `# Benchmark: the extension's effect on onLoad (headless Chromium)
 
-Command: \`node dist/bench/extension-overhead.js --loads ${LOADS}${PROFILE.name !== 'none' ? ` --profile ${PROFILE.name}` : ''}${values.out ? ` --out ${values.out}` : ''}\` (as root, after \`scripts/setup\`)
+Command: \`node dist/bench/extension-overhead.js --loads ${LOADS}${PROFILE.name !== 'none' ? ` --profile ${PROFILE.name}` : ''}${PAUSE_MS ? ` --pause ${PAUSE_MS}` : ''}${values.out ? ` --out ${values.out}` : ''}\` (as root, after \`scripts/setup\`)
 Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Debian Chromium; page: the local test
-site's page with 9 hostnames, a redirect and an iframe (tests/site), served on loopback${PROFILE.rttMs > 0 ? ` with the site's packets held for a ${PROFILE.rttMs} ms RTT (${PROFILE.name}; delay${PROFILE.jitterMs ? ' and jitter' : ''} only)` : ''}; cache disabled; fresh
+site's page with 9 hostnames, a redirect and an iframe (tests/site), served on loopback${PROFILE.rttMs > 0 ? ` with the site's packets held for a ${PROFILE.rttMs} ms RTT (${PROFILE.name}; delay${PROFILE.jitterMs ? ' and jitter' : ''} only)` : ''}; cache disabled; ${PAUSE_MS ? `${PAUSE_MS} ms between loads` : 'loads back to back'}; fresh
 profile per block; ${BLOCKS} alternating blocks; one unrecorded warm-up load per block. With the extension: the real
 native host connected, page recording on, no consent (nothing is measured, as before a person agrees).
 

@@ -56,8 +56,12 @@
 // - |Δ| < 30 ms is "indistinguishable" (one frame at 30 Hz, after Hounsel et al.).
 // What the model cannot see (validation, issue 4; bench/results/cost-model-validation.md): the candidate's lookups
 // are dnscost's own replays, so a stub that pays more than the transport needs is not predicted — Debian 12's stubby
-// leaves Nagle's algorithm on and pays about one RTT plus a delayed ACK more per cold connection and per burst of
-// queries than dnscost's DoT client, and Chromium's DoH pays some CPU on top at low RTT.
+// and unbound leave Nagle's algorithm on and pay about one RTT plus a delayed ACK more per cold connection and per
+// burst of queries than dnscost's DoT client, and unbound re-sends queries whose answers a slow or lossy link delays
+// past its timeout; Chromium's DoH pays some CPU on top at low RTT. Nor does it see the page's own traffic sharing a
+// slow link with DNS: where the page fills the uplink (DSL's 0.8 Mbit/s, 100 hosts), every extra byte of an encrypted
+// query waits behind the page's requests, which the replay, alone on the link, does not; pricing that would need the
+// link's capacity, which neither the extension nor the host knows.
 import { modelBytes, type DotOverhead, type ModelBytes } from './bytes-model.js';
 import type { ExchangeRecord, Pair } from './record.js';
 import { percentile } from './stats.js';

@@ -27,9 +27,15 @@ const settings = new SettingsStore({
   now: () => Date.now(),
 });
 // An administrator's policy can change while the browser runs; the person's own settings change only through the store.
-browser.storage.onChanged.addListener((_changes, area) => {
-  if (area === 'managed') void settings.managedChanged();
-});
+// The managed area's own event where the browser has it (Chromium): storage.onChanged would wake the worker with both
+// old and new values of every page-record write.
+const managedEvents = (browser.storage.managed as { onChanged?: { addListener(fn: () => void): void } }).onChanged;
+if (managedEvents) managedEvents.addListener(() => void settings.managedChanged());
+else {
+  browser.storage.onChanged.addListener((_changes, area) => {
+    if (area === 'managed') void settings.managedChanged();
+  });
+}
 const pages = createPageRecorder(settings);
 listenForPages(pages);
 settings.onChange((view) => pages.applyExclusions(view.settings.exclusions));

@@ -9,8 +9,9 @@
 // the tab's *current* page and the previous one is forgotten (a measurement keeps its own copy). Every new page
 // passes a gate (not a private window, not an excluded site) before anything of it is stored; a page that fails the
 // gate is emptied and never stored, and its tab reports why. Writes are debounced per tab (the burst of a load's
-// first events is not interrupted by storage work, which competes with the page for the CPU) and flushed at once
-// when a page finishes (load, timing report), so a killed worker loses at most a few hundred ms of an unfinished page.
+// first events is not interrupted by storage work, which competes with the page for the CPU) and made soon after a
+// page finishes (load and timing report, one write for both), so a killed worker loses at most a few hundred ms of
+// a page.
 //
 // Memory is bounded: per tab one current and one pending page, each capped by PAGE_CAPS; redirect bookkeeping is
 // cleared as requests end and capped. This module touches no browser global: everything comes in through deps.
@@ -37,6 +38,8 @@ import { isExcluded } from '../../../common/settings.js';
 export const TAB_KEY_PREFIX = 'pages:tab:';
 /** Debounce of a tab's storage write while its page is still loading. */
 export const WRITE_DELAY_MS = 250;
+/** Delay of the write when a page finishes: its load and its timing report arrive together and make one write. */
+export const FINISH_WRITE_DELAY_MS = 100;
 /** Requests remembered as redirected (to mark the next leg), at most. */
 const MAX_REDIRECTING = 10_000;
 
@@ -80,6 +83,8 @@ interface TabState {
   current: Entry | null;
   pending: Entry | null;
   writeTimer: unknown;
+  /** When the scheduled write is due (deps.now() time). */
+  writeDue: number;
 }
 
 /** webRequest details as the recorder reads them (Chromium and Firefox share these fields). */
@@ -239,7 +244,7 @@ export class PageRecorder {
     const cur = this.tabs.get(d.tabId)?.current;
     if (cur && cur.page.completedAt === null) {
       cur.page.completedAt = d.timeStamp;
-      this.scheduleWrite(d.tabId, 0);
+      this.scheduleWrite(d.tabId, FINISH_WRITE_DELAY_MS);
     }
   }
 
@@ -290,7 +295,7 @@ export class PageRecorder {
     const why = this.refusal(entry);
     if (why) return why;
     pageAddTiming(entry.page, entry.index, message, this.deps.now());
-    this.scheduleWrite(sender.tabId, 0);
+    this.scheduleWrite(sender.tabId, FINISH_WRITE_DELAY_MS);
     return { ok: true };
   }
 
@@ -314,7 +319,7 @@ export class PageRecorder {
   private tab(tabId: number): TabState {
     let t = this.tabs.get(tabId);
     if (!t) {
-      t = { current: null, pending: null, writeTimer: null };
+      t = { current: null, pending: null, writeTimer: null, writeDue: 0 };
       this.tabs.set(tabId, t);
     }
     return t;
@@ -420,14 +425,16 @@ export class PageRecorder {
     return fail(PAGE_CODES.NO_PAGE, `No page is recorded for tab ${tabId} (no web page loaded since dnscost started, or not a web page).`);
   }
 
-  /** Stores a tab's recordable pages after `delay` ms (0: now), replacing a later scheduled write. */
+  /** Stores a tab's recordable pages after `delay` ms (0: now), unless a write is due as soon; replaces a later one. */
   private scheduleWrite(tabId: number, delay: number): void {
     const tab = this.tabs.get(tabId);
     if (!tab) return;
+    const due = this.deps.now() + delay;
     if (tab.writeTimer !== null) {
-      if (delay > 0) return; // a write is already due
+      if (tab.writeDue <= due) return; // a write is already due by then
       this.deps.clearTimer(tab.writeTimer);
     }
+    tab.writeDue = due;
     tab.writeTimer = this.deps.setTimer(() => {
       tab.writeTimer = null;
       const stored = {
@@ -455,7 +462,7 @@ export class PageRecorder {
       const revive = (p: unknown): Entry | null =>
         isPageState(p) ? { page: p, index: indexPage(p), gate: 'ok', gateDone: Promise.resolve(), navigateSeen: true } : null;
       // Events that arrived before hydration finished were queued behind `ready`, so nothing newer is lost here.
-      if (!this.tabs.has(tabId)) this.tabs.set(tabId, { current: revive(current), pending: revive(pending), writeTimer: null });
+      if (!this.tabs.has(tabId)) this.tabs.set(tabId, { current: revive(current), pending: revive(pending), writeTimer: null, writeDue: 0 });
     }
   }
 }

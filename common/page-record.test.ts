@@ -102,6 +102,16 @@ test('requests: first-needed times relative to the start, per-host counts and ty
   assert.equal(cdn.fromCache, 1);
   assert.deepEqual(cdn.schemes, ['https']);
   assert.equal(r.hosts.find((h) => h.name === 'fonts.example.org')!.fromSubframe, true);
+  assert.equal(cdn.fromSubframe, false);
+  // A top-level frame (parentFrameId −1) is not a subframe whatever its frameId (Chromium, mid-commit); a frame with
+  // a parent is one.
+  pageAddRequest(p, i, { url: 'https://top.example.net/x.js', type: 'script', at: 1090, frameId: 12, parentFrameId: -1 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/c.js', type: 'script', at: 1091, frameId: 12, parentFrameId: -1 });
+  pageAddRequest(p, i, { url: 'https://ads.example.net/f.html', type: 'sub_frame', at: 1092, frameId: 13, parentFrameId: 0 });
+  const hostNamed = (n: string) => toPageReport(p).hosts.find((h) => h.name === n)!;
+  assert.equal(hostNamed('top.example.net').fromSubframe, false);
+  assert.equal(hostNamed('cdn.example.net').fromSubframe, false);
+  assert.equal(hostNamed('ads.example.net').fromSubframe, true);
   assert.deepEqual(r.counts, { hosts: 4, measurable: 3, internal: 1, ipLiterals: 1, requests: 5 });
   // A request stamped before the start moves the start back; nothing is negative.
   pageAddRequest(p, i, { url: 'https://early.example.com/', type: 'ping', at: 990, frameId: 0 });

@@ -301,8 +301,14 @@ export interface RequestEvent {
   type: string;
   /** Epoch ms (webRequest's timeStamp). */
   at: number;
-  /** 0 for the top-level document. */
+  /** 0 for the top-level document, > 0 for a subframe (webRequest's frameId). */
   frameId: number;
+  /**
+   * The frame's parent (webRequest's parentFrameId): −1 for a top-level frame. It decides what is a subframe where
+   * given: Chromium gives a new top document's first requests, while its frame is still being committed, a positive
+   * frameId (about 1 load in 5 in the browser tests) but always parentFrameId −1.
+   */
+  parentFrameId?: number | undefined;
   /** The request is the new leg of a redirect. */
   viaRedirect?: boolean;
 }
@@ -313,7 +319,7 @@ function refuse(page: PageState, raw: string): void {
 }
 
 /** The kept host of `url`, creating it when the page has room; null when refused or over the cap (counted). */
-function hostFor(page: PageState, index: PageIndex, url: string, at: number, frameId: number, viaRedirect: boolean) {
+function hostFor(page: PageState, index: PageIndex, url: string, at: number, subframe: boolean, viaRedirect: boolean) {
   const parsed = hostOfUrl(url);
   // Only network schemes need a lookup (data:, blob:, extension pages do not).
   if (!parsed || !['http', 'https', 'ws', 'wss'].includes(parsed.scheme)) return null;
@@ -340,7 +346,7 @@ function hostFor(page: PageState, index: PageIndex, url: string, at: number, fra
   }
   const host: PageState['hosts'][number] = {
     name: c.name, kind: c.kind, internal: c.internal, measurable: c.measurable, firstSeenAt: at, requests: 0,
-    types: {}, ips: [], protocols: [], schemes: [], fromCache: 0, errors: 0, viaRedirect, fromSubframe: frameId !== 0, lookup: null,
+    types: {}, ips: [], protocols: [], schemes: [], fromCache: 0, errors: 0, viaRedirect, fromSubframe: subframe, lookup: null,
   };
   index.byName.set(c.name, page.hosts.length);
   page.hosts.push(host);
@@ -353,7 +359,8 @@ function addValue(list: string[], value: string): void {
 
 /** Records a request of the page; returns false when its host was refused or over the cap. */
 export function pageAddRequest(page: PageState, index: PageIndex, e: RequestEvent): boolean {
-  const host = hostFor(page, index, e.url, e.at, e.frameId, e.viaRedirect === true);
+  const subframe = typeof e.parentFrameId === 'number' ? e.parentFrameId >= 0 : e.frameId > 0;
+  const host = hostFor(page, index, e.url, e.at, subframe, e.viaRedirect === true);
   if (!host) return false;
   host.requests++;
   // Events can arrive out of their own time order (different processes): keep the earliest time seen.
@@ -362,7 +369,7 @@ export function pageAddRequest(page: PageState, index: PageIndex, e: RequestEven
   host.types[type] = (host.types[type] ?? 0) + 1;
   const scheme = hostOfUrl(e.url)?.scheme;
   if (scheme) addValue(host.schemes, scheme);
-  if (e.frameId !== 0) host.fromSubframe = true;
+  if (subframe) host.fromSubframe = true;
   // A request before the recorded navigation start (clock skew between event sources) moves the start back.
   if (e.at < page.startedAt) page.startedAt = e.at;
   return true;

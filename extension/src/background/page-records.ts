@@ -93,6 +93,8 @@ export interface RequestDetails {
   url: string;
   tabId: number;
   frameId: number;
+  /** −1 for a top-level frame. */
+  parentFrameId?: number | undefined;
   type: string;
   timeStamp: number;
   /** Firefox only. */
@@ -166,7 +168,7 @@ export class PageRecorder {
       return;
     }
     const entry = this.entryForRequest(tab);
-    if (entry) this.add(d.tabId, entry, (page, index) => pageAddRequest(page, index, { url: d.url, type: d.type, at: d.timeStamp, frameId: d.frameId, viaRedirect }));
+    if (entry) this.add(d.tabId, entry, (page, index) => pageAddRequest(page, index, { url: d.url, type: d.type, at: d.timeStamp, frameId: d.frameId, parentFrameId: d.parentFrameId, viaRedirect }));
   }
 
   /** webRequest.onBeforeRedirect. */

@@ -10,7 +10,7 @@
 // report, storage writes — competes with the next load; a person reading a page leaves it that time).
 //
 //   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--pause 0] [--out bench/results/extension-overhead.md]
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { CHROMIUM_KEY, HOST_NAME } from '../common/extension-ids.js';
 import { summarize } from '../common/stats.js';
 import { findBrowser, launchWithExtension } from '../tests/helpers/browsers.js';
 import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
-import { labBin } from '../tests/lab/netns.js';
+import { startNetem } from '../tests/lab/netns.js';
 import { profileByName } from '../tests/lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../tests/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
@@ -57,12 +57,7 @@ async function onLoads(browser: Browser, url: string, n: number): Promise<number
  * netem delayer on an NFQUEUE of loopback's INPUT; nothing else on loopback (DevTools, the host) is delayed.
  */
 async function delaySite(port: number): Promise<ChildProcess> {
-  const child = spawn(labBin('netem'), ['--queue', '7', '--delay', String(PROFILE.rttMs / 2), '--jitter', String(PROFILE.jitterMs / 2)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('netem not ready after 5 s')), 5000);
-    child.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) { clearTimeout(t); resolve(); } });
-    child.once('exit', (code) => { clearTimeout(t); reject(new Error(`netem exited (${code})`)); });
-  });
+  const child = await startNetem({ queue: 7, delayMs: PROFILE.rttMs / 2, jitterMs: PROFILE.jitterMs / 2 });
   for (const tables of ['iptables', 'ip6tables']) {
     for (const dir of ['--dport', '--sport']) execFileSync(tables, ['-A', 'INPUT', '-i', 'lo', '-p', 'tcp', dir, String(port), '-j', 'NFQUEUE', '--queue-num', '7'], { timeout: 10_000 });
   }

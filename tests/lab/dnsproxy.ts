@@ -2,11 +2,11 @@
 // (h2 and HTTP/1.1), DoQ and DoH3, forwarding every query to the resolver over UDP (TCP when truncated). Unlike the
 // lab's CoreDNS it accepts 0-RTT on DoQ (quic-go ListenEarly) and sends full-size answers over QUIC and HTTPS.
 // It clears AA in the answers it relays (a forwarder's answer is not authoritative).
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { labBin } from './netns.js';
 import type { LabCerts } from './certs.js';
-import { hostPort, pickPorts, trackLabProcess, type LabEndpoints, type LabResolver, type PortName } from './resolver.js';
+import { hostPort, pickPorts, spawnLabChild, type LabEndpoints, type LabResolver, type PortName } from './resolver.js';
 
 /** A running dnsproxy; endpoints have the same shape as a LabResolver's (names dns.test, pin them to `address`). */
 export interface LabDnsproxy {
@@ -34,7 +34,6 @@ export interface DnsproxyOptions {
 }
 
 const READY_TIMEOUT_MS = 10_000;
-const LOG_CAP = 64 * 1024;
 const NETNS_PORTS: Record<PortName, number> = { dns: 1053, tls: 1853, https: 1443 };
 const PORT_RACE = /address already in use/i;
 
@@ -87,35 +86,17 @@ async function launch(upstream: LabResolver, opts: DnsproxyOptions, address: str
     '-upstream', upstream.endpoints.udp,
     ...(opts.verbose ? ['-verbose'] : []),
   ];
-  const [cmd, full] = opts.netns ? ['ip', ['netns', 'exec', opts.netns, dnsproxyBinary(), ...args]] : [dnsproxyBinary(), args];
-  const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
-  trackLabProcess(child);
-  let log = '';
-  const append = (b: Buffer) => {
-    if (log.length < LOG_CAP) log += b.toString();
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  child.once('error', (e) => append(Buffer.from(`spawn error: ${e.message}\n`)));
-  const exited = new Promise<void>((r) => child.once('close', () => r()));
-  const stop = async () => {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(t);
-    }
-  };
+  const { child, log, stop } = spawnLabChild(dnsproxyBinary(), args, { netns: opts.netns });
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     let ready = false;
     for (let round = 0; !ready; round++) {
-      if (Date.now() > deadline) throw new Error(`lab: dnsproxy not ready on ${hostPort(address, ports.dns)} within ${READY_TIMEOUT_MS} ms\n${log}`);
+      if (Date.now() > deadline) throw new Error(`lab: dnsproxy not ready on ${hostPort(address, ports.dns)} within ${READY_TIMEOUT_MS} ms\n${log()}`);
       await new Promise((r) => setTimeout(r, round ? 50 : 0));
       if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`lab: dnsproxy exited (${child.exitCode ?? child.signalCode ?? 'spawn failed'}) before answering:\n${log}`);
+        throw new Error(`lab: dnsproxy exited (${child.exitCode ?? child.signalCode ?? 'spawn failed'}) before answering:\n${log()}`);
       }
-      if (!log.includes('dnsproxy-lab ready')) continue;
+      if (!log().includes('dnsproxy-lab ready')) continue;
       ready = (await serial(opts.netns, address, ports.dns, false)) === want && (await serial(opts.netns, address, ports.dns, true)) === want;
     }
   } catch (e) {
@@ -128,7 +109,7 @@ async function launch(upstream: LabResolver, opts: DnsproxyOptions, address: str
     ports,
     certs: upstream.certs,
     upstream,
-    logs: () => log,
+    logs: log,
     stop,
     endpoints: {
       udp: `udp://${hostPort(address, ports.dns)}`,

@@ -150,26 +150,50 @@ async function checkHost(): Promise<void> {
   await run('ip', ['-V']).catch(() => { throw new Error('the lab network needs iproute2: `ip` was not found or failed'); });
 }
 
-function startDelayer(ns: string, queue: number, delayMs: number, jitterMs: number, lossPct: number, seed: number, net: LiveNet): Promise<void> {
+/** What startNetem runs: the delayer's flags, the namespace it runs in (the current one when absent). */
+export interface NetemOptions {
+  ns?: string;
+  queue: number;
+  delayMs: number;
+  jitterMs: number;
+  lossPct?: number;
+  seed?: number;
+  /** Called with the child as soon as it is spawned (so a teardown can kill it even before it is ready). */
+  track?: (child: ChildProcess) => void;
+  /** Hears of an exit after it was ready (the queue is then unbound: all its traffic is dropped). */
+  onLateExit?: (message: string) => void;
+}
+
+/** Starts the lab's netem delayer on an NFQUEUE and resolves with it once it says "ready"; rejects (and kills it) otherwise. */
+export function startNetem(o: NetemOptions): Promise<ChildProcess> {
   const bin = labBin('netem');
   // Without the delayer the profile would silently not apply; refuse rather than use --queue-bypass.
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`bash tests/lab/build.sh\``);
-  const args = ['netns', 'exec', ns, bin, '--queue', String(queue), '--delay', String(delayMs), '--jitter', String(jitterMs), '--loss', String(lossPct), '--seed', String(seed)];
-  const child = spawn('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  net.children.add(child);
+  const flags = ['--queue', String(o.queue), '--delay', String(o.delayMs), '--jitter', String(o.jitterMs), '--loss', String(o.lossPct ?? 0), '--seed', String(o.seed ?? 1)];
+  const child = o.ns ? spawn('ip', ['netns', 'exec', o.ns, bin, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(bin, flags, { stdio: ['ignore', 'pipe', 'pipe'] });
+  o.track?.(child);
+  const name = o.ns ? `netem in ${o.ns}` : 'netem';
   return new Promise((resolve, reject) => {
     let stderr = '';
     let ready = false;
-    const fail = (why: string) => { clearTimeout(timer); child.kill('SIGKILL'); reject(new Error(`netem in ${ns}: ${why} ${stderr.trim()}`)); };
+    const fail = (why: string) => { clearTimeout(timer); child.kill('SIGKILL'); reject(new Error(`${name}: ${why} ${stderr.trim()}`)); };
     const timer = setTimeout(() => fail(`not ready after ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
     child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.stdout!.on('data', (d: Buffer) => { if (!ready && d.toString().includes('ready')) { ready = true; clearTimeout(timer); resolve(); } });
+    child.stdout!.on('data', (d: Buffer) => { if (!ready && d.toString().includes('ready')) { ready = true; clearTimeout(timer); resolve(child); } });
     child.once('error', (e) => fail(e.message));
     child.once('exit', (code, sig) => {
       if (!ready) fail(`exited (${code ?? sig}) before ready:`);
-      // After ready only destroy() stops it; any other exit leaves the queue unbound (all traffic dropped).
-      else if (!net.stopping || process.env.DNSCOST_LAB_VERBOSE) process.stderr.write(`netem in ${ns} exited (${code ?? sig}): ${stderr.trim()}\n`);
+      else o.onLateExit?.(`${name} exited (${code ?? sig}): ${stderr.trim()}`);
     });
+  });
+}
+
+async function startDelayer(ns: string, queue: number, delayMs: number, jitterMs: number, lossPct: number, seed: number, net: LiveNet): Promise<void> {
+  await startNetem({
+    ns, queue, delayMs, jitterMs, lossPct, seed,
+    track: (child) => net.children.add(child),
+    // After ready only destroy() stops it; any other exit leaves the queue unbound (all traffic dropped).
+    onLateExit: (message) => { if (!net.stopping || process.env.DNSCOST_LAB_VERBOSE) process.stderr.write(`${message}\n`); },
   });
 }
 

@@ -171,6 +171,42 @@ function wrapNetns(netns: string | undefined, cmd: string, args: string[]): [str
   return netns ? ['ip', ['netns', 'exec', netns, cmd, ...args]] : [cmd, args];
 }
 
+/** A lab server process: its output so far (the first LOG_CAP characters) and how to stop it. */
+export interface LabChild {
+  child: ChildProcess;
+  log(): string;
+  /** SIGTERM, SIGKILL after 3 s; resolves once it has exited (at once if it had). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `cmd` (inside `netns` when given) as a tracked lab process (trackLabProcess, with `ownDir`), collecting
+ * its output; `onOutput` hears all of it, uncapped, as it arrives.
+ */
+export function spawnLabChild(cmd: string, args: string[], o: { netns?: string | undefined; cwd?: string; ownDir?: string | undefined; onOutput?: ((text: string) => void) | undefined } = {}): LabChild {
+  const [bin, full] = wrapNetns(o.netns, cmd, args);
+  const child = spawn(bin, full, { ...(o.cwd ? { cwd: o.cwd } : {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  trackLabProcess(child, o.ownDir);
+  let log = '';
+  const append = (b: Buffer) => {
+    if (log.length < LOG_CAP) log += b.toString();
+    o.onOutput?.(b.toString());
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  child.once('error', (e) => append(Buffer.from(`spawn error: ${e.message}\n`)));
+  const exited = new Promise<void>((r) => child.once('close', () => r()));
+  const stop = async () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(t);
+    }
+  };
+  return { child, log: () => log, stop };
+}
+
 function run(cmd: string, args: string[], timeout: number): Promise<{ ok: boolean; out: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { timeout }, (err, stdout, stderr) => resolve({ ok: !err, out: stdout + stderr }));
@@ -255,37 +291,19 @@ interface Setup {
 
 // Spawns one server and waits until it answers; on failure it is stopped and the error carries its output.
 async function launch(spec: Launch, opts: StartOptions, s: Setup): Promise<LabResolver> {
-  const [cmd, args] = wrapNetns(opts.netns, ...(await spec.configure(s)));
-  const child = spawn(cmd, args, { cwd: s.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  trackLabProcess(child, s.ownDir ? s.dir : undefined);
-  let log = '';
-  const append = (b: Buffer) => {
-    if (log.length < LOG_CAP) log += b.toString();
-    opts.onOutput?.(b.toString());
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  child.once('error', (e) => append(Buffer.from(`spawn error: ${e.message}\n`)));
-  const exited = new Promise<void>((r) => child.once('close', () => r()));
-  const stop = async () => {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(t);
-    }
-  };
+  const [cmd, args] = await spec.configure(s);
+  const { child, log: logs, stop } = spawnLabChild(cmd, args, { netns: opts.netns, cwd: s.dir, ownDir: s.ownDir ? s.dir : undefined, onOutput: opts.onOutput });
   try {
-    await waitReady(child, () => log, spec.name, opts, s);
+    await waitReady(child, logs, spec.name, opts, s);
     // Both servers can start despite some config problems (e.g. a bad zone line): fail loudly instead.
-    const bad = log.split('\n').filter((l) => STARTUP_ERROR.test(l));
+    const bad = logs().split('\n').filter((l) => STARTUP_ERROR.test(l));
     if (bad.length) throw new Error(`lab: ${spec.name} reported errors at startup:\n${bad.join('\n')}`);
   } catch (e) {
     await stop();
     throw e;
   }
   const endpoints = spec.endpoints(s.address, s.ports);
-  return { name: spec.name, address: s.address, endpoints, certs: s.certs, logs: () => log, stop };
+  return { name: spec.name, address: s.address, endpoints, certs: s.certs, logs, stop };
 }
 
 /** Starts CoreDNS serving labZone() over dns://, tls://, https:// (h2 + HTTP/1.1), quic:// and https3://. */

@@ -197,6 +197,22 @@ func dohRequest(o *options, wire []byte, deadline time.Time) (*http.Request, con
 	return req, cancel, nil
 }
 
+// dohQuery sends one DoH request over a single connection (HTTP/2 or HTTP/3) and reads its answer.
+func dohQuery(cc interface {
+	RoundTrip(*http.Request) (*http.Response, error)
+}, o *options, wire []byte, deadline time.Time) ([]byte, error) {
+	req, cancel, err := dohRequest(o, wire, deadline)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	resp, err := cc.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	return dohBody(resp)
+}
+
 func dohBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
@@ -221,16 +237,7 @@ type h2Conn struct {
 func (h *h2Conn) Close() error { return h.cc.Close() }
 
 func (h *h2Conn) query(wire []byte, deadline time.Time) ([]byte, error) {
-	req, cancel, err := dohRequest(h.o, wire, deadline)
-	if err != nil {
-		return nil, err
-	}
-	defer cancel()
-	resp, err := h.cc.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	return dohBody(resp)
+	return dohQuery(h.cc, h.o, wire, deadline)
 }
 
 // h1Conn speaks HTTP/1.1 by hand on one TLS connection, relying on 1.1's default keep-alive.

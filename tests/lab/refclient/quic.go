@@ -93,14 +93,5 @@ func (h *h3Conn) Close() error {
 }
 
 func (h *h3Conn) query(wire []byte, deadline time.Time) ([]byte, error) {
-	req, cancel, err := dohRequest(h.o, wire, deadline)
-	if err != nil {
-		return nil, err
-	}
-	defer cancel()
-	resp, err := h.cc.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	return dohBody(resp)
+	return dohQuery(h.cc, h.o, wire, deadline)
 }

@@ -305,19 +305,25 @@ function sh(cmd: string, args: string[], timeoutMs = 10_000): Promise<string> {
   });
 }
 
-/** A fresh DoT stub (c.dotStub) on 127.0.0.1:53 forwarding over TLS to the lab resolver; resolves once it listens. */
+/**
+ * A fresh DoT stub (c.dotStub, with c.stubPreload if given) on 127.0.0.1:53 forwarding over TLS to the lab
+ * resolver; resolves once it listens.
+ */
 async function startDotStub(c: InnerConfig): Promise<ChildProcess> {
-  return c.dotStub === 'unbound' ? startUnbound(c) : startStubby(c);
+  const dir = join(c.work, c.dotStub);
+  mkdirSync(dir, { recursive: true });
+  const args = c.dotStub === 'unbound' ? unboundArgs(c, dir) : stubbyArgs(c, dir);
+  const env = { ...process.env, ...(c.stubPreload ? { LD_PRELOAD: c.stubPreload } : {}) };
+  return startListening(spawn(c.dotStub, args, { stdio: ['ignore', 'pipe', 'pipe'], env }), c.dotStub);
 }
 
 /**
- * A fresh unbound on 127.0.0.1:53 as a forwarder (no cache carried between loads: a new process per load), every
- * query over TLS to the lab resolver, dns.test authenticated with the lab CA; it pipelines the queries of a burst
- * over a reused TLS stream. Like stubby it leaves Nagle's algorithm on (ValidationOptions.stubNoDelay).
+ * unbound's arguments, its configuration written to `dir`: on 127.0.0.1:53 as a forwarder (no cache carried between
+ * loads: a new process per load), every query over TLS to the lab resolver, dns.test authenticated with the lab CA;
+ * it pipelines the queries of a burst over a reused TLS stream. Like stubby it leaves Nagle's algorithm on
+ * (ValidationOptions.stubNoDelay).
  */
-async function startUnbound(c: InnerConfig): Promise<ChildProcess> {
-  const dir = join(c.work, 'unbound');
-  mkdirSync(dir, { recursive: true });
+function unboundArgs(c: InnerConfig, dir: string): string[] {
   const conf = join(dir, 'unbound.conf');
   writeFileSync(conf, [
     'server:',
@@ -343,13 +349,11 @@ async function startUnbound(c: InnerConfig): Promise<ChildProcess> {
     `  forward-addr: ${SERVER}@853#dns.test`,
     '',
   ].join('\n'));
-  return startListening(spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(c.stubPreload ? { LD_PRELOAD: c.stubPreload } : {}) } }), 'unbound');
+  return ['-d', '-c', conf];
 }
 
-/** A fresh stubby on 127.0.0.1:53 forwarding over TLS to the lab resolver; resolves once it listens. */
-async function startStubby(c: InnerConfig): Promise<ChildProcess> {
-  const dir = join(c.work, 'stubby');
-  mkdirSync(dir, { recursive: true });
+/** stubby's arguments, its configuration written to `dir`: on 127.0.0.1:53, every query over TLS to the lab resolver. */
+function stubbyArgs(c: InnerConfig, dir: string): string[] {
   const conf = join(dir, 'stubby.yml');
   writeFileSync(conf, [
     'resolution_type: GETDNS_RESOLUTION_STUB',
@@ -370,7 +374,7 @@ async function startStubby(c: InnerConfig): Promise<ChildProcess> {
     '    tls_auth_name: "dns.test"',
     '',
   ].join('\n'));
-  return startListening(spawn('stubby', ['-C', conf], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(c.stubPreload ? { LD_PRELOAD: c.stubPreload } : {}) } }), 'stubby');
+  return ['-C', conf];
 }
 
 /** Waits until `child` (a stub) listens on 127.0.0.1:53 (UDP); kills it and throws after 5 s or if it exits. */

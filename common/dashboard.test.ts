@@ -47,9 +47,9 @@ test('networks: offered latest first with their pages; the dashboard opens on th
   assert.ok(es.every(isHistoryEntry), 'entries with and without a network are valid');
   assert.deepEqual(networkOptions(es).map((n) => [n.id, n.pages, n.lastAt]), [['aaaaaaaaaaaaaaaa', 2, 400], ['unknown', 1, 300], ['bbbbbbbbbbbbbbbb', 2, 250]]);
   assert.equal(networkOptions(es)[1]!.description, 'network not recorded');
-  assert.equal(defaultNetwork(es), home.id);
-  assert.equal(defaultNetwork(es.filter((e) => e.network?.id === phone.id)), '', 'one network: all');
-  assert.equal(defaultNetwork([]), '');
+  assert.equal(defaultNetwork(networkOptions(es)), home.id);
+  assert.equal(defaultNetwork(networkOptions(es.filter((e) => e.network?.id === phone.id))), '', 'one network: all');
+  assert.equal(defaultNetwork(networkOptions([])), '');
   assert.deepEqual(filterEntries(es, { network: phone.id }).map((e) => e.id), ['2', '5']);
   assert.deepEqual(filterEntries(es, { network: 'unknown' }).map((e) => e.id), ['3']);
   assert.deepEqual(filterEntries(es, { network: phone.id, site: 'b.example' }).map((e) => e.id), ['2']);

@@ -75,11 +75,10 @@ export function networkOptions(entries: readonly HistoryEntry[]): NetworkOption[
 }
 
 /**
- * The network filter a dashboard opens with: the network of the latest measurement — the one the person is on, as
+ * The network filter a dashboard opens with (given networkOptions of its pages): the network of the latest measurement — the one the person is on, as
  * far as dnscost knows — when the pages span more than one; '' (all) otherwise.
  */
-export function defaultNetwork(entries: readonly HistoryEntry[]): string {
-  const options = networkOptions(entries);
+export function defaultNetwork(options: readonly NetworkOption[]): string {
   return options.length > 1 ? options[0]!.id : '';
 }
 

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { pageCost, type CellCost } from './cost-model.js';
 import type { MeasurementMeta, StoredRecord } from './measure-messages.js';
 import { chooseBaseline, pageCostInput, replayRecordInputs } from './page-cost-input.js';
-import type { NetworkInfo } from './schema.js';
+import { MAX_NETWORK_DESCRIPTION, NETWORK_ID, type NetworkInfo } from './schema.js';
 import { percentile } from './stats.js';
 import { MODES, TRANSPORT_IDS, type Mode, type TransportId } from './transports.js';
 
@@ -126,7 +126,7 @@ export const historyEntrySchema = v.strictObject({
   trigger: v.picklist(['manual', 'auto']),
   onLoadMs: ms,
   pageHosts: count, measuredHosts: count,
-  network: v.optional(v.strictObject({ id: v.pipe(v.string(), v.regex(/^[0-9a-f]{16}$/)), description: v.pipe(v.string(), v.maxLength(200)) })),
+  network: v.optional(v.strictObject({ id: v.pipe(v.string(), v.regex(NETWORK_ID)), description: v.pipe(v.string(), v.maxLength(MAX_NETWORK_DESCRIPTION)) })),
   cells: v.pipe(v.array(historyCell), v.maxLength(400)),
 });
 

@@ -319,7 +319,7 @@ function refuse(page: PageState, raw: string): void {
 }
 
 /** The kept host of `url`, creating it when the page has room; null when refused or over the cap (counted). */
-function hostFor(page: PageState, index: PageIndex, url: string, at: number, subframe: boolean, viaRedirect: boolean) {
+function hostFor(page: PageState, index: PageIndex, url: string, at: number, viaRedirect: boolean) {
   const parsed = hostOfUrl(url);
   // Only network schemes need a lookup (data:, blob:, extension pages do not).
   if (!parsed || !['http', 'https', 'ws', 'wss'].includes(parsed.scheme)) return null;
@@ -346,7 +346,7 @@ function hostFor(page: PageState, index: PageIndex, url: string, at: number, sub
   }
   const host: PageState['hosts'][number] = {
     name: c.name, kind: c.kind, internal: c.internal, measurable: c.measurable, firstSeenAt: at, requests: 0,
-    types: {}, ips: [], protocols: [], schemes: [], fromCache: 0, errors: 0, viaRedirect, fromSubframe: subframe, lookup: null,
+    types: {}, ips: [], protocols: [], schemes: [], fromCache: 0, errors: 0, viaRedirect, fromSubframe: false, lookup: null,
   };
   index.byName.set(c.name, page.hosts.length);
   page.hosts.push(host);
@@ -359,8 +359,7 @@ function addValue(list: string[], value: string): void {
 
 /** Records a request of the page; returns false when its host was refused or over the cap. */
 export function pageAddRequest(page: PageState, index: PageIndex, e: RequestEvent): boolean {
-  const subframe = typeof e.parentFrameId === 'number' ? e.parentFrameId >= 0 : e.frameId > 0;
-  const host = hostFor(page, index, e.url, e.at, subframe, e.viaRedirect === true);
+  const host = hostFor(page, index, e.url, e.at, e.viaRedirect === true);
   if (!host) return false;
   host.requests++;
   // Events can arrive out of their own time order (different processes): keep the earliest time seen.
@@ -369,7 +368,7 @@ export function pageAddRequest(page: PageState, index: PageIndex, e: RequestEven
   host.types[type] = (host.types[type] ?? 0) + 1;
   const scheme = hostOfUrl(e.url)?.scheme;
   if (scheme) addValue(host.schemes, scheme);
-  if (subframe) host.fromSubframe = true;
+  if (typeof e.parentFrameId === 'number' ? e.parentFrameId >= 0 : e.frameId > 0) host.fromSubframe = true;
   // A request before the recorded navigation start (clock skew between event sources) moves the start back.
   if (e.at < page.startedAt) page.startedAt = e.at;
   return true;

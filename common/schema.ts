@@ -141,17 +141,21 @@ export interface UnavailableEndpoint {
 
 /** Which network a measurement ran on: a fingerprint and what it is made of, for the person. */
 export interface NetworkInfo {
-  /** 16 hex digits, the same on the same network. */
+  /** NETWORK_ID: 16 hex digits, the same on the same network. */
   id: string;
-  /** The gateway, subnets and resolvers it was made of (at most 200 characters). */
+  /** The gateway, subnets and resolvers it was made of (at most MAX_NETWORK_DESCRIPTION characters). */
   description: string;
 }
+
+/** A well-formed NetworkInfo id. */
+export const NETWORK_ID = /^[0-9a-f]{16}$/;
+export const MAX_NETWORK_DESCRIPTION = 200;
 
 /** The network of a `done` reply, when it is well formed (the extension takes nothing else from the host unchecked). */
 export function networkInfo(value: unknown): NetworkInfo | null {
   const n = value as Partial<NetworkInfo> | null;
-  return typeof n === 'object' && n !== null && typeof n.id === 'string' && /^[0-9a-f]{16}$/.test(n.id) && typeof n.description === 'string'
-    ? { id: n.id, description: n.description.slice(0, 200) }
+  return typeof n === 'object' && n !== null && typeof n.id === 'string' && NETWORK_ID.test(n.id) && typeof n.description === 'string'
+    ? { id: n.id, description: n.description.slice(0, MAX_NETWORK_DESCRIPTION) }
     : null;
 }
 

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import type { NetworkInfo } from '../../common/schema.js';
+import { MAX_NETWORK_DESCRIPTION, type NetworkInfo } from '../../common/schema.js';
 import { parseResolvConf } from './defaults.js';
 
 /** The default route: gateway address and interface, with the gateway's link-layer address when known. */
@@ -82,7 +82,7 @@ export function networkFingerprint(facts: NetworkFacts): NetworkInfo | null {
     ...(nets.length ? [nets.map((n) => n.split(' ')[0]).join(', ')] : []),
     ...(resolvers.length ? [`DNS ${resolvers.join(', ')}`] : []),
   ];
-  return { id, description: parts.join(' · ').slice(0, 200) };
+  return { id, description: parts.join(' · ').slice(0, MAX_NETWORK_DESCRIPTION) };
 }
 
 function readOr(path: string): string {

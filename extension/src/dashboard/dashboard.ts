@@ -10,7 +10,7 @@
 import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
 import {
   combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter,
-  type Combo, type ComboStats, type WindowId,
+  type Combo, type ComboStats, type NetworkOption, type WindowId,
 } from '../../../common/dashboard.js';
 import type { HistoryEntry, HistoryFilter } from '../../../common/history.js';
 import type { Mode, TransportId } from '../../../common/transports.js';
@@ -45,11 +45,11 @@ function formFilter(now: number): HistoryFilter {
 }
 
 /** The network filter's options (latest first), `selected` chosen; the count of pages per network in each label. */
-function fillNetworks(entries: readonly HistoryEntry[], selected: string): void {
+function fillNetworks(networks: readonly NetworkOption[], pages: number, selected: string): void {
   const select = $<HTMLSelectElement>('network');
-  const all = el('option', `all networks (${entries.length} pages)`);
+  const all = el('option', `all networks (${pages} pages)`);
   all.value = '';
-  const options = networkOptions(entries).map((n, i) => {
+  const options = networks.map((n, i) => {
     const o = el('option', `${i === 0 ? 'latest: ' : ''}${n.description} (${n.pages} page${n.pages === 1 ? '' : 's'})`);
     o.value = n.id;
     return o;
@@ -116,7 +116,8 @@ export async function mountDashboard(): Promise<void> {
     return;
   }
 
-  fillNetworks(all, defaultNetwork(all));
+  const networks = networkOptions(all);
+  fillNetworks(networks, all.length, defaultNetwork(networks));
   let charts: Chart[] = [];
   let generation = 0;
   let shown: HistoryEntry[] = [];
@@ -152,7 +153,7 @@ export async function mountDashboard(): Promise<void> {
     const net = $<HTMLSelectElement>('network');
     $('rec-scope').textContent = filter.network
       ? `On one network: ${net.selectedOptions[0]?.textContent ?? filter.network}. Pick another above to compare.`
-      : networkOptions(all).length > 1
+      : networks.length > 1
         ? 'Over every network your pages were measured on: pick one above for a recommendation on it.'
         : 'Every page here was measured on the same network.';
     renderTable(stats, resolverName);

@@ -5,7 +5,7 @@
 //        [--store pglite,postgres] [--out bench/results/collector-throughput.md]
 //
 // The collector runs as its own process (as deployed: `dnscost-collector --rate 0`), PostgreSQL as a lab server
-// (tests/lab/postgres.ts, fsync on); this process only generates load. Every upload is a new, valid batch of
+// (lab/postgres.ts, fsync on); this process only generates load. Every upload is a new, valid batch of
 // `pages` pages × `results` results; an upload counts when it was acknowledged (201: committed). One warm-up
 // second is not counted.
 import { spawn } from 'node:child_process';
@@ -16,9 +16,9 @@ import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startPostgres } from '../tests/lab/postgres.js';
+import { startPostgres } from '../lab/postgres.js';
+import { distPath } from '../lab/paths.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,7 +34,7 @@ const CLIENTS = Number(values.clients);
 const SECONDS = Number(values.seconds);
 const PAGES = Number(values.pages);
 const RESULTS = Number(values.results);
-const MAIN = fileURLToPath(new URL('../collector/main.js', import.meta.url));
+const MAIN = distPath('collector/main.ts');
 
 /** A body template with KEY where each upload's own key goes (building JSON per request would load this process). */
 function template(): string {

@@ -1,5 +1,5 @@
 // Benchmark (not a test): how long the personal dashboard takes to draw a stored history in headless Chromium. For
-// each size, synthetic but valid history entries (tests/helpers/synthetic-history.ts, the dashboard test's generator)
+// each size, synthetic but valid history entries (lab/synthetic-history.ts, the dashboard test's generator)
 // are written into the extension's storage.local under the background store's keys; then dashboard.html is opened N
 // times. Draw time is the page's own reading (`body` data-draw-ms: from the entries in hand to both uPlot charts drawn
 // in the document, with the table and recommendation); open → ready is the wall time from opening the page until it
@@ -13,11 +13,11 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Page } from 'puppeteer-core';
-import { HISTORY_CAPS } from '../common/history.js';
+import { HISTORY_CAPS } from '../extension/src/history.js';
 import { summarize } from '../common/stats.js';
-import { extensionBase, launchWithExtension, poll } from '../tests/helpers/browsers.js';
-import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
-import { syntheticHistory, writeHistory } from '../tests/helpers/synthetic-history.js';
+import { extensionBase, launchWithExtension, poll } from '../lab/browsers.js';
+import { requireBuiltExtension } from '../lab/extension-build.js';
+import { syntheticHistory, writeHistory } from '../lab/synthetic-history.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
 
 const { values } = parseArgs({ options: { opens: { type: 'string', default: '20' }, sizes: { type: 'string', default: '500,2000' }, out: { type: 'string' } } });
@@ -97,7 +97,7 @@ async function inner(): Promise<void> {
 
 Command: \`node dist/bench/dashboard-draw.js --opens ${OPENS} --sizes ${SIZES.join(',')}${values.out ? ` --out ${values.out}` : ''}\` (as root, after \`scripts/setup\`)
 Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Debian Chromium, headless, viewport 1100 × 900.
-History: synthetic but valid entries (tests/helpers/synthetic-history.ts) over 40 days, 2–3 public resolvers (plus a
+History: synthetic but valid entries (lab/synthetic-history.ts) over 40 days, 2–3 public resolvers (plus a
 custom one on some pages) × 5 transports × cold/warm per page, written to storage.local under the background store's keys;
 dashboard.html opened ${OPENS} times per size (one more, first, uncounted).
 

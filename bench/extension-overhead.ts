@@ -4,7 +4,7 @@
 // listeners on the same events (what the browser charges for the APIs the recording needs), N times with an empty
 // extension, and N times without, on fresh profiles, cache disabled, in alternating blocks; onLoad is the
 // navigation entry's loadEventStart. Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
-// --profile NAME (tests/lab/profiles.ts) holds the site's packets for the profile's RTT (and jitter) with the lab's
+// --profile NAME (lab/profiles.ts) holds the site's packets for the profile's RTT (and jitter) with the lab's
 // netem delayer on loopback, so the page loads as over that network (no rate or loss: a delay only).
 // --pause MS waits between loads (default 0: back to back, so what the extension does after a load — the timing
 // report, storage writes — competes with the next load; a person reading a page leaves it that time).
@@ -18,11 +18,11 @@ import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_KEY, HOST_NAME } from '../common/extension-ids.js';
 import { summarize } from '../common/stats.js';
-import { findBrowser, launchWithExtension } from '../tests/helpers/browsers.js';
-import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
-import { startNetem } from '../tests/lab/netns.js';
-import { profileByName } from '../tests/lab/profiles.js';
-import { NORMAL_PAGE_HOSTS, startSite } from '../tests/site/server.js';
+import { findBrowser, launchWithExtension } from '../lab/browsers.js';
+import { requireBuiltExtension } from '../lab/extension-build.js';
+import { startNetem } from '../lab/netns.js';
+import { profileByName } from '../lab/profiles.js';
+import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
 
 const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, pause: { type: 'string', default: '0' }, out: { type: 'string' } } });
@@ -140,7 +140,7 @@ chrome.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' 
 
 Command: \`node dist/bench/extension-overhead.js --loads ${LOADS}${PROFILE.name !== 'none' ? ` --profile ${PROFILE.name}` : ''}${PAUSE_MS ? ` --pause ${PAUSE_MS}` : ''}${values.out ? ` --out ${values.out}` : ''}\` (as root, after \`scripts/setup\`)
 Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Debian Chromium; page: the local test
-site's page with 9 hostnames, a redirect and an iframe (tests/site), served on loopback${PROFILE.rttMs > 0 ? ` with the site's packets held for a ${PROFILE.rttMs} ms RTT (${PROFILE.name}; delay${PROFILE.jitterMs ? ' and jitter' : ''} only)` : ''}; cache disabled; ${PAUSE_MS ? `${PAUSE_MS} ms between loads` : 'loads back to back'}; fresh
+site's page with 9 hostnames, a redirect and an iframe (lab/site), served on loopback${PROFILE.rttMs > 0 ? ` with the site's packets held for a ${PROFILE.rttMs} ms RTT (${PROFILE.name}; delay${PROFILE.jitterMs ? ' and jitter' : ''} only)` : ''}; cache disabled; ${PAUSE_MS ? `${PAUSE_MS} ms between loads` : 'loads back to back'}; fresh
 profile per block; ${BLOCKS} alternating blocks; one unrecorded warm-up load per block. With the extension: the real
 native host connected, page recording on, no consent (nothing is measured, as before a person agrees).
 

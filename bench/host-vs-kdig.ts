@@ -11,9 +11,8 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs, promisify } from 'node:util';
 import { summarize } from '../common/stats.js';
-import { HOST_BIN } from '../tests/helpers/host-process.js';
-import { labBin } from '../tests/lab/netns.js';
-import { startCoreDNS, type LabResolver } from '../tests/lab/resolver.js';
+import { startCoreDNS, type LabResolver } from '../lab/resolver.js';
+import { labBin, HOST_BIN } from '../lab/paths.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' }, out: { type: 'string' } } });

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { PageRecord } from '../common/page-record.js';
 import { summarize } from '../common/stats.js';
-import { extensionBase, launchWithExtension, poll } from '../tests/helpers/browsers.js';
-import { requireBuiltExtension } from '../tests/helpers/extension-build.js';
-import { sendFromPage, tabIdOf } from '../tests/helpers/extension-pages.js';
-import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../tests/helpers/synthetic-measurement.js';
-import { NORMAL_PAGE_HOSTS, startSite } from '../tests/site/server.js';
+import { extensionBase, launchWithExtension, poll } from '../lab/browsers.js';
+import { requireBuiltExtension } from '../lab/extension-build.js';
+import { sendFromPage, tabIdOf } from '../lab/extension-pages.js';
+import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../lab/synthetic-measurement.js';
+import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
 
 const { values } = parseArgs({ options: { opens: { type: 'string', default: '30' }, hosts: { type: 'string', default: '200' }, out: { type: 'string' } } });

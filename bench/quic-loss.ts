@@ -7,17 +7,18 @@
 //
 //   node dist/bench/quic-loss.js [--count 60] [--out bench/results/quic-loss.md]
 //
-// Needs root (network namespaces), `bash tests/lab/build.sh`, `bash native-host/quic/build.sh`, `npx tsc -p .`.
+// Needs root (network namespaces), `bash lab/build.sh`, `bash native-host/quic/build.sh`, `npx tsc -p .`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ExchangeRecord } from '../common/record.js';
 import { summarize } from '../common/stats.js';
 import type { TransportId } from '../common/transports.js';
-import { createLabNet } from '../tests/lab/netns.js';
-import { PROFILES, type NetProfile } from '../tests/lab/profiles.js';
-import { startCoreDNS } from '../tests/lab/resolver.js';
-import { defaultHostBin, quietOutput, repoRoot } from '../tests/helpers/timing.js';
+import { createLabNet } from '../lab/netns.js';
+import { PROFILES, type NetProfile } from '../lab/profiles.js';
+import { startCoreDNS } from '../lab/resolver.js';
+import { quietOutput } from '../lab/timing-agreement.js';
+import { HOST_BIN, ROOT } from '../lab/paths.js';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { count: { type: 'string', default: '60' }, out: { type: 'string', default: 'bench/results/quic-loss.md' } } });
 const count = Number(values.count);
@@ -41,7 +42,7 @@ for (const profile of profiles) {
   const res = await startCoreDNS({ netns: lab.server.ns, address: lab.server.addr4 });
   try {
     for (const [transport, url, extra] of TRANSPORTS) {
-      const args = [defaultHostBin(), 'measure', '--endpoint', url, '--connect', `dns.test=${lab.server.addr4}`, '--ca', res.certs.caFile,
+      const args = [HOST_BIN, 'measure', '--endpoint', url, '--connect', `dns.test=${lab.server.addr4}`, '--ca', res.certs.caFile,
         '--mode', 'cold', '--repeat', String(count), '--timeout', '5000', '--json', '--quiet', ...extra, 'h1.test'];
       const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: 30_000 + count * 6000 });
       const records = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as ExchangeRecord);
@@ -69,7 +70,7 @@ for (const profile of profiles) {
 
 const head = ['profile', 'transport', 'n', 'ok', 'failures', 'median ms', 'p95 ms', 'max ms', '≥ 1 s', 'set-up median ms', 'sent bytes median', 'sent packets median'];
 const table = [head, head.map((_, i) => (i > 1 ? '---:' : '---')), ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n') + '\n';
-const commit = await quietOutput('git', ['-C', repoRoot(), 'rev-parse', '--short', 'HEAD']);
+const commit = await quietOutput('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']);
 const doc = [
   '# QUIC under loss and a rate limit',
   '',

@@ -1,5 +1,5 @@
 // The cost model's validation experiment (issue 4, part 2): real headless Chromium loads the validation site's pages
-// (tests/site/validation-site.ts: 1, 10, 30, 100 hostnames, some chained) under the lab's network profiles, really
+// (lab/site/validation-site.ts: 1, 10, 30, 100 hostnames, some chained) under the lab's network profiles, really
 // resolving every name through the lab resolver over Do53, DoT (through Debian's `stubby`) and DoH (Chromium's
 // secure-DNS policy); from each Do53 visit dnscost predicts the change of onLoad (the native host's replay of that
 // page over udp, dot and doh under the same profile, fed to common/cost-model.ts), and the table compares it with
@@ -33,7 +33,7 @@
 // - dnscost's replay of a Do53 visit asks A and AAAA, as the extension does; in these namespaces (no IPv6 route)
 //   Chromium asks A and HTTPS (type 65): the same number of queries per host. Only Chromium is wired in.
 // - The page record is read from the page after load (Navigation Timing, Paint Timing, Resource Timing): the
-//   fields common/page-cost-input.ts takes from the extension's record (a host's first-needed time is its first
+//   fields common/page-cost.ts takes from the extension's record (a host's first-needed time is its first
 //   resource's startTime; its lookup where Timing-Allow-Origin exposes it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,17 +42,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { pageCost, type PageInput, type ReplayRecordInput } from '../common/cost-model.js';
-import { pageCostInput } from '../common/page-cost-input.js';
+import { storedRecord, type StoredRecord } from '../common/cost-model.js';
+import { measuredPageCost, pageCostInput, type PageForCost } from '../common/page-cost.js';
 import type { PageHost } from '../common/page-record.js';
 import type { MeasureRequest } from '../common/schema.js';
 import { percentile, seededRandom, shuffled } from '../common/stats.js';
 import { measure } from '../native-host/src/measure.js';
-import { findBrowser } from '../tests/helpers/browsers.js';
-import { createLabNet, type LabNet } from '../tests/lab/netns.js';
-import { profileByName, type NetProfile } from '../tests/lab/profiles.js';
-import { startCoreDNS, type LabResolver } from '../tests/lab/resolver.js';
-import { pagePlan, pageUrl, VALIDATION_ZONE } from '../tests/site/validation-site.js';
+import { findBrowser } from '../lab/browsers.js';
+import { distPath } from '../lab/paths.js';
+import { createLabNet, type LabNet } from '../lab/netns.js';
+import { profileByName, type NetProfile } from '../lab/profiles.js';
+import { startCoreDNS, type LabResolver } from '../lab/resolver.js';
+import { pagePlan, pageUrl, VALIDATION_ZONE } from '../lab/site/validation-site.js';
 
 /** The browser's transports, as the table names them. */
 export const BROWSER_TRANSPORTS = ['do53', 'dot', 'doh'] as const;
@@ -95,9 +96,6 @@ export interface ValidationOptions {
   onProfile?: (run: ValidationRun) => void;
 }
 
-/** The fields of a replay record the model reads (what the raw file keeps). */
-type SlimRecord = ReplayRecordInput;
-
 /** One load of one page over one transport. */
 export interface Visit {
   page: number;
@@ -108,9 +106,9 @@ export interface Visit {
   error: string | null;
   /** True when the first attempt was aborted with ERR_NETWORK_CHANGED and this is the second. */
   retried?: boolean;
-  /** The page as the extension would record it; Do53 visits also dnscost's replay of it. */
-  pageInput?: PageInput;
-  records?: SlimRecord[];
+  /** The page as the extension would record it; Do53 visits also dnscost's replay of it, as the extension stores it. */
+  pageRecord?: PageForCost;
+  records?: StoredRecord[];
 }
 
 /** One profile's run. */
@@ -197,7 +195,7 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
       resolvers.push(browserDns);
       const replayDns = await startCoreDNS({ netns: net.server.ns, address: SERVER, siteZone, certs: browserDns.certs, ports: REPLAY_PORTS, workDir: join(work, 'coredns-replay') });
       resolvers.push(replayDns);
-      site = net.spawnIn('server', process.execPath, [fileURLToPath(new URL('../tests/site/validation-site.js', import.meta.url)), '--address', SERVER, '--port', '80'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      site = net.spawnIn('server', process.execPath, [distPath('lab/site/validation-site.ts'), '--address', SERVER, '--port', '80'], { stdio: ['ignore', 'pipe', 'pipe'] });
       await wait(site, 'validation site', /ready \d+/, 10_000);
       const transports = BROWSER_TRANSPORTS.filter((t) => t === 'do53' || !opts.transports || opts.transports.includes(t));
       const stubPreload = opts.stubNoDelay ? await buildNoDelayShim(work) : undefined;
@@ -263,7 +261,8 @@ function runInner(net: LabNet, work: string, log: (l: string) => void): Promise<
   const script = [
     `mount --bind '${join(work, 'resolv.conf')}' /etc/resolv.conf`,
     `mkdir -p /etc/chromium && mount --bind '${etc}' /etc/chromium`,
-    `exec '${process.execPath}' '${fileURLToPath(import.meta.url)}'`,
+    // The inner half runs compiled (the outer half may be running from the sources under vitest).
+    `exec '${process.execPath}' '${distPath('bench/validate-cost-model.ts')}'`,
   ].join(' && ');
   return new Promise((resolve, reject) => {
     const child = net.spawnIn('client', 'unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], {
@@ -459,8 +458,8 @@ async function loadOnce(browser: Browser, url: string): Promise<PageTimings> {
   }
 }
 
-/** The page as the extension's record would give it to the model (common/page-cost-input.ts). */
-export function pageInputOf(documentHost: string, t: PageTimings): PageInput {
+/** The page as the extension's record would give it to the model (common/page-cost.ts). */
+export function pageRecordOf(documentHost: string, t: PageTimings): PageForCost {
   const hosts = new Map<string, PageHost>();
   // When each host's last response before onLoad ended (Resource Timing responseEnd, exposed for every resource;
   // the extension takes it from webRequest.onCompleted).
@@ -496,12 +495,12 @@ export function pageInputOf(documentHost: string, t: PageTimings): PageInput {
     });
   }
   const navigationTiming = { ...t.navigation, ...(t.firstPaint !== null ? { firstPaint: t.firstPaint } : {}) };
-  return pageCostInput({ host: documentHost, hosts: [...hosts.values()], navigationTiming, onLoadMs: t.navigation.loadEventStart ?? null });
+  return { host: documentHost, hosts: [...hosts.values()], navigationTiming, onLoadMs: t.navigation.loadEventStart ?? null };
 }
 
 /** dnscost's replay of a page (as the extension asks the host, cold only) against the replay resolver. */
-async function replay(c: InnerConfig, input: PageInput, caPem: string, seed: number): Promise<SlimRecord[]> {
-  const names = [{ name: input.documentHost, at: 0 }, ...input.hosts.filter((h) => h.name !== input.documentHost).map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededAt))) }))];
+async function replay(c: InnerConfig, page: PageForCost, caPem: string, seed: number): Promise<StoredRecord[]> {
+  const names = [{ name: page.host, at: 0 }, ...page.hosts.filter((h) => h.name !== page.host).map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) }))];
   const req: MeasureRequest = {
     id: 1,
     type: 'measure',
@@ -524,7 +523,8 @@ async function replay(c: InnerConfig, input: PageInput, caPem: string, seed: num
     seed,
   };
   const result = await measure(req);
-  return result.records.map((r) => ({ host: r.host, qtype: r.qtype, resolver: r.resolver, transport: r.transport, mode: r.mode, repeat: r.repeat, ok: r.ok, error: r.error?.code ?? null, bytes: r.bytes, packets: r.packets, timings: r.timings, ...(r.replay ? { replay: r.replay } : {}) }));
+  // Stored as the extension stores them, so the prediction runs the model exactly as the popup does.
+  return result.records.map(storedRecord);
 }
 
 async function inner(configFile: string): Promise<void> {
@@ -571,9 +571,9 @@ async function inner(configFile: string): Promise<void> {
             });
             visit = { page: n, transport, round, onLoad: t.navigation.loadEventStart ?? null, error: null, ...(retried ? { retried } : {}) };
             // Every visit keeps its page record (the lookups the browser exposed show what each transport cost it).
-            visit.pageInput = pageInputOf(pagePlan(n)[0]!.name, t);
+            visit.pageRecord = pageRecordOf(pagePlan(n)[0]!.name, t);
             {
-              const missing = pagePlan(n).filter((h) => !visit.pageInput!.hosts.some((x) => x.name === h.name) && h.name !== visit.pageInput!.documentHost);
+              const missing = pagePlan(n).filter((h) => !visit.pageRecord!.hosts.some((x) => x.name === h.name) && h.name !== visit.pageRecord!.host);
               if (missing.length) visit.error = `page record lacks ${missing.length} host(s): ${missing[0]!.name}`;
             }
           } catch (e) {
@@ -581,7 +581,7 @@ async function inner(configFile: string): Promise<void> {
           } finally {
             if (stubby) await stop(stubby);
           }
-          if (transport === 'do53' && visit.pageInput && !visit.error) visit.records = await replay(c, visit.pageInput, caPem, c.seed * 1000 + round * 10 + n);
+          if (transport === 'do53' && visit.pageRecord && !visit.error) visit.records = await replay(c, visit.pageRecord, caPem, c.seed * 1000 + round * 10 + n);
           visits.push(visit);
           progress(`round ${round}/${c.loads} ${transport} page ${n}: ${visit.onLoad?.toFixed(0) ?? visit.error} (${Math.round((Date.now() - started) / 1000)} s)`);
         }
@@ -597,6 +597,12 @@ async function inner(configFile: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 // Analysis: predictions from the Do53 visits (with the current model), measured changes, errors; the report.
 
+/** The document's own lookup as the browser observed it (Navigation Timing), ms. */
+function documentLookup(page: PageForCost): number {
+  const n = pageCostInput(page).navigation;
+  return n.domainLookupEnd - n.domainLookupStart;
+}
+
 /** One model estimate: the change of onLoad with its bounds (ms). */
 export interface Estimate {
   delta: number;
@@ -607,8 +613,8 @@ export interface Estimate {
 /** The model's estimate for one Do53 visit, per encrypted transport (null when it could not compare). */
 export function predict(visit: Visit): Record<'dot' | 'doh', Estimate | null> {
   const out: Record<'dot' | 'doh', Estimate | null> = { dot: null, doh: null };
-  if (!visit.pageInput || !visit.records) return out;
-  for (const cell of pageCost(visit.pageInput, visit.records, { baseline: { resolver: 'lab', transport: 'udp' } })) {
+  if (!visit.pageRecord || !visit.records) return out;
+  for (const cell of measuredPageCost(visit.pageRecord, visit.records)) {
     if ((cell.transport === 'dot' || cell.transport === 'doh') && cell.mode === 'cold' && cell.onLoad.delta !== null) {
       out[cell.transport] = { delta: cell.onLoad.delta, lower: cell.onLoad.lower!, upper: cell.onLoad.upper! };
     }
@@ -663,10 +669,9 @@ export function analyse(run: ValidationRun): Row[] {
         const predicted = ests.length ? { delta: med(ests.map((e) => e.delta))!, lower: med(ests.map((e) => e.lower))!, upper: med(ests.map((e) => e.upper))! } : null;
         const mae = measured !== null && ests.length ? med(ests.map((e) => Math.abs(e.delta - measured))) : null;
         const target = measured !== null ? Math.max(0.1 * Math.abs(measured), p.profile.rttMs) : null;
-        const docOf = (t: BrowserTransport) => p.visits.filter((v) => v.page === page && v.transport === t && v.pageInput && !v.error)
-          .map((v) => v.pageInput!.navigation.domainLookupEnd - v.pageInput!.navigation.domainLookupStart);
-        const docPred = p.visits.filter((v) => v.page === page && v.transport === 'do53' && v.records && v.pageInput)
-          .map((v) => pageCost(v.pageInput!, v.records!, { baseline: { resolver: 'lab', transport: 'udp' } }).find((c) => c.transport === transport && c.mode === 'cold')?.hosts.find((h) => h.reason === 'document')?.delta)
+        const docOf = (t: BrowserTransport) => p.visits.filter((v) => v.page === page && v.transport === t && v.pageRecord && !v.error).map((v) => documentLookup(v.pageRecord!));
+        const docPred = p.visits.filter((v) => v.page === page && v.transport === 'do53' && v.records && v.pageRecord)
+          .map((v) => measuredPageCost(v.pageRecord!, v.records!).find((c) => c.transport === transport && c.mode === 'cold')?.hosts.find((h) => h.reason === 'document')?.delta)
           .filter((x): x is number => typeof x === 'number');
         const docBase = docOf('do53');
         const docOther = docOf(transport);
@@ -742,8 +747,7 @@ ${shapes(run)}
 
 /** The measured numbers behind the papers' shapes: cold handshakes in RTTs, the gap against RTT, loss. */
 export function shapes(run: ValidationRun): string {
-  const docOf = (p: ProfileRun, t: BrowserTransport) => p.visits.filter((v) => v.transport === t && v.pageInput && !v.error)
-    .map((v) => v.pageInput!.navigation.domainLookupEnd - v.pageInput!.navigation.domainLookupStart);
+  const docOf = (p: ProfileRun, t: BrowserTransport) => p.visits.filter((v) => v.transport === t && v.pageRecord && !v.error).map((v) => documentLookup(v.pageRecord!));
   const handshake = run.profiles.map((p) => {
     const [u, t, h] = [med(docOf(p, 'do53')), med(docOf(p, 'dot')), med(docOf(p, 'doh'))];
     const rtt = p.profile.rttMs;
@@ -756,9 +760,8 @@ export function shapes(run: ValidationRun): string {
   // A Do53 load whose browser waited ≥ 1 s for some exposed lookup (the document's, or a Timing-Allow-Origin host's).
   const stalls = run.profiles.map((p) => {
     const per = BROWSER_TRANSPORTS.map((t) => {
-      const vs = p.visits.filter((v) => v.transport === t && v.pageInput && !v.error);
-      const slow = vs.filter((v) => v.pageInput!.navigation.domainLookupEnd - v.pageInput!.navigation.domainLookupStart >= 1000 ||
-        v.pageInput!.hosts.some((h) => (h.observedLookupMs ?? 0) >= 1000));
+      const vs = p.visits.filter((v) => v.transport === t && v.pageRecord && !v.error);
+      const slow = vs.filter((v) => documentLookup(v.pageRecord!) >= 1000 || v.pageRecord!.hosts.some((h) => (h.lookup?.durationMs ?? 0) >= 1000));
       return `${slow.length}/${vs.length}`;
     });
     return `| ${p.profile.name} | ${p.profile.lossPct} | ${per.join(' | ')} |`;

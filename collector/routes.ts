@@ -4,19 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { POPULAR_SITES } from '../common/popular-sites.js';
-import {
-  BATCH_KEY,
-  COLLECTOR_ERROR_CODES as E,
-  DELETION_TOKEN,
-  DELETION_TOKEN_HEADER,
-  NETWORK_TYPES,
-  UPLOAD_LIMITS,
-  UPLOAD_RESOLVERS,
-  UPLOAD_TRANSPORTS,
-  validateBatch,
-  type BatchErrorCode,
-  type CollectorErrorCode,
-} from '../common/upload-batch.js';
+import { BATCH_KEY, DELETION_TOKEN, DELETION_TOKEN_HEADER, NETWORK_TYPES, UPLOAD_LIMITS, UPLOAD_RESOLVERS, UPLOAD_TRANSPORTS, validateBatch } from '../common/upload-batch.js';
+import { CODES, type CollectorCode } from '../common/errors.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Aggregates, AggregateFilter, BatchRow, PutOutcome, Store } from './store.js';
@@ -45,7 +34,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext, ma
 export class HttpError extends Error {
   constructor(
     readonly status: number,
-    readonly code: CollectorErrorCode | BatchErrorCode,
+    readonly code: CollectorCode,
     message: string,
     readonly extra: { path?: string; headers?: Record<string, string> } = {},
   ) {
@@ -80,12 +69,12 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Rou
       const match = pattern.exec(path);
       if (!match) continue;
       const handler = methods[req.method ?? ''];
-      if (!handler) throw new HttpError(405, E.METHOD_NOT_ALLOWED, `${req.method} is not allowed here`, { headers: { allow: Object.keys(methods).join(', ') } });
+      if (!handler) throw new HttpError(405, CODES.METHOD_NOT_ALLOWED, `${req.method} is not allowed here`, { headers: { allow: Object.keys(methods).join(', ') } });
       return await handler(req, res, ctx, match);
     }
-    throw new HttpError(404, E.NOT_FOUND, 'no such endpoint');
+    throw new HttpError(404, CODES.NOT_FOUND, 'no such endpoint');
   } catch (err) {
-    const e = err instanceof HttpError ? err : new HttpError(500, E.INTERNAL, 'internal error');
+    const e = err instanceof HttpError ? err : new HttpError(500, CODES.INTERNAL, 'internal error');
     if (!(err instanceof HttpError)) console.error(`dnscost-collector: ${req.method} ${req.url?.split('?')[0]}: ${(err as Error)?.stack ?? String(err)}`);
     send(res, e.status, { ok: false, code: e.code, message: e.message, ...(e.extra.path === undefined ? {} : { path: e.extra.path }) }, e.extra.headers);
   }
@@ -94,14 +83,14 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Rou
 async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
   limit(req, ctx);
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') throw new HttpError(415, E.BAD_CONTENT_TYPE, 'content-type must be application/json');
+  if (type !== 'application/json') throw new HttpError(415, CODES.BAD_CONTENT_TYPE, 'content-type must be application/json');
   const token = deletionToken(req);
   const body = await readBody(req, UPLOAD_LIMITS.bodyBytes);
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
   } catch {
-    throw new HttpError(400, E.BAD_JSON, 'the body is not UTF-8 JSON');
+    throw new HttpError(400, CODES.BAD_JSON, 'the body is not UTF-8 JSON');
   }
   const checked = validateBatch(value, { now: ctx.now });
   if (!checked.ok) throw new HttpError(400, checked.code, checked.message, { path: checked.path });
@@ -114,9 +103,9 @@ async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
     outcome = await ctx.committer.submit(row);
   } catch (err) {
     console.error(`dnscost-collector: store: ${(err as Error)?.message ?? String(err)}`);
-    throw new HttpError(503, E.UNAVAILABLE, 'the batch was not stored; retry later', { headers: { 'retry-after': '1' } });
+    throw new HttpError(503, CODES.UNAVAILABLE, 'the batch was not stored; retry later', { headers: { 'retry-after': '1' } });
   }
-  if (outcome === 'conflict') throw new HttpError(409, E.KEY_CONFLICT, 'this key was already used for a different batch or deletion token');
+  if (outcome === 'conflict') throw new HttpError(409, CODES.KEY_CONFLICT, 'this key was already used for a different batch or deletion token');
   send(res, outcome === 'stored' ? 201 : 200, { ok: true, key: batch.key, duplicate: outcome === 'duplicate' });
 }
 
@@ -125,7 +114,7 @@ async function remove(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
   const token = deletionToken(req);
   const key = match[1]!;
   // Unknown key and wrong token answer alike, so the endpoint tells nobody which keys exist.
-  if (!BATCH_KEY.test(key) || !(await ctx.store.delete(key, sha256(token)))) throw new HttpError(404, E.NOT_FOUND, 'no batch with this key and deletion token');
+  if (!BATCH_KEY.test(key) || !(await ctx.store.delete(key, sha256(token)))) throw new HttpError(404, CODES.NOT_FOUND, 'no batch with this key and deletion token');
   send(res, 200, { ok: true, key, deleted: true });
 }
 
@@ -141,9 +130,9 @@ async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteC
   const filter: AggregateFilter = {};
   for (const [name, value] of new URL(req.url ?? '/', 'http://collector').searchParams) {
     const allowed = FILTERS[name as keyof AggregateFilter] as readonly string[] | undefined;
-    if (!allowed) throw new HttpError(400, E.BAD_QUERY, `unknown filter; use ${Object.keys(FILTERS).join(', ')}`);
+    if (!allowed) throw new HttpError(400, CODES.BAD_QUERY, `unknown filter; use ${Object.keys(FILTERS).join(', ')}`);
     if (value === '') continue;
-    if (!allowed.includes(value)) throw new HttpError(400, E.BAD_QUERY, `unknown ${name}`);
+    if (!allowed.includes(value)) throw new HttpError(400, CODES.BAD_QUERY, `unknown ${name}`);
     filter[name as keyof AggregateFilter] = value;
   }
   const result = await ctx.aggregates(filter);
@@ -154,14 +143,14 @@ async function health(_req: IncomingMessage, res: ServerResponse, ctx: RouteCont
   try {
     await ctx.store.ping();
   } catch {
-    throw new HttpError(503, E.UNAVAILABLE, 'the store does not answer');
+    throw new HttpError(503, CODES.UNAVAILABLE, 'the store does not answer');
   }
   send(res, 200, { ok: true, store: ctx.store.kind });
 }
 
 async function asset(_req: IncomingMessage, res: ServerResponse, ctx: RouteContext, match: RegExpExecArray): Promise<void> {
   const file = ctx.assets.get(match[1] || 'index.html');
-  if (!file) throw new HttpError(404, E.NOT_FOUND, 'no such file');
+  if (!file) throw new HttpError(404, CODES.NOT_FOUND, 'no such file');
   res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': 'public, max-age=300', ...SECURITY_HEADERS });
   res.end(file.body);
 }
@@ -169,14 +158,14 @@ async function asset(_req: IncomingMessage, res: ServerResponse, ctx: RouteConte
 function limit(req: IncomingMessage, ctx: RouteContext): void {
   const verdict = ctx.limiter?.take(req.socket.remoteAddress ?? '');
   if (verdict && !verdict.ok) {
-    throw new HttpError(429, E.RATE_LIMITED, 'too many requests; slow down', { headers: { 'retry-after': String(verdict.retryAfterS) } });
+    throw new HttpError(429, CODES.RATE_LIMITED, 'too many requests; slow down', { headers: { 'retry-after': String(verdict.retryAfterS) } });
   }
 }
 
 function deletionToken(req: IncomingMessage): string {
   const token = req.headers[DELETION_TOKEN_HEADER];
   if (typeof token !== 'string' || !DELETION_TOKEN.test(token)) {
-    throw new HttpError(400, E.BAD_TOKEN, `send a ${DELETION_TOKEN_HEADER} header of 32–128 characters of A–Z a–z 0–9 _ -`);
+    throw new HttpError(400, CODES.BAD_DELETION_TOKEN, `send a ${DELETION_TOKEN_HEADER} header of 32–128 characters of A–Z a–z 0–9 _ -`);
   }
   return token;
 }
@@ -189,7 +178,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
       dropped += chunk.length;
       if (dropped > DRAIN_BYTES) req.socket.destroy();
     });
-    return new HttpError(413, E.BODY_TOO_LARGE, `the body is larger than ${max} bytes`, { headers: { connection: 'close' } });
+    return new HttpError(413, CODES.BODY_TOO_LARGE, `the body is larger than ${max} bytes`, { headers: { connection: 'close' } });
   };
   if (Number(req.headers['content-length'] ?? 0) > max) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {

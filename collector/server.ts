@@ -9,11 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { GroupCommitter, type GroupOptions } from './group-commit.js';
 import { RateLimiter, type RateOptions } from './rate-limit.js';
 import { handle, type Asset, type RouteContext } from './routes.js';
 import type { Aggregates, AggregateFilter, Store } from './store.js';
+import { DASHBOARD_DIR } from './paths.js';
 
 /** How to run a collector; only `store` is required. */
 export interface CollectorOptions {
@@ -38,7 +38,6 @@ export interface Collector {
   close(): Promise<void>;
 }
 
-const DASHBOARD_DIR = fileURLToPath(new URL('../../collector/dashboard/', import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** Starts a collector and resolves once it listens. */

@@ -6,8 +6,8 @@
 // under an advisory lock so several collectors may start together); putMany/delete resolve only after their
 // statement committed durably; close() ends the connections.
 import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { NetworkType, UploadPage } from '../common/upload-batch.js';
+import { MIGRATIONS_DIR } from './paths.js';
 
 /** A validated batch as stored: the hashes that decide replay vs conflict, and the data. */
 export interface BatchRow {
@@ -86,7 +86,6 @@ export interface Sql {
   close(): Promise<void>;
 }
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../collector/migrations/', import.meta.url));
 // Any fixed number: every collector takes the same lock while migrating.
 const MIGRATION_LOCK = 0x646e73;
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import { test } from 'vitest';
 import { do53Bytes, dohBytes, dotBytes, modelBytes } from './bytes-model.js';
 
 test('the paper\'s equations, case by case', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
-import { classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput, type ReplayRecordInput } from './cost-model.js';
+import { test } from 'vitest';
+import { classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput, type StoredRecord } from './cost-model.js';
 import type { Mode, QType, TransportId } from './transports.js';
 
 /** A page: the document looked up from 5 to 25 ms, first paint at 300, onLoad at 1000. */
@@ -19,14 +19,14 @@ function cell(
   lookups: Record<string, number | null>,
   at: Record<string, number>,
   { mode = 'cold' as Mode, repeats = 1, bytes = 100 } = {},
-): ReplayRecordInput[] {
-  const out: ReplayRecordInput[] = [];
+): StoredRecord[] {
+  const out: StoredRecord[] = [];
   for (let repeat = 1; repeat <= repeats; repeat++) {
     for (const [host, ms] of Object.entries(lookups)) {
       for (const qtype of ['A', 'AAAA'] as QType[]) {
         const total = ms ?? 5000;
         out.push({
-          host, qtype, resolver, transport, mode, repeat, ok: ms !== null,
+          host, qtype, resolver, transport, mode, repeat, ok: ms !== null, error: ms === null ? 'timeout' : null,
           bytes: { sent: bytes, received: 2 * bytes }, packets: { sent: 1, received: 1 },
           timings: { connect: null, tls: null, query: total, total },
           replay: { pageStartedAt: 1000 * repeat, scheduledAt: at[host] ?? 0, endedAt: 1000 * repeat + (at[host] ?? 0) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
@@ -178,9 +178,9 @@ test('baselines are replay against replay: the browser\'s own lookup overhead is
 test('a Do53 query lost over UDP costs the stub\'s retransmission timeout, not a failure', () => {
   const at = { 'doc.test': 0, 'cdn.test': 120 };
   const hosts = [{ name: 'cdn.test', firstNeededAt: 120 }];
-  const lose = (records: ReplayRecordInput[], host: string, qtypes: string[]) => records.map((r) =>
+  const lose = (records: StoredRecord[], host: string, qtypes: string[]) => records.map((r) =>
     r.host === host && qtypes.includes(r.qtype)
-      ? { ...r, ok: false, error: { code: 'timeout' }, replay: { ...r.replay!, endedAt: r.replay!.pageStartedAt + r.replay!.scheduledAt + 5000 } }
+      ? { ...r, ok: false, error: 'timeout', replay: { ...r.replay!, endedAt: r.replay!.pageStartedAt + r.replay!.scheduledAt + 5000 } }
       : r);
   const candidate = cell('r', 'doh', { 'doc.test': 45, 'cdn.test': 40 }, at);
   const cases: Array<[string, string[], number | undefined, number, number]> = [

@@ -62,10 +62,11 @@
 // slow link with DNS: where the page fills the uplink (DSL's 0.8 Mbit/s, 100 hosts), every extra byte of an encrypted
 // query waits behind the page's requests, which the replay, alone on the link, does not; pricing that would need the
 // link's capacity, which neither the extension nor the host knows.
+import { CODES } from './errors.js';
 import { modelBytes, type DotOverhead, type ModelBytes } from './bytes-model.js';
-import type { ExchangeRecord, Pair } from './record.js';
+import type { ExchangeRecord, Pair, ReplayInfo, Timings } from './record.js';
 import { percentile } from './stats.js';
-import type { Mode, TransportId } from './transports.js';
+import type { Mode, QType, TransportId } from './transports.js';
 
 /** Differences smaller than this are "indistinguishable" (one frame at 30 Hz — Hounsel et al.). */
 export const INDISTINGUISHABLE_MS = 30;
@@ -113,11 +114,57 @@ export interface PageInput {
   hosts: PageHostInput[];
 }
 
-/** The fields of a replay record the model reads. */
-export type ReplayRecordInput = Pick<ExchangeRecord, 'host' | 'qtype' | 'resolver' | 'transport' | 'mode' | 'repeat' | 'ok' | 'bytes' | 'packets' | 'timings' | 'replay'> & {
-  /** Why a record failed: an ErrorData or its stable code (a stored record keeps the code); absent: not known. */
-  error?: { code: string } | string | null;
-};
+/**
+ * One exchange as the model reads it, and so as the extension stores it: the host's ExchangeRecord without what no
+ * reader needs (answers, layers, TLS details, events), its error as the stable code, times to the microsecond. The
+ * popup, the history and the validation all read records in this one shape (storedRecord), so all run this model.
+ */
+export interface StoredRecord {
+  host: string;
+  qtype: QType;
+  resolver: string;
+  transport: TransportId;
+  mode: Mode;
+  repeat: number;
+  ok: boolean;
+  /** The error's stable code when not ok. */
+  error: string | null;
+  timings: Timings;
+  bytes: Pair;
+  packets: Pair;
+  /** Where the lookup sat in its replayed page (every field: waiting for a connection is part of the model). */
+  replay: ReplayInfo | null;
+}
+
+const us = (x: number): number => Math.round(x * 1000) / 1000;
+const usOrNull = (x: number | null): number | null => (x === null ? null : us(x));
+
+/** The stored form of a host record: what the cost model and the waterfall read, nothing more. */
+export function storedRecord(r: ExchangeRecord): StoredRecord {
+  return {
+    host: r.host,
+    qtype: r.qtype,
+    resolver: r.resolver,
+    transport: r.transport,
+    mode: r.mode,
+    repeat: r.repeat,
+    ok: r.ok,
+    error: r.ok ? null : (r.error?.code ?? 'unknown'),
+    timings: { connect: usOrNull(r.timings.connect), tls: usOrNull(r.timings.tls), query: usOrNull(r.timings.query), total: us(r.timings.total) },
+    bytes: { sent: r.bytes.sent, received: r.bytes.received },
+    packets: { sent: r.packets.sent, received: r.packets.received },
+    replay: r.replay
+      ? {
+          pageStartedAt: us(r.replay.pageStartedAt),
+          scheduledAt: r.replay.scheduledAt,
+          endedAt: us(r.replay.endedAt),
+          waitedForConnection: usOrNull(r.replay.waitedForConnection),
+          paidSetup: r.replay.paidSetup,
+          sharedWith: r.replay.sharedWith,
+        }
+      : null,
+  };
+}
 
 /** Which replay is the baseline, which DoT overhead the bytes model uses, and the stub's UDP retransmission timeout. */
 export interface CostOptions {
@@ -215,15 +262,15 @@ function hostsOf(page: PageInput): PageHostInput[] {
 /** Per host of one cell: lookup per repeat (null when it did not resolve), failures and totals. */
 type HostLookups = { perRepeat: Map<number, number | null>; waited: Map<number, number>; failed: number; total: number };
 
-function lookups(records: readonly ReplayRecordInput[], udpRetryMs: number): Map<string, HostLookups> {
-  const lookupOf = (r: ReplayRecordInput) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total);
+function lookups(records: readonly StoredRecord[], udpRetryMs: number): Map<string, HostLookups> {
+  const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total);
   // A Do53 query lost over UDP is not the end for a browser: its stub asks again after its retransmission timeout.
-  const lost = (r: ReplayRecordInput) => !r.ok && r.transport === 'udp' && (typeof r.error === 'string' ? r.error : r.error?.code) === 'timeout';
+  const lost = (r: StoredRecord) => !r.ok && r.transport === 'udp' && r.error === CODES.TIMEOUT;
   const okUdp = records.filter((r) => r.ok && r.transport === 'udp').map(lookupOf);
   const typicalUdp = okUdp.length ? median(okUdp) : null;
-  const byHostRepeat = new Map<string, Map<number, ReplayRecordInput[]>>();
+  const byHostRepeat = new Map<string, Map<number, StoredRecord[]>>();
   for (const r of records) {
-    const perHost = byHostRepeat.get(r.host) ?? new Map<number, ReplayRecordInput[]>();
+    const perHost = byHostRepeat.get(r.host) ?? new Map<number, StoredRecord[]>();
     byHostRepeat.set(r.host, perHost);
     perHost.set(r.repeat, [...(perHost.get(r.repeat) ?? []), r]);
   }
@@ -266,9 +313,9 @@ const cellKey = (resolver: string, transport: string, mode: string) => `${resolv
  * The cost of `page` under every resolver × transport × mode the records cover (the baseline's own cell included,
  * where its difference is 0 by construction for hosts without an observed lookup).
  */
-export function pageCost(page: PageInput, records: readonly ReplayRecordInput[], options: CostOptions = {}): CellCost[] {
+export function pageCost(page: PageInput, records: readonly StoredRecord[], options: CostOptions = {}): CellCost[] {
   const baselineSpec = options.baseline ?? { resolver: 'system', transport: 'udp' };
-  const cells = new Map<string, ReplayRecordInput[]>();
+  const cells = new Map<string, StoredRecord[]>();
   for (const r of records) {
     const key = cellKey(r.resolver, r.transport, r.mode);
     const list = cells.get(key);
@@ -289,7 +336,7 @@ export function pageCost(page: PageInput, records: readonly ReplayRecordInput[],
 
 function cellCost(
   page: PageInput,
-  records: readonly ReplayRecordInput[],
+  records: readonly StoredRecord[],
   baseline: ReturnType<typeof lookups> | null,
   dotOverhead: DotOverhead,
   udpRetryMs: number,

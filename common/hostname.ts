@@ -1,5 +1,5 @@
 // Hostname checks shared by the extension and the host: what may be sent to a resolver at all.
-import { DnscostError, ERROR_CODES } from './errors.js';
+import { CODES, DnscostError } from './errors.js';
 
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
@@ -13,24 +13,24 @@ export const MAX_HOSTNAME_LENGTH = 253;
  * its A-label (`xn--…`) form, because the wire format carries only that.
  */
 export function normalizeHostname(input: unknown): string {
-  if (typeof input !== 'string') throw new DnscostError(ERROR_CODES.BAD_HOSTNAME, 'hostname must be a string');
+  if (typeof input !== 'string') throw new DnscostError(CODES.BAD_HOSTNAME, 'hostname must be a string');
   let name = input.trim().toLowerCase();
   if (name.endsWith('.')) name = name.slice(0, -1);
   const shown = JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
-  if (name.length === 0) throw new DnscostError(ERROR_CODES.BAD_HOSTNAME, 'hostname is empty');
+  if (name.length === 0) throw new DnscostError(CODES.BAD_HOSTNAME, 'hostname is empty');
   if (name.length > MAX_HOSTNAME_LENGTH) {
-    throw new DnscostError(ERROR_CODES.BAD_HOSTNAME, `hostname ${shown} is longer than ${MAX_HOSTNAME_LENGTH} characters`);
+    throw new DnscostError(CODES.BAD_HOSTNAME, `hostname ${shown} is longer than ${MAX_HOSTNAME_LENGTH} characters`);
   }
   if (name.includes(':') || name.startsWith('[') || IPV4.test(name)) {
-    throw new DnscostError(ERROR_CODES.BAD_HOSTNAME, `${shown} is an IP literal, not a hostname`);
+    throw new DnscostError(CODES.BAD_HOSTNAME, `${shown} is an IP literal, not a hostname`);
   }
   const labels = name.split('.');
   for (const label of labels) {
-    if (!LABEL.test(label)) throw new DnscostError(ERROR_CODES.BAD_HOSTNAME, `hostname ${shown} has an invalid label`);
+    if (!LABEL.test(label)) throw new DnscostError(CODES.BAD_HOSTNAME, `hostname ${shown} has an invalid label`);
   }
   // An all-numeric last label is never a TLD; such a "name" is an address in disguise (WHATWG URL host parser).
   if (/^\d+$/.test(labels[labels.length - 1]!)) {
-    throw new DnscostError(ERROR_CODES.BAD_HOSTNAME, `${shown} ends in a numeric label (an IP literal in disguise)`);
+    throw new DnscostError(CODES.BAD_HOSTNAME, `${shown} ends in a numeric label (an IP literal in disguise)`);
   }
   return name;
 }
@@ -43,3 +43,33 @@ export function isInternalName(name: string): boolean {
     (suffix) => n.endsWith(suffix) || n === suffix.slice(1),
   );
 }
+
+
+const IPV4_PARTS = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/** True for IPv4 literals in private, loopback, link-local, shared (CGNAT), unspecified or benchmark ranges. */
+export function isPrivateIPv4(ip: string): boolean {
+  const m = IPV4_PARTS.exec(ip);
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19));
+}
+
+/** True for IPv6 literals (without brackets) that are loopback, unspecified, unique-local, link-local or map a private IPv4. */
+export function isPrivateIPv6(ip: string): boolean {
+  const n = ip.toLowerCase();
+  if (n === '::1' || n === '::') return true;
+  if (/^f[cd][0-9a-f]{0,2}:/.test(n) || /^fe[89ab][0-9a-f]?:/.test(n)) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(n);
+  if (mapped) return isPrivateIPv4(mapped[1]!);
+  // The URL parser writes a mapped IPv4 in hex (::ffff:7f00:1).
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(n);
+  if (hex) {
+    const hi = parseInt(hex[1]!, 16);
+    const lo = parseInt(hex[2]!, 16);
+    return isPrivateIPv4(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  }
+  return false;
+}
+

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import { test } from 'vitest';
 import { percentile, seededRandom, shuffled, summarize } from './stats.js';
 
 test('percentile interpolates between ranks (type 7)', () => {

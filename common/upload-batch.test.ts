@@ -1,4 +1,4 @@
-import test from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { looksIdentifying, validateBatch } from './upload-batch.js';
 import { uploadSite } from './popular-sites.js';

@@ -9,6 +9,7 @@
 // across batches) so it cannot link two uploads.
 import * as v from 'valibot';
 import { POPULAR_SITES } from './popular-sites.js';
+import { CODES, type BatchCode } from './errors.js';
 
 /** Version of the batch shape; the collector refuses any other. */
 export const UPLOAD_BATCH_VERSION = 1;
@@ -43,35 +44,6 @@ export const UPLOAD_LIMITS = {
   maxSkewHours: 2,
 } as const;
 
-/** Stable codes of every refusal validateBatch returns (and the collector answers with, status 400). */
-export const BATCH_ERROR_CODES = {
-  NOT_AN_OBJECT: 'bad-type',
-  BAD_VERSION: 'bad-version',
-  MISSING_FIELD: 'missing-field',
-  UNKNOWN_FIELD: 'unknown-field',
-  BAD_VALUE: 'bad-value',
-  OUT_OF_RANGE: 'out-of-range',
-  TOO_MANY: 'too-many-items',
-  IDENTIFYING: 'identifying-string',
-  INCONSISTENT: 'inconsistent',
-} as const;
-export type BatchErrorCode = (typeof BATCH_ERROR_CODES)[keyof typeof BATCH_ERROR_CODES];
-
-/** Stable codes of the collector's other answers (`{ok: false, code, message}`), by HTTP status. */
-export const COLLECTOR_ERROR_CODES = {
-  BAD_JSON: 'bad-json', // 400
-  BAD_TOKEN: 'bad-deletion-token', // 400: missing or malformed Dnscost-Deletion-Token
-  BAD_QUERY: 'bad-query', // 400: unknown aggregate filter or value
-  NOT_FOUND: 'not-found', // 404: no such path, or no such batch for this token
-  METHOD_NOT_ALLOWED: 'method-not-allowed', // 405
-  KEY_CONFLICT: 'key-conflict', // 409: the key was used for a different body or token
-  BODY_TOO_LARGE: 'body-too-large', // 413
-  BAD_CONTENT_TYPE: 'bad-content-type', // 415
-  RATE_LIMITED: 'rate-limited', // 429, with Retry-After
-  INTERNAL: 'internal', // 500
-  UNAVAILABLE: 'unavailable', // 503: the store did not commit; nothing was acknowledged, retry later
-} as const;
-export type CollectorErrorCode = (typeof COLLECTOR_ERROR_CODES)[keyof typeof COLLECTOR_ERROR_CODES];
 
 /** Header carrying a batch's deletion secret (upload and delete); the collector keeps only its SHA-256. */
 export const DELETION_TOKEN_HEADER = 'dnscost-deletion-token';
@@ -82,7 +54,7 @@ export const BATCH_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** Why a batch was refused: a stable code, a message, and where (`pages.3.results.0.p95Ms`; "" for the whole). */
 export interface BatchError {
-  code: BatchErrorCode;
+  code: BatchCode;
   message: string;
   path: string;
 }
@@ -186,7 +158,7 @@ export interface ValidateOptions {
  */
 export function validateBatch(value: unknown, { now = Date.now }: ValidateOptions = {}): { ok: true; batch: UploadBatch } | ({ ok: false } & BatchError) {
   // valibot takes an array for an object with missing keys; a batch is never one.
-  if (Array.isArray(value)) return { ok: false, code: BATCH_ERROR_CODES.NOT_AN_OBJECT, message: 'a batch is an object, not an array', path: '' };
+  if (Array.isArray(value)) return { ok: false, code: CODES.BAD_TYPE, message: 'a batch is an object, not an array', path: '' };
   const parsed = v.safeParse(uploadBatch, value, { abortEarly: true });
   if (!parsed.success) return { ok: false, ...toBatchError(parsed.issues[0]) };
   const batch = parsed.output;
@@ -196,7 +168,7 @@ export function validateBatch(value: unknown, { now = Date.now }: ValidateOption
     // Date.parse accepts 2026-02-31 and rolls it over; the round trip refuses such dates.
     const real = Number.isFinite(at) && new Date(at).toISOString().slice(0, 13) === p.hour.slice(0, -1);
     if (!real || at < t - UPLOAD_LIMITS.maxAgeDays * 86_400_000 || at > t + UPLOAD_LIMITS.maxSkewHours * 3_600_000) {
-      return { ok: false, code: BATCH_ERROR_CODES.OUT_OF_RANGE, message: `hour ${p.hour} is not a real hour within the last ${UPLOAD_LIMITS.maxAgeDays} days`, path: `pages.${i}.hour` };
+      return { ok: false, code: CODES.OUT_OF_RANGE, message: `hour ${p.hour} is not a real hour within the last ${UPLOAD_LIMITS.maxAgeDays} days`, path: `pages.${i}.hour` };
     }
   }
   return { ok: true, batch };
@@ -209,28 +181,27 @@ function toBatchError(issue: v.BaseIssue<unknown> | undefined): BatchError {
   return { code: codeOf(issue, path), message, path };
 }
 
-function codeOf(issue: v.BaseIssue<unknown> | undefined, path: string): BatchErrorCode {
-  const C = BATCH_ERROR_CODES;
+function codeOf(issue: v.BaseIssue<unknown> | undefined, path: string): BatchCode {
   switch (issue?.type) {
     case 'literal':
-      return path === 'version' ? C.BAD_VERSION : C.BAD_VALUE;
+      return path === 'version' ? CODES.BAD_VERSION : CODES.BAD_VALUE;
     case 'strict_object':
-      if (issue.expected === 'never') return C.UNKNOWN_FIELD;
-      return issue.received === 'undefined' && path !== '' ? C.MISSING_FIELD : C.NOT_AN_OBJECT;
+      if (issue.expected === 'never') return CODES.UNKNOWN_FIELD;
+      return issue.received === 'undefined' && path !== '' ? CODES.MISSING_FIELD : CODES.BAD_TYPE;
     case 'min_value':
     case 'max_value':
     case 'integer':
-      return C.OUT_OF_RANGE;
+      return CODES.OUT_OF_RANGE;
     case 'max_length':
-      return issue.input !== undefined && Array.isArray(issue.input) ? C.TOO_MANY : C.BAD_VALUE;
+      return issue.input !== undefined && Array.isArray(issue.input) ? CODES.TOO_MANY_ITEMS : CODES.BAD_VALUE;
     case 'check':
       // The label's one check is looksIdentifying; every other check relates fields of one object.
-      return path === 'network.label' ? C.IDENTIFYING : C.INCONSISTENT;
+      return path === 'network.label' ? CODES.IDENTIFYING_STRING : CODES.INCONSISTENT;
     case 'picklist':
     case 'regex':
     case 'min_length':
-      return C.BAD_VALUE;
+      return CODES.BAD_VALUE;
     default:
-      return C.NOT_AN_OBJECT;
+      return CODES.BAD_TYPE;
   }
 }

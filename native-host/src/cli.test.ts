@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import { test } from 'vitest';
 import { DnscostError } from '../../common/errors.js';
 import { PUBLIC_RESOLVERS } from './defaults.js';
 import { parseMeasureArgs } from './cli.js';

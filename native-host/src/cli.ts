@@ -1,7 +1,7 @@
 // `dnscost-host measure`: argument parsing, progress on stderr, JSON Lines or a statistics table on stdout.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DnscostError, ERROR_CODES } from '../../common/errors.js';
+import { CODES, DnscostError } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_HOSTS_PER_REQUEST, parseRequest, type MeasureRequest, type ResolverSpec, type SummaryRow } from '../../common/schema.js';
 import { isQType, MODES, TRANSPORT_IDS, type Mode, type QType } from '../../common/transports.js';
@@ -99,7 +99,7 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
     },
   });
   const bad = (message: string): never => {
-    throw new DnscostError(ERROR_CODES.BAD_REQUEST, message);
+    throw new DnscostError(CODES.BAD_REQUEST, message);
   };
   if (positionals.length === 0) bad('name at least one HOST to measure');
   if (positionals.length > MAX_HOSTS_PER_REQUEST) bad(`at most ${MAX_HOSTS_PER_REQUEST} hosts per run`);

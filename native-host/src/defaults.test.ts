@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import test from 'node:test';
+import { test } from 'vitest';
 import { isResolverSpec } from '../../common/schema.js';
 import { TRANSPORT_IDS } from '../../common/transports.js';
 import { defaultResolvers, parseResolvConf, PUBLIC_RESOLVERS, systemResolver } from './defaults.js';
 
-const fixture = (name: string): string => new URL(`../../../native-host/src/fixtures/${name}`, import.meta.url).pathname;
+const fixture = (name: string): string => new URL(`./fixtures/${name}`, import.meta.url).pathname;
 
 test('resolv.conf parsing keeps nameserver IPs in order, once, without comments or zone ids', () => {
   assert.deepEqual(parseResolvConf(readFileSync(fixture('resolv-systemd.conf'), 'utf8')), ['127.0.0.53']);

@@ -1,7 +1,7 @@
 // Dialing, TLS and wire counting, written once for every transport over TCP.
 import net from 'node:net';
 import tls from 'node:tls';
-import { DnscostError, ERROR_CODES } from '../../common/errors.js';
+import { CODES, DnscostError } from '../../common/errors.js';
 import type { Pair, Provenance, TlsInfo } from '../../common/record.js';
 import { offeredSynOptions, readTcpInfo, socketFd, type SynOptions, type TcpCounters } from './tcp-info.js';
 
@@ -81,27 +81,27 @@ export function socketError(err: unknown, phase: string): DnscostError {
   const message = `${phase}: ${(err as Error)?.message ?? String(err)}`;
   switch (code) {
     case 'ECONNREFUSED':
-      return new DnscostError(ERROR_CODES.CONNECT_REFUSED, message);
+      return new DnscostError(CODES.CONNECT_REFUSED, message);
     case 'ECONNRESET':
     case 'EPIPE':
-      return new DnscostError(ERROR_CODES.CONNECTION_RESET, message);
+      return new DnscostError(CODES.CONNECTION_RESET, message);
     case 'CERT_HAS_EXPIRED':
     case 'CERT_NOT_YET_VALID':
-      return new DnscostError(ERROR_CODES.TLS_CERT_EXPIRED, message);
+      return new DnscostError(CODES.TLS_CERT_EXPIRED, message);
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return new DnscostError(ERROR_CODES.TLS_CERT_NAME, message);
+      return new DnscostError(CODES.TLS_CERT_NAME, message);
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'UNABLE_TO_GET_ISSUER_CERT':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
     case 'CERT_UNTRUSTED':
-      return new DnscostError(ERROR_CODES.TLS_CERT_UNTRUSTED, message);
+      return new DnscostError(CODES.TLS_CERT_UNTRUSTED, message);
     default:
-      if (/ALERT/i.test(code) || /alert/i.test(message)) return new DnscostError(ERROR_CODES.TLS_ALERT, message);
-      if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) return new DnscostError(ERROR_CODES.TLS_HANDSHAKE, message);
-      if (phase === 'connect') return new DnscostError(ERROR_CODES.CONNECT_FAILED, message);
-      return new DnscostError(ERROR_CODES.CONNECTION_CLOSED, message);
+      if (/ALERT/i.test(code) || /alert/i.test(message)) return new DnscostError(CODES.TLS_ALERT, message);
+      if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) return new DnscostError(CODES.TLS_HANDSHAKE, message);
+      if (phase === 'connect') return new DnscostError(CODES.CONNECT_FAILED, message);
+      return new DnscostError(CODES.CONNECTION_CLOSED, message);
   }
 }
 
@@ -109,7 +109,7 @@ export function socketError(err: unknown, phase: string): DnscostError {
 export function deadline(ms: number, phase: string): { promise: Promise<never>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DnscostError(ERROR_CODES.TIMEOUT, `${phase}: no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new DnscostError(CODES.TIMEOUT, `${phase}: no answer within ${ms} ms`)), ms);
   });
   promise.catch(() => {});
   return { promise, cancel: () => clearTimeout(timer) };
@@ -176,7 +176,7 @@ export async function startTls(
       new Promise<void>((resolve, reject) => {
         tlsSocket.once('secureConnect', resolve);
         tlsSocket.once('error', reject);
-        tlsSocket.once('close', () => reject(new DnscostError(ERROR_CODES.TLS_HANDSHAKE, 'TLS handshake: server closed the connection')));
+        tlsSocket.once('close', () => reject(new DnscostError(CODES.TLS_HANDSHAKE, 'TLS handshake: server closed the connection')));
       }),
       limit.promise,
     ]);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import { test } from 'vitest';
 import dnsPacket from 'dns-packet';
 import { DnscostError } from '../../common/errors.js';
 import { encodeQuery, parseAnswer, QUERY_PAD_BLOCK, rcodeError } from './dns-wire.js';

@@ -1,7 +1,7 @@
 // DNS messages on the wire (dns-packet): the queries dnscost sends and the checks every answer passes.
 import type DnsPacket from 'dns-packet';
 import { createRequire } from 'node:module';
-import { DnscostError, ERROR_CODES, type ErrorCode } from '../../common/errors.js';
+import { CODES, DnscostError, type ErrorCode } from '../../common/errors.js';
 import type { AnswerData } from '../../common/record.js';
 import type { QType } from '../../common/transports.js';
 
@@ -54,21 +54,21 @@ function fail(code: ErrorCode, message: string): never {
 
 /** Parses and checks an answer against its query: id, question, length. Throws a coded error on any mismatch. */
 export function parseAnswer(buf: Buffer, q: Question, id: number): ParsedAnswer {
-  if (buf.length < DNS_HEADER_BYTES) fail(ERROR_CODES.SHORT_ANSWER, `answer of ${buf.length} bytes is shorter than a DNS header`);
+  if (buf.length < DNS_HEADER_BYTES) fail(CODES.SHORT_ANSWER, `answer of ${buf.length} bytes is shorter than a DNS header`);
   let msg: DnsPacket.Packet;
   try {
     msg = dnsPacket.decode(buf);
   } catch (err) {
-    fail(ERROR_CODES.MALFORMED_ANSWER, `answer is not a DNS message: ${(err as Error).message}`);
+    fail(CODES.MALFORMED_ANSWER, `answer is not a DNS message: ${(err as Error).message}`);
   }
-  if (msg.type !== 'response') fail(ERROR_CODES.MALFORMED_ANSWER, 'message is a query, not a response');
-  if (msg.id !== id) fail(ERROR_CODES.ID_MISMATCH, `answer id ${msg.id} does not match query id ${id}`);
+  if (msg.type !== 'response') fail(CODES.MALFORMED_ANSWER, 'message is a query, not a response');
+  if (msg.id !== id) fail(CODES.ID_MISMATCH, `answer id ${msg.id} does not match query id ${id}`);
   const question = msg.questions?.[0];
   const wanted = `UNKNOWN_${QTYPE_NUMBERS[q.qtype]}`;
   const askedType = question ? typeNumber(question.type) : -1;
   if (!question || msg.questions!.length !== 1 || question.name.toLowerCase() !== q.name.toLowerCase() || askedType !== typeNumber(wanted)) {
     const got = question ? `${question.name} ${question.type}` : 'no question';
-    fail(ERROR_CODES.QUESTION_MISMATCH, `answer is for ${got}, not ${q.name} ${q.qtype}`);
+    fail(CODES.QUESTION_MISMATCH, `answer is for ${got}, not ${q.name} ${q.qtype}`);
   }
   const rcodeNumber = (msg.flags ?? 0) & 0xf;
   return {
@@ -103,13 +103,13 @@ export function rcodeError(rcode: string): ErrorCode | null {
     case 'NOERROR':
       return null;
     case 'SERVFAIL':
-      return ERROR_CODES.SERVFAIL;
+      return CODES.SERVFAIL;
     case 'REFUSED':
-      return ERROR_CODES.REFUSED;
+      return CODES.REFUSED;
     case 'NXDOMAIN':
-      return ERROR_CODES.NXDOMAIN;
+      return CODES.NXDOMAIN;
     default:
-      return ERROR_CODES.RCODE;
+      return CODES.RCODE;
   }
 }
 

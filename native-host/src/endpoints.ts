@@ -1,7 +1,7 @@
 // Endpoint URLs (`udp://IP:PORT`, `tcp://IP:PORT`, `tls://NAME:PORT`, `https://NAME:PORT/PATH`, `quic://NAME:PORT`,
 // `h3://NAME:PORT/PATH`) ↔ endpoint specs.
 import net from 'node:net';
-import { DnscostError, ERROR_CODES } from '../../common/errors.js';
+import { CODES, DnscostError } from '../../common/errors.js';
 import type { EndpointSpec } from '../../common/schema.js';
 import type { TransportId } from '../../common/transports.js';
 
@@ -17,7 +17,7 @@ export interface ParseOptions {
 }
 
 function bad(message: string): never {
-  throw new DnscostError(ERROR_CODES.BAD_ENDPOINT, message);
+  throw new DnscostError(CODES.BAD_ENDPOINT, message);
 }
 
 /** Parses an endpoint URL; TLS endpoints named by hostname need an address from `connect`. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import { test } from 'vitest';
 import { encodeFrame, FrameDecoder } from './framing.js';
 
 const roundTrip = (body: string): void => {

@@ -3,47 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import test from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { test } from 'vitest';
+import { HOST_SCRIPT } from './paths.js';
 import { DnscostError } from '../../common/errors.js';
 import { CHROMIUM_ID, GECKO_ID, HOST_NAME } from '../../common/extension-ids.js';
-import {
-  BROWSERS,
-  browserArgs,
-  CHROMIUM_ORIGIN,
-  customTarget,
-  defaultDeps,
-  diagnose,
-  doctor,
-  formatCommand,
-  install,
-  launcherPath,
-  launcherScript,
-  manifestFor,
-  parseHostArgs,
-  parseLauncher,
-  parseRegQuery,
-  placeFor,
-  probeHello,
-  regAdd,
-  regDelete,
-  regQuery,
-  runDoctor,
-  runInstall,
-  targetFor,
-  uninstall,
-  type Browser,
-  type Command,
-  type Deps,
-  type FsLike,
-  type HelloResult,
-  type Observation,
-  type PathState,
-  type Platform,
-  type Target,
-} from './install.js';
+import { BROWSERS, browserArgs, CHROMIUM_ORIGIN, customTarget, defaultDeps, diagnose, doctor, formatCommand, install, launcherPath, launcherScript, manifestFor, parseHostArgs, parseLauncher, parseRegQuery, placeFor, probeHello, regAdd, regDelete, regQuery, runDoctor, runInstall, targetFor, uninstall, type Browser, type Command, type Deps, type FsLike, type HelloResult, type Observation, type PathState, type Platform, type Target } from './install.js';
 
-const BIN = fileURLToPath(new URL('../../../native-host/bin/dnscost-host.js', import.meta.url));
+const BIN = HOST_SCRIPT;
 
 test('where each browser reads our manifest, per platform (per-user locations)', () => {
   const linux = placeFor('linux', '/home/u', {}, false);
@@ -393,7 +359,7 @@ test('Windows (fake fs and registry): a .bat launcher, manifests in LOCALAPPDATA
 
 test('macOS layout on a real temp dir, dry run first: prints the plan and writes nothing', async (t) => {
   const home = mkdtempSync(path.join(tmpdir(), 'dnscost-mac-'));
-  t.after(() => rmSync(home, { recursive: true, force: true }));
+  t.onTestFinished(() => rmSync(home, { recursive: true, force: true }));
   mkdirSync(path.join(home, 'Library', 'Application Support', 'Google', 'Chrome'), { recursive: true });
   const deps = { ...defaultDeps(), platform: 'darwin' as const, out: () => {} };
   const dry = await install(opts({ home, dryRun: true }), deps);
@@ -417,7 +383,7 @@ test('macOS layout on a real temp dir, dry run first: prints the plan and writes
 
 test('install with nothing found and nothing named is a problem (exit 1), not a silent no-op', async (t) => {
   const home = mkdtempSync(path.join(tmpdir(), 'dnscost-none-'));
-  t.after(() => rmSync(home, { recursive: true, force: true }));
+  t.onTestFinished(() => rmSync(home, { recursive: true, force: true }));
   const printed: string[] = [];
   const code = await runInstall(['--home', home], { ...defaultDeps(), out: (s) => void printed.push(s) });
   assert.equal(code, 1);
@@ -430,7 +396,7 @@ test('install with nothing found and nothing named is a problem (exit 1), not a 
 
 test('uninstall removes only what install wrote: foreign manifests and pre-existing dirs stay', async (t) => {
   const home = mkdtempSync(path.join(tmpdir(), 'dnscost-only-'));
-  t.after(() => rmSync(home, { recursive: true, force: true }));
+  t.onTestFinished(() => rmSync(home, { recursive: true, force: true }));
   const nmh = path.join(home, '.config', 'chromium', 'NativeMessagingHosts');
   mkdirSync(nmh, { recursive: true });
   writeFileSync(path.join(nmh, 'com.other.host.json'), '{"name":"com.other.host"}');
@@ -454,7 +420,7 @@ test('uninstall removes only what install wrote: foreign manifests and pre-exist
 
 test('end to end: install into a temp HOME and a Chromium user-data dir, doctor gets a real hello through the launcher, uninstall leaves nothing', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'dnscost-e2e-'));
-  t.after(() => rmSync(root, { recursive: true, force: true }));
+  t.onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const home = path.join(root, 'home');
   const udd = path.join(root, 'chromium-profile');
   mkdirSync(home);

@@ -26,12 +26,12 @@ import { constants as fsConstants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DnscostError, ERROR_CODES } from '../../common/errors.js';
+import { CODES, DnscostError } from '../../common/errors.js';
 import { CHROMIUM_ID, GECKO_ID, HOST_NAME } from '../../common/extension-ids.js';
 import { PROTOCOL_VERSION } from '../../common/schema.js';
 import { encodeFrame, FrameDecoder } from './framing.js';
+import { HOST_SCRIPT } from './paths.js';
 
 /** Browsers install, uninstall and doctor know, by the name `--browser` takes. */
 export const BROWSERS = ['firefox', 'chrome', 'chromium', 'brave', 'edge', 'vivaldi'] as const;
@@ -534,7 +534,7 @@ export function defaultDeps(): Deps {
     home: homedir(),
     env: process.env,
     execPath: process.execPath,
-    hostScript: fileURLToPath(new URL('../../../native-host/bin/dnscost-host.js', import.meta.url)),
+    hostScript: HOST_SCRIPT,
     fs: realFs,
     run: (cmd) =>
       new Promise((resolve) => {
@@ -901,7 +901,7 @@ export async function doctor(opts: HostOptions, deps: Deps = defaultDeps()): Pro
 /** Parses the arguments of `install`, `uninstall` or `doctor`; bad usage is a `bad-request` DnscostError. */
 export function parseHostArgs(command: 'install' | 'uninstall' | 'doctor', argv: string[], deps: Pick<Deps, 'home' | 'platform'>): HostOptions {
   const bad = (message: string): never => {
-    throw new DnscostError(ERROR_CODES.BAD_REQUEST, `${command}: ${message}`);
+    throw new DnscostError(CODES.BAD_REQUEST, `${command}: ${message}`);
   };
   const options: NonNullable<ParseArgsConfig['options']> = {
     browser: { type: 'string', multiple: true },

@@ -4,7 +4,7 @@ import { HELP, runMeasure } from './cli.js';
 import { runDoctor, runInstall, runUninstall } from './install.js';
 import { runLab } from './lab-command.js';
 import { runNative } from './native.js';
-import { VERSION } from './version.js';
+import { VERSION } from './paths.js';
 
 /** True when a browser started us: Chromium passes its origin, Firefox the manifest path and the add-on id. */
 function launchedByBrowser(argv: string[]): boolean {

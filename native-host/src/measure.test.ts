@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import { test } from 'vitest';
 import dnsPacket from 'dns-packet';
 import type { MeasureRequest } from '../../common/schema.js';
 import type { TransportId } from '../../common/transports.js';

@@ -3,7 +3,7 @@
 // connection per endpoint) — and turns each into an ExchangeRecord. Lifecycle: a Measurement owns its warm sessions
 // (one per endpoint); they are closed when the run ends, is cancelled, or (DoT) after 10 s idle, as stub resolvers
 // do. A replay's cold connections live for that replay only.
-import { DnscostError, ERROR_CODES, toErrorData, type ErrorData } from '../../common/errors.js';
+import { CODES, DnscostError, toErrorData, type ErrorData } from '../../common/errors.js';
 import { normalizeHostname } from '../../common/hostname.js';
 import type { ExchangeEvent, ExchangeRecord, Pair, Provenance } from '../../common/record.js';
 import type { EndpointSpec, MeasureRequest, ResolverSpec, SummaryRow, UnavailableEndpoint } from '../../common/schema.js';
@@ -102,17 +102,17 @@ export async function measure(
   const plan = req.hosts.map((h) => ({ name: normalizeHostname(typeof h === 'string' ? h : h.name), at: typeof h === 'string' ? 0 : (h.at ?? 0) }));
   const hosts = plan.map((h) => h.name);
   const candidates = targetsOf(req, deps.transports);
-  if (candidates.length === 0) throw new DnscostError(ERROR_CODES.BAD_REQUEST, 'no endpoint matches the requested transports');
+  if (candidates.length === 0) throw new DnscostError(CODES.BAD_REQUEST, 'no endpoint matches the requested transports');
   // Companions and trust stores load before any clock runs; then what cannot run here is set aside, not failed.
   for (const t of candidates) await t.transport.prepare?.({ ca: t.resolver.ca });
   const unavailable: UnavailableEndpoint[] = [];
   const targets = candidates.filter((t) => {
     const why = t.transport.unavailable?.() ?? null;
-    if (why) unavailable.push({ resolver: t.resolver.id, endpoint: t.url, transport: t.transport.id, code: ERROR_CODES.TRANSPORT_UNAVAILABLE, message: why });
+    if (why) unavailable.push({ resolver: t.resolver.id, endpoint: t.url, transport: t.transport.id, code: CODES.TRANSPORT_UNAVAILABLE, message: why });
     return !why;
   });
   if (targets.length === 0) {
-    throw new DnscostError(ERROR_CODES.TRANSPORT_UNAVAILABLE, `no requested endpoint can run here: ${[...new Set(unavailable.map((u) => u.message))].join('; ')}`);
+    throw new DnscostError(CODES.TRANSPORT_UNAVAILABLE, `no requested endpoint can run here: ${[...new Set(unavailable.map((u) => u.message))].join('; ')}`);
   }
   const qtypes: QType[] = req.qtypes ?? ['A'];
   const modes: Mode[] = req.modes ?? ['cold'];
@@ -309,7 +309,7 @@ class Run {
       }
       if (session.tls?.resumed) events.push({ type: 'session-resumed' });
       const remaining = this.timeoutMs - (clock() - start);
-      if (remaining <= 0) throw new DnscostError(ERROR_CODES.TIMEOUT, `set-up used the whole ${this.timeoutMs} ms`);
+      if (remaining <= 0) throw new DnscostError(CODES.TIMEOUT, `set-up used the whole ${this.timeoutMs} ms`);
       const qStart = clock();
       const raw = await session.exchange(query, id, remaining);
       // A transport with its own clock (the QUIC companion) times the query without the pipe to it.
@@ -485,7 +485,7 @@ class Run {
             session = await Promise.race([c.ready, limit.promise]);
           } catch (err) {
             // The set-up failed for the lookup that paid it (its record carries the bytes) or outlived our limit.
-            throw err instanceof DnscostError && err.code !== ERROR_CODES.TIMEOUT
+            throw err instanceof DnscostError && err.code !== CODES.TIMEOUT
               ? new DnscostError(err.code, `the connection this lookup waited for failed: ${err.message}`)
               : err;
           } finally {
@@ -500,7 +500,7 @@ class Run {
       out.session = session;
       if (out.paid && session.tls?.resumed) out.events.push({ type: 'session-resumed' });
       const remaining = this.timeoutMs - (clock() - out.start);
-      if (remaining <= 0) throw new DnscostError(ERROR_CODES.TIMEOUT, `set-up used the whole ${this.timeoutMs} ms`);
+      if (remaining <= 0) throw new DnscostError(CODES.TIMEOUT, `set-up used the whole ${this.timeoutMs} ms`);
       const id = transport.zeroId ? 0 : freshId(out.connection?.ids);
       const query = encodeQuery(q, id, transport.pad);
       const qStart = clock();
@@ -732,7 +732,7 @@ function freshId(used: Set<number> | undefined): number {
 function answerError(answer: ReturnType<typeof parseAnswer>, events: ExchangeEvent[]): ErrorData | null {
   if (answer.truncated) {
     events.push({ type: 'truncated', detail: 'TC bit set; dnscost does not fall back to TCP by itself' });
-    return { code: ERROR_CODES.TRUNCATED, message: 'answer truncated (TC=1)' };
+    return { code: CODES.TRUNCATED, message: 'answer truncated (TC=1)' };
   }
   const code = rcodeError(answer.rcode);
   return code ? { code, message: `resolver answered ${answer.rcode}` } : null;

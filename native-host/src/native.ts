@@ -3,14 +3,14 @@
 // progress and records) go to stdout as frames, nothing else ever does; when stdin ends, running measurements are
 // cancelled and the process exits once its last frame is written.
 import type { Readable, Writable } from 'node:stream';
-import { DnscostError, ERROR_CODES, toErrorData } from '../../common/errors.js';
+import { CODES, DnscostError, toErrorData } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './measure.js';
 import { currentNetwork } from './network.js';
 import { availableTransports } from './transports/registry.js';
-import { VERSION } from './version.js';
+import { VERSION } from './paths.js';
 
 /** Largest request accepted from the browser; bigger ones are skipped unread. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -40,9 +40,9 @@ const handlers: Handlers<Ctx> = {
   },
   async measure(req, ctx) {
     if (ctx.running.size >= MAX_CONCURRENT_MEASURES) {
-      throw new DnscostError(ERROR_CODES.BUSY, `${MAX_CONCURRENT_MEASURES} measurements are already running`);
+      throw new DnscostError(CODES.BUSY, `${MAX_CONCURRENT_MEASURES} measurements are already running`);
     }
-    if (ctx.running.has(req.id)) throw new DnscostError(ERROR_CODES.BAD_REQUEST, `a measurement with id ${JSON.stringify(req.id)} is running`);
+    if (ctx.running.has(req.id)) throw new DnscostError(CODES.BAD_REQUEST, `a measurement with id ${JSON.stringify(req.id)} is running`);
     const abort = new AbortController();
     ctx.running.set(req.id, abort);
     let batch: ExchangeRecord[] = [];
@@ -90,7 +90,7 @@ const handlers: Handlers<Ctx> = {
   },
   cancel(req, ctx) {
     const target = ctx.running.get(req.target);
-    if (!target) throw new DnscostError(ERROR_CODES.BAD_REQUEST, `no running measurement has id ${JSON.stringify(req.target)}`);
+    if (!target) throw new DnscostError(CODES.BAD_REQUEST, `no running measurement has id ${JSON.stringify(req.target)}`);
     target.abort();
   },
 };
@@ -124,36 +124,36 @@ export async function runNative(options: NativeOptions): Promise<void> {
     if (outputClosed) return;
     let body = JSON.stringify(reply);
     if (Buffer.byteLength(body) > MAX_FRAME_BYTES) {
-      body = JSON.stringify({ id: reply.id, type: 'error', code: ERROR_CODES.INTERNAL, message: 'reply larger than 1 MiB was not sent' });
+      body = JSON.stringify({ id: reply.id, type: 'error', code: CODES.INTERNAL, message: 'reply larger than 1 MiB was not sent' });
     }
     const frame = encodeFrame(body);
     if (!output.write(frame)) writing = writing.then(() => new Promise<void>((resolve) => output.once('drain', resolve)));
   };
   const ctx: Ctx = { send, running: new Map() };
-  const error = (id: RequestId | null, code: (typeof ERROR_CODES)[keyof typeof ERROR_CODES], message: string): void =>
+  const error = (id: RequestId | null, code: (typeof CODES)[keyof typeof CODES], message: string): void =>
     send({ id, type: 'error', code, message });
 
   const dispatch = (event: FrameEvent): void => {
     if (event.kind === 'too-large') {
-      return error(null, ERROR_CODES.FRAME_TOO_LARGE, `frame of ${event.length} bytes is over the ${MAX_REQUEST_BYTES}-byte limit; skipped`);
+      return error(null, CODES.FRAME_TOO_LARGE, `frame of ${event.length} bytes is over the ${MAX_REQUEST_BYTES}-byte limit; skipped`);
     }
     if (event.kind === 'truncated') {
-      return error(null, ERROR_CODES.BAD_FRAME, `truncated frame: ${event.received} of ${event.expected} bytes arrived`);
+      return error(null, CODES.BAD_FRAME, `truncated frame: ${event.received} of ${event.expected} bytes arrived`);
     }
     let value: unknown;
     try {
       value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(event.body));
     } catch (err) {
-      return error(null, ERROR_CODES.BAD_JSON, `frame is not UTF-8 JSON: ${(err as Error).message}`);
+      return error(null, CODES.BAD_JSON, `frame is not UTF-8 JSON: ${(err as Error).message}`);
     }
     const parsed = parseRequest(value);
     if (!parsed.ok) {
       const id = salvageId(value);
       const type = (value as { type?: unknown } | null)?.type;
       if (typeof type === 'string' && !['hello', 'measure', 'cancel'].includes(type)) {
-        return error(id, ERROR_CODES.UNKNOWN_TYPE, `unknown request type ${JSON.stringify(type.slice(0, 64))}`);
+        return error(id, CODES.UNKNOWN_TYPE, `unknown request type ${JSON.stringify(type.slice(0, 64))}`);
       }
-      return error(id, ERROR_CODES.BAD_REQUEST, parsed.problems.join('; '));
+      return error(id, CODES.BAD_REQUEST, parsed.problems.join('; '));
     }
     const req = parsed.request;
     const handler = handlers[req.type] as (r: typeof req, c: Ctx) => Promise<void> | void;
@@ -162,7 +162,7 @@ export async function runNative(options: NativeOptions): Promise<void> {
         await handler(req, ctx);
       } catch (err) {
         const data = toErrorData(err);
-        if (data.code === ERROR_CODES.INTERNAL) log(`internal error on ${req.type}: ${(err as Error)?.stack ?? String(err)}`);
+        if (data.code === CODES.INTERNAL) log(`internal error on ${req.type}: ${(err as Error)?.stack ?? String(err)}`);
         error(req.id, data.code, data.message);
       }
     })();

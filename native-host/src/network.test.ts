@@ -1,4 +1,4 @@
-import test from 'node:test';
+import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import type os from 'node:os';
 import { currentNetwork, networkFingerprint, parseArpMac, parseDefaultRoute, type NetworkFacts } from './network.js';

@@ -1,12 +1,13 @@
 // The background's answers to extension messages: one handler per message type (the table fails to compile when a
-// type in common/extension-messages.ts has none).
-import type { ExtensionHandlers, Failure, MessageSender } from '../../../common/extension-messages.js';
+// type in extension/src/messages/index.ts has none).
+import type { ExtensionHandlers, MessageSender } from '../messages/index.js';
 import type { HistoryStore } from './history-store.js';
 import type { Uploader } from './uploader.js';
 import type { HostConnection } from './host-connection.js';
 import type { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
 import type { SettingsStore } from './settings-store.js';
+import { type Failure } from '../../../common/errors.js';
 
 /** What every handler may use. */
 export interface BackgroundContext {

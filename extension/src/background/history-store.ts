@@ -1,7 +1,7 @@
-// The history in storage.local (common/history.ts): one key per entry and an index of (id, time, size) in finishing
+// The history in storage.local (extension/src/history.ts): one key per entry and an index of (id, time, size) in finishing
 // order, so adding an entry writes two small keys and the caps drop the oldest without reading them. Writes run one
 // after another; an entry that does not read back as one (an older version, a damaged store) is skipped and counted.
-import { HISTORY_CAPS, isHistoryEntry, matchesFilter, type HistoryEntry, type HistoryFilter } from '../../../common/history.js';
+import { HISTORY_CAPS, isHistoryEntry, matchesFilter, type HistoryEntry, type HistoryFilter } from '../history.js';
 
 export const HISTORY_KEYS = {
   index: 'history:index',

@@ -11,10 +11,11 @@
 // start() runs again on its next event, which is the same as a retry.
 //
 // This module touches no browser global: the port factory, the browser's last error and the timers are passed in,
-// so it runs under Node with a fake port (tests/extension-host-connection.test.ts).
-import { HOST_STATUS_CODES, type HostStatus, type HostStatusCode } from '../../../common/extension-messages.js';
+// so it runs under Node with a fake port (extension/src/background/host-connection.test.ts).
 import { PROTOCOL_VERSION, type Reply, type Request, type RequestId } from '../../../common/schema.js';
 import { isTransportId, type TransportId } from '../../../common/transports.js';
+import { CODES, type HostStatusCode } from '../../../common/errors.js';
+import { type HostStatus } from '../messages/host.js';
 
 /** The part of runtime.Port this module uses (Chromium's and Firefox's ports both have it). */
 export interface NativePort {
@@ -71,21 +72,21 @@ export function backoffDelay(failures: number): number {
 export function classifyDisconnect(reason: string | undefined): { code: HostStatusCode; message: string } {
   const text = reason ?? 'the host closed the connection';
   if (/not found|no such native application|forbidden/i.test(text)) {
-    return { code: HOST_STATUS_CODES.MISSING, message: text };
+    return { code: CODES.HOST_MISSING, message: text };
   }
-  return { code: HOST_STATUS_CODES.DISCONNECTED, message: text };
+  return { code: CODES.HOST_DISCONNECTED, message: text };
 }
 
 /** Checks a hello reply: the hello, or why it is not one this extension can use. */
 export function checkHello(reply: unknown): { ok: true; hello: HostHello } | { ok: false; code: HostStatusCode; message: string } {
   const r = reply as Partial<Extract<Reply, { type: 'hello' }>> | null;
   if (typeof r !== 'object' || r === null || r.type !== 'hello' || typeof r.version !== 'string' || typeof r.protocol !== 'number' || !Array.isArray(r.transports)) {
-    return { ok: false, code: HOST_STATUS_CODES.DISCONNECTED, message: `the host's hello reply is malformed: ${JSON.stringify(reply).slice(0, 200)}` };
+    return { ok: false, code: CODES.HOST_DISCONNECTED, message: `the host's hello reply is malformed: ${JSON.stringify(reply).slice(0, 200)}` };
   }
   if (r.protocol !== PROTOCOL_VERSION) {
     return {
       ok: false,
-      code: HOST_STATUS_CODES.INCOMPATIBLE,
+      code: CODES.HOST_INCOMPATIBLE,
       message: `dnscost-host ${r.version} speaks protocol ${r.protocol}; this extension speaks protocol ${PROTOCOL_VERSION}`,
     };
   }
@@ -115,7 +116,7 @@ export class HostConnection {
     const s = this.state;
     if (s.kind === 'connected') return { ok: true, connected: true, ...s.hello };
     if (s.kind === 'down') return { ok: false, connected: false, code: s.code, message: s.message, retryAt: s.retryAt };
-    return s.previous ?? { ok: false, connected: false, code: HOST_STATUS_CODES.CONNECTING, message: 'connecting to the native host', retryAt: null };
+    return s.previous ?? { ok: false, connected: false, code: CODES.HOST_CONNECTING, message: 'connecting to the native host', retryAt: null };
   }
 
   /** Resolves with the status once no attempt is in flight (at most HELLO_TIMEOUT_MS after an attempt began). */
@@ -185,7 +186,7 @@ export class HostConnection {
     });
     this.helloTimer = this.deps.setTimer(() => {
       if (attempt !== this.attempt) return;
-      this.fail({ code: HOST_STATUS_CODES.DISCONNECTED, message: `the host did not answer hello within ${HELLO_TIMEOUT_MS / 1000} s` });
+      this.fail({ code: CODES.HOST_DISCONNECTED, message: `the host did not answer hello within ${HELLO_TIMEOUT_MS / 1000} s` });
     }, HELLO_TIMEOUT_MS);
     port.postMessage({ id: `hello-${attempt}`, type: 'hello' });
   }

@@ -2,7 +2,7 @@
 // handlers; logic lives in the modules it imports.
 import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
 import { HOST_NAME } from '../../../common/extension-ids.js';
-import { dispatchExtensionMessage } from '../../../common/extension-messages.js';
+import { dispatchExtensionMessage } from '../messages/index.js';
 import { browser, runtimeLastError, type Runtime } from '../browser.js';
 import { handlers, type BackgroundContext } from './handlers.js';
 import { HistoryStore } from './history-store.js';

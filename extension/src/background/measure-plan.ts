@@ -1,9 +1,8 @@
 // What one measurement of a page asks the native host: the page's hosts (those that may be sent to the resolvers in
 // force) with the offsets at which the page first needed them, the resolvers, record types, modes, `replay`, a few
 // repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
-import type { MeasurePlanSummary, StoredRecord } from '../../../common/measure-messages.js';
+import type { MeasurePlanSummary } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
-import type { ExchangeRecord } from '../../../common/record.js';
 import { MAX_HOSTS_PER_REQUEST, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
@@ -108,24 +107,4 @@ export function planMeasurement(
     schedule: 'replay',
   };
   return { request, summary };
-}
-
-const round = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000);
-
-/** The stored form of a host record: what the cost model and the waterfall read, nothing more. */
-export function storedRecord(r: ExchangeRecord): StoredRecord {
-  return {
-    host: r.host,
-    qtype: r.qtype,
-    resolver: r.resolver,
-    transport: r.transport,
-    mode: r.mode,
-    repeat: r.repeat,
-    ok: r.ok,
-    error: r.ok ? null : (r.error?.code ?? 'unknown'),
-    timings: { connect: round(r.timings.connect), tls: round(r.timings.tls), query: round(r.timings.query), total: round(r.timings.total)! },
-    bytes: { sent: r.bytes.sent, received: r.bytes.received },
-    packets: { sent: r.packets.sent, received: r.packets.received },
-    replay: r.replay ? { pageStartedAt: round(r.replay.pageStartedAt)!, scheduledAt: r.replay.scheduledAt, endedAt: round(r.replay.endedAt)! } : null,
-  };
 }

@@ -1,7 +1,7 @@
 // Wiring of the measurement scheduler (measurements.ts) to the browser: storage.local, tabs, the host connection,
 // the settings store and the page recorder; and the automatic sampler's trigger (webNavigation.onCompleted of a
 // top-level page, registered synchronously at the background's start like every other listener).
-import { historyEntry } from '../../../common/history.js';
+import { historyEntry } from '../history.js';
 import { browser } from '../browser.js';
 import type { HistoryStore } from './history-store.js';
 import type { Uploader } from './uploader.js';

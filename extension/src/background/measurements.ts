@@ -23,20 +23,18 @@
 // (automatically or on demand) within `budget.remeasureAfterHours`; it never interrupts a running measurement.
 //
 // This module touches no browser global: storage, the host connection, settings, page reports and the clock come in
-// through deps, so it runs under Node with fakes (tests/extension-measure.test.ts).
-import type { Failure, HostStatus, MessageSender } from '../../../common/extension-messages.js';
-import {
-  MEASURE_CODES,
-  type MeasureCode,
-  type MeasurementMeta,
-  type MeasureStatus,
-  type StoredRecord,
-} from '../../../common/measure-messages.js';
-import type { PageReplies } from '../../../common/page-messages.js';
+// through deps, so it runs under Node with fakes (extension/src/background/measurements.test.ts).
+import type { MessageSender } from '../messages/index.js';
+import { type MeasureCode, type MeasurementMeta, type MeasureStatus } from '../messages/measure.js';
+import type { PageReplies } from '../messages/page.js';
 import { networkInfo, type Request, type RequestId, type ResolverSpec } from '../../../common/schema.js';
-import type { Settings } from '../../../common/settings.js';
+import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
-import { offeredEndpoints, planMeasurement, storedRecord } from './measure-plan.js';
+import { offeredEndpoints, planMeasurement } from './measure-plan.js';
+import { storedRecord } from '../../../common/cost-model.js';
+import { CODES, type Failure } from '../../../common/errors.js';
+import { type HostStatus } from '../messages/host.js';
+import { type StoredRecord } from '../../../common/cost-model.js';
 
 /** storage.local keys: the index, one meta per measured page, record chunks per page. */
 export const MEASURE_KEYS = {
@@ -147,11 +145,11 @@ export class MeasurementScheduler {
     const { page, settings } = gate;
     if (this.running) {
       if (this.running.meta.pageId === page.pageId) return this.status(tabId, sender, false);
-      return fail(MEASURE_CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
+      return fail(CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
     }
     const plan = planMeasurement(page, this.offered(settings.resolvers));
     if (!plan) {
-      return fail(MEASURE_CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
+      return fail(CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
     }
     const begun = await this.begin(tabId, page, plan);
     if (!begun.ok) return begun;
@@ -166,7 +164,7 @@ export class MeasurementScheduler {
     await this.ready;
     if (this.running) return { started: false, reason: 'busy' };
     const settings = await this.deps.loadSettings();
-    if (!settings.consent.given) return { started: false, reason: MEASURE_CODES.NO_CONSENT };
+    if (!settings.consent.given) return { started: false, reason: CODES.NO_CONSENT };
     if (settings.budget.pagesPerHour <= 0) return { started: false, reason: 'sampler-off' };
     const now = this.deps.now();
     const state = await this.samplerState();
@@ -178,7 +176,7 @@ export class MeasurementScheduler {
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
     const plan = planMeasurement({ hosts: fresh }, this.offered(gate.settings.resolvers));
-    if (!plan) return { started: false, reason: fresh.length ? MEASURE_CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
+    if (!plan) return { started: false, reason: fresh.length ? CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
     const begun = await this.begin(tabId, gate.page, plan, 'auto');
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
   }
@@ -198,7 +196,7 @@ export class MeasurementScheduler {
     };
     const run: Running = { requestId, meta, open: [], openChars: 0, dirty: new Map(), lastMetaWrite: now, cancelId: null, received: 0, writeQueued: false, final: {} };
     const sent = this.deps.host.request({ ...plan.request, id: requestId }, (reply) => this.onReply(run, reply));
-    if (!sent) return fail(MEASURE_CODES.HOST_NOT_CONNECTED, this.hostProblem());
+    if (!sent) return fail(CODES.HOST_NOT_CONNECTED, this.hostProblem());
     this.running = run;
     // A measurement of this page made before is replaced: its keys go (before any of the new run's writes, which
     // the write queue orders after this one).
@@ -233,7 +231,7 @@ export class MeasurementScheduler {
     const report = await this.deps.pageReport(tabId, sender);
     // Pending writes first, so a finished measurement's count, state and records agree.
     await this.writes;
-    if (!report.ok && report.code === 'bad-sender') return fail(MEASURE_CODES.BAD_SENDER, report.message);
+    if (!report.ok && report.code === 'bad-sender') return fail(CODES.BAD_SENDER, report.message);
     const pageId = report.ok ? report.record.pageId : null;
     let meta: MeasurementMeta | null = null;
     if (report.ok) meta = this.metas.get(report.record.pageId) ?? null;
@@ -241,9 +239,9 @@ export class MeasurementScheduler {
     const gate = await this.gate(tabId, sender, report);
     let blocked: MeasureStatus['blocked'] = gate.ok ? null : { code: gate.code, message: gate.message };
     if (!blocked && !(this.running && this.running.meta.pageId === pageId)) {
-      if (this.running) blocked = { code: MEASURE_CODES.BUSY, message: `another page (${this.running.meta.host}) is being measured` };
+      if (this.running) blocked = { code: CODES.BUSY, message: `another page (${this.running.meta.host}) is being measured` };
       else if (!planMeasurement(gate.ok ? gate.page : { hosts: [] }, gate.ok ? gate.settings.resolvers : [])) {
-        blocked = { code: MEASURE_CODES.NO_MEASURABLE_HOSTS, message: 'this page needed no hostname that may be sent to your resolvers' };
+        blocked = { code: CODES.NO_MEASURABLE_HOSTS, message: 'this page needed no hostname that may be sent to your resolvers' };
       }
     }
     const out: MeasureStatus = { ok: true, tabId, pageId, measurement: meta ? { ...meta } : null, blocked };
@@ -255,7 +253,7 @@ export class MeasurementScheduler {
   async cancel(tabId: number, sender: MessageSender): Promise<MeasureStatus | Failure<MeasureCode>> {
     await this.ready;
     const run = this.running;
-    if (!run || run.meta.tabId !== tabId) return fail(MEASURE_CODES.NOT_RUNNING, 'nothing is being measured for this tab');
+    if (!run || run.meta.tabId !== tabId) return fail(CODES.NOT_RUNNING, 'nothing is being measured for this tab');
     if (run.cancelId === null) {
       run.cancelId = `cancel-${this.deps.newId()}`;
       const id = run.cancelId;
@@ -320,19 +318,19 @@ export class MeasurementScheduler {
     known?: PageReplies['page-report'],
   ): Promise<{ ok: true; page: Extract<PageReplies['page-report'], { ok: true }>['record']; settings: Settings } | Failure<MeasureCode>> {
     // Private windows first: nothing of them is ever measured, whatever else holds.
-    if ((await this.deps.isIncognitoTab(tabId)) === true) return fail(MEASURE_CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
+    if ((await this.deps.isIncognitoTab(tabId)) === true) return fail(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
     const report = known ?? (await this.deps.pageReport(tabId, sender));
     if (!report.ok) {
-      if (report.code === 'private-window') return fail(MEASURE_CODES.PRIVATE_WINDOW, report.message);
-      if (report.code === 'excluded') return fail(MEASURE_CODES.EXCLUDED, report.message);
-      if (report.code === 'bad-sender') return fail(MEASURE_CODES.BAD_SENDER, report.message);
-      return fail(MEASURE_CODES.NO_PAGE, report.message);
+      if (report.code === 'private-window') return fail(CODES.PRIVATE_WINDOW, report.message);
+      if (report.code === 'excluded') return fail(CODES.EXCLUDED, report.message);
+      if (report.code === 'bad-sender') return fail(CODES.BAD_SENDER, report.message);
+      return fail(CODES.NO_PAGE, report.message);
     }
     const settings = await this.deps.loadSettings();
     if (!settings.consent.given) {
-      return fail(MEASURE_CODES.NO_CONSENT, 'dnscost measures only after you agreed, in its options, to have this page’s hostnames re-resolved by your resolvers');
+      return fail(CODES.NO_CONSENT, 'dnscost measures only after you agreed, in its options, to have this page’s hostnames re-resolved by your resolvers');
     }
-    if (!this.deps.host.status().connected) return fail(MEASURE_CODES.HOST_NOT_CONNECTED, this.hostProblem());
+    if (!this.deps.host.status().connected) return fail(CODES.HOST_NOT_CONNECTED, this.hostProblem());
     return { ok: true, page: report.record, settings };
   }
 

@@ -2,7 +2,7 @@
 // webNavigation / webRequest / tabs listeners, registered synchronously at the background's start (an MV3 service
 // worker woken by an event must have its listeners in place before that event is dispatched). Each event waits for
 // the recorder's `ready` (stored pages read back), in arrival order.
-import type { MessageSender } from '../../../common/extension-messages.js';
+import type { MessageSender } from '../messages/index.js';
 import { browser, type Runtime } from '../browser.js';
 import { PageRecorder, type RequestDetails } from './page-records.js';
 
@@ -48,7 +48,7 @@ export function listenForPages(pages: PageRecorder): void {
   browser.tabs.onRemoved.addListener(later((tabId: number) => pages.onTabRemoved(tabId)));
 }
 
-/** runtime.onMessage's sender, reduced to what handlers check (common/extension-messages.ts MessageSender). */
+/** runtime.onMessage's sender, reduced to what handlers check (extension/src/messages/index.ts MessageSender). */
 export function messageSender(sender: Runtime.MessageSender): MessageSender {
   return { id: sender.id, url: sender.url, tabId: sender.tab?.id, frameId: sender.frameId, incognito: sender.tab?.incognito };
 }

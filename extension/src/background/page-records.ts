@@ -15,24 +15,11 @@
 //
 // Memory is bounded: per tab one current and one pending page, each capped by PAGE_CAPS; redirect bookkeeping is
 // cleared as requests end and capped. This module touches no browser global: everything comes in through deps.
-import type { Failure, MessageSender } from '../../../common/extension-messages.js';
-import { PAGE_CODES, type PageCode, type PageReplies } from '../../../common/page-messages.js';
-import {
-  hostOfUrl,
-  indexPage,
-  isPageState,
-  newPage,
-  pageAddCompleted,
-  pageAddError,
-  pageAddRedirect,
-  pageAddRequest,
-  pageAddTiming,
-  toPageReport,
-  type PageIndex,
-  type PageState,
-  type PageTimingMessage,
-} from '../../../common/page-record.js';
-import { isExcluded } from '../../../common/settings.js';
+import type { MessageSender } from '../messages/index.js';
+import { type PageCode, type PageReplies, type PageTimingMessage } from '../messages/page.js';
+import { isExcluded } from '../settings.js';
+import { CODES, type Failure } from '../../../common/errors.js';
+import { pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
 
 /** storage.session key prefix of a tab's pages. */
 export const TAB_KEY_PREFIX = 'pages:tab:';
@@ -285,7 +272,7 @@ export class PageRecorder {
   /** page-timing from the content script of a tab's top frame. */
   async timing(message: PageTimingMessage, sender: MessageSender): Promise<PageReplies['page-timing']> {
     if (sender.tabId === undefined || sender.frameId !== 0 || !sender.url || !NETWORK_URL.test(sender.url)) {
-      return fail(PAGE_CODES.BAD_SENDER, 'page-timing is accepted only from the content script of a tab\'s top frame');
+      return fail(CODES.BAD_SENDER, 'page-timing is accepted only from the content script of a tab\'s top frame');
     }
     await this.ready;
     if (sender.incognito) this.privateTabs.add(sender.tabId);
@@ -304,7 +291,7 @@ export class PageRecorder {
   /** page-report: the record of the tab's current page, for the extension's own pages. */
   async report(tabId: number, sender: MessageSender): Promise<PageReplies['page-report']> {
     if (!sender.url || !sender.url.startsWith(this.deps.extensionBase)) {
-      return fail(PAGE_CODES.BAD_SENDER, 'page-report is answered only to the extension\'s own pages');
+      return fail(CODES.BAD_SENDER, 'page-report is answered only to the extension\'s own pages');
     }
     await this.ready;
     const tab = this.tabs.get(tabId);
@@ -415,16 +402,16 @@ export class PageRecorder {
   }
 
   private refusal(entry: Entry): Failure<PageCode> | null {
-    if (entry.gate === 'private') return fail(PAGE_CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
-    if (entry.gate === 'excluded') return fail(PAGE_CODES.EXCLUDED, 'This site is excluded in the settings: dnscost records nothing of it.');
+    if (entry.gate === 'private') return fail(CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
+    if (entry.gate === 'excluded') return fail(CODES.EXCLUDED, 'This site is excluded in the settings: dnscost records nothing of it.');
     return null;
   }
 
   private async missing(tabId: number): Promise<Failure<PageCode>> {
     if (this.privateTabs.has(tabId) || (await this.deps.isIncognitoTab(tabId).catch(() => null))) {
-      return fail(PAGE_CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
+      return fail(CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
     }
-    return fail(PAGE_CODES.NO_PAGE, `No page is recorded for tab ${tabId} (no web page loaded since dnscost started, or not a web page).`);
+    return fail(CODES.NO_PAGE, `No page is recorded for tab ${tabId} (no web page loaded since dnscost started, or not a web page).`);
   }
 
   /** Stores a tab's recordable pages after `delay` ms (0: now), unless a write is due as soon; replaces a later one. */

@@ -8,10 +8,11 @@
 // storage.local key (the recorded pages and results) and awaits its listeners (page-records.ts clears storage.session).
 //
 // This module touches no browser global: storage areas and the clock are passed in, so it runs under Node with
-// fakes (tests/extension-settings-store.test.ts).
-import { SETTINGS_CODES, type PolicyField, type PolicyStatus, type SettingsFailure, type SettingsView } from '../../../common/settings-messages.js';
-import { applyPolicy, defaultSettings, parseSettings, type Settings } from '../../../common/settings.js';
+// fakes (extension/src/background/settings-store.test.ts).
+import { type PolicyField, type PolicyStatus, type SettingsFailure, type SettingsView } from '../messages/settings.js';
+import { applyPolicy, defaultSettings, parseSettings, type Settings } from '../settings.js';
 import type { ResolverSpec } from '../../../common/schema.js';
+import { CODES } from '../../../common/errors.js';
 
 /** The storage.local key holding the person's own settings; data-clear keeps it and removes every other key. */
 export const SETTINGS_KEY = 'settings';
@@ -127,7 +128,7 @@ export class SettingsStore {
   saveSettings(settings: unknown): Promise<SettingsView | SettingsFailure> {
     return this.serial(async () => {
       const parsed = parseSettings(settings);
-      if (!parsed.ok) return failure(SETTINGS_CODES.INVALID_SETTINGS, 'The settings are not valid.', parsed.problems);
+      if (!parsed.ok) return failure(CODES.INVALID_SETTINGS, 'The settings are not valid.', parsed.problems);
       return this.write(parsed.settings);
     });
   }
@@ -138,10 +139,10 @@ export class SettingsStore {
       const current = await this.view();
       const blocked = current.fixed.filter((f) => f === 'resolvers' && changes.resolvers !== undefined && !sameJson(changes.resolvers, current.settings.resolvers));
       if (blocked.length > 0) {
-        return failure(SETTINGS_CODES.POLICY_FIXED, `Your administrator's policy sets ${blocked.join(' and ')}; they cannot be changed here.`, [], blocked);
+        return failure(CODES.POLICY_FIXED, `Your administrator's policy sets ${blocked.join(' and ')}; they cannot be changed here.`, [], blocked);
       }
       const next = applyChanges(current.own, changes);
-      if (!next.ok) return failure(SETTINGS_CODES.INVALID_SETTINGS, 'The settings are not valid.', next.problems);
+      if (!next.ok) return failure(CODES.INVALID_SETTINGS, 'The settings are not valid.', next.problems);
       return this.write(next.settings);
     });
   }
@@ -163,10 +164,10 @@ export class SettingsStore {
       try {
         value = JSON.parse(json);
       } catch (err) {
-        return failure(SETTINGS_CODES.BAD_JSON, `The file is not JSON: ${(err as Error).message}`);
+        return failure(CODES.BAD_JSON, `The file is not JSON: ${(err as Error).message}`);
       }
       const parsed = parseSettings(value);
-      if (!parsed.ok) return failure(SETTINGS_CODES.INVALID_SETTINGS, 'The file does not hold valid dnscost settings; nothing was changed.', parsed.problems);
+      if (!parsed.ok) return failure(CODES.INVALID_SETTINGS, 'The file does not hold valid dnscost settings; nothing was changed.', parsed.problems);
       const current = await this.view();
       const consentKept = parsed.settings.consent.given !== current.own.consent.given;
       const upload = { ...parsed.settings.upload, enabled: current.own.upload.enabled && (parsed.settings.upload.collector !== '' || current.own.upload.collector !== '') };
@@ -181,7 +182,7 @@ export class SettingsStore {
     return this.serial(async () => {
       const current = await this.view();
       if (current.fixed.includes('consent')) {
-        return failure(SETTINGS_CODES.POLICY_FIXED, "Your administrator's policy decides consent; it cannot be changed here.", [], ['consent']);
+        return failure(CODES.POLICY_FIXED, "Your administrator's policy decides consent; it cannot be changed here.", [], ['consent']);
       }
       return this.write({ ...current.own, consent: { given, at: this.deps.now() } });
     });

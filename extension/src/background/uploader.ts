@@ -1,4 +1,4 @@
-// The opt-in upload (common/upload-build.ts for what a batch holds). Off until the person turns it on with a
+// The opt-in upload (extension/src/background/upload-build.ts for what a batch holds). Off until the person turns it on with a
 // collector address. Each finished measurement's history entry becomes an upload page in `pending`; pages are sealed
 // into batches — fixed bytes, a random key (the collector's idempotency key) and a random deletion token — when 20
 // are pending, when the oldest has waited an hour, or when the person asks for the preview (so the preview is byte
@@ -9,11 +9,11 @@
 // jitter, honouring Retry-After. A retry sends the same key and bytes, so nothing is counted twice; the queue lives in
 // storage, so nothing is lost offline, on a browser restart or a killed worker. Pausing holds the queue.
 import { DELETION_TOKEN_HEADER } from '../../../common/upload-batch.js';
-import { buildBatches, uploadPage } from '../../../common/upload-build.js';
-import type { HistoryEntry } from '../../../common/history.js';
+import { buildBatches, uploadPage } from './upload-build.js';
+import type { HistoryEntry } from '../history.js';
 import type { UploadPage } from '../../../common/upload-batch.js';
-import type { Settings } from '../../../common/settings.js';
-import type { UploadStatus } from '../../../common/upload-messages.js';
+import type { Settings } from '../settings.js';
+import type { UploadStatus } from '../messages/upload.js';
 
 export const UPLOAD_KEYS = { pending: 'upload:pending', queue: 'upload:queue', sent: 'upload:sent', refused: 'upload:refused' } as const;
 export const UPLOAD_TIMING = { sealPages: 20, sealAfterMs: 3_600_000, retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000 } as const;

@@ -1,6 +1,6 @@
 // The personal dashboard: the person's whole history read once (history-get), filtered here by time window, site and network
-// with the background's own rule (common/history.ts matchesFilter), drawn as two uPlot charts, a table and a
-// plain-language recommendation, all computed by common/dashboard.ts. Exports CSV and JSON of the pages in view.
+// with the background's own rule (extension/src/history.ts matchesFilter), drawn as two uPlot charts, a table and a
+// plain-language recommendation, all computed by extension/src/dashboard/analysis.ts. Exports CSV and JSON of the pages in view.
 //
 // Lifecycle: mount → history-get and settings-get (resolver names) → draw; every filter change redraws from the
 // entries in hand (no new message). `document.body.dataset.state` is `loading`, `empty` (nothing stored), `ready`
@@ -8,11 +8,8 @@
 // `dataset.shown` how many pages are in view. Text from data (hosts, resolver names) only goes in as textContent
 // (uPlot sets its labels the same way).
 import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
-import {
-  combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter,
-  type Combo, type ComboStats, type NetworkOption, type WindowId,
-} from '../../../common/dashboard.js';
-import type { HistoryEntry, HistoryFilter } from '../../../common/history.js';
+import { combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type Combo, type ComboStats, type NetworkOption, type WindowId } from './analysis.js';
+import type { HistoryEntry, HistoryFilter } from '../history.js';
 import type { Mode, TransportId } from '../../../common/transports.js';
 import { send } from '../ui/messages.js';
 import { drawLookupCdf, drawOnLoadCdf, TRANSPORT_SHORT, type Chart } from './plots.js';

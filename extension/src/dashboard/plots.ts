@@ -5,7 +5,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
-import type { Combo } from '../../../common/dashboard.js';
+import type { Combo } from './analysis.js';
 import type { TransportId } from '../../../common/transports.js';
 
 /** Short transport names for legends and sentences. */
@@ -45,7 +45,7 @@ function shadeIndistinguishable(u: uPlot): void {
 
 /**
  * The CDF of the estimated onLoad change: one stepped line per resolver × transport (`combos`, legend `labels`), on
- * the shared x of `x`/`y` (common/dashboard.ts sharedCdf).
+ * the shared x of `x`/`y` (extension/src/dashboard/analysis.ts sharedCdf).
  */
 export function drawOnLoadCdf(into: HTMLElement, width: number, combos: readonly Combo[], resolverIndex: (id: string) => number, labels: readonly string[],
   x: number[], y: (number | null)[][]): Promise<Chart> {

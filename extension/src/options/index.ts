@@ -3,24 +3,15 @@
 // re-renders from its reply; nothing here writes storage. Text from settings, files or the policy only ever
 // reaches the page through textContent.
 import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-resolvers.js';
-import type { ExtensionMessage, Failure } from '../../../common/extension-messages.js';
-import type { UploadStatus } from '../../../common/upload-messages.js';
-import type { SettingsFailure, SettingsView } from '../../../common/settings-messages.js';
-import { defaultSettings } from '../../../common/settings.js';
-import type { ResolverSpec } from '../../../common/schema.js';
+import type { ExtensionMessage } from '../messages/index.js';
+import type { UploadStatus } from '../messages/upload.js';
+import type { SettingsFailure, SettingsView } from '../messages/settings.js';
+import { defaultSettings } from '../settings.js';
 import { browser } from '../browser.js';
 import { mountHostStatus } from '../ui/host-status-panel.js';
 import { send } from '../ui/messages.js';
-import {
-  DEFAULT_PORTS,
-  addCustomEndpoint,
-  checkEndpointFields,
-  consentDestinations,
-  describeEndpoint,
-  exclusionFromInput,
-  toggleDefault,
-  type EndpointField,
-} from './resolver-form.js';
+import { DEFAULT_PORTS, addCustomEndpoint, checkEndpointFields, consentDestinations, describeEndpoint, exclusionFromInput, toggleDefault, type EndpointField } from './resolver-form.js';
+import { type Failure } from '../../../common/errors.js';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 let current: SettingsView | null = null;

@@ -1,6 +1,6 @@
 // The options page's pure parts (no DOM): checking a custom endpoint's fields with a message per field, editing the
 // resolver list (defaults on/off, custom ones added and removed), reading an exclusion, and the consent wording.
-// Tested under Node (tests/extension-options-form.test.ts).
+// Tested under Node (extension/src/options/resolver-form.test.ts).
 import * as v from 'valibot';
 import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-resolvers.js';
 import { normalizeHostname } from '../../../common/hostname.js';

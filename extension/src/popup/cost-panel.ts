@@ -5,11 +5,13 @@
 // Lifecycle: mount → one measure-status; while a measurement runs it polls every POLL_MS (cheap: no records), and
 // once it finished asks once more with the records and draws the results. `root.dataset.state` names the state
 // shown (tests and scripts read it); `root.dataset.drawMs` how long the last results took to draw.
-import { MEASURE_CODES, type MeasureStatus, type StoredRecord } from '../../../common/measure-messages.js';
+import { type MeasureStatus } from '../messages/measure.js';
 import { browser } from '../browser.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
 import { computeResults, el, renderBytes, renderSummary, renderWaterfall } from './cost-view.js';
+import { CODES } from '../../../common/errors.js';
+import { type StoredRecord } from '../../../common/cost-model.js';
 
 /** Progress is asked for this often while measuring. */
 export const POLL_MS = 500;
@@ -99,26 +101,26 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
 
   const blockedView = (b: NonNullable<MeasureStatus['blocked']>): Array<Node | string> => {
     switch (b.code) {
-      case MEASURE_CODES.NO_CONSENT: {
+      case CODES.NO_CONSENT: {
         const link = el('a', 'Open dnscost’s options');
         link.href = browser.runtime.getURL('options/options.html');
         link.target = '_blank';
         return [el('p', 'dnscost measures a page only after you agreed to have its hostnames re-resolved by the resolvers you chose.'), el('p', undefined), link];
       }
-      case MEASURE_CODES.HOST_NOT_CONNECTED: {
+      case CODES.HOST_NOT_CONNECTED: {
         const pre = el('pre');
         pre.append(el('code', INSTALL_COMMAND));
         return [el('p', 'dnscost needs its native host to measure. If it is not installed, install it from a terminal:'), pre, el('p', b.message, 'detail')];
       }
-      case MEASURE_CODES.PRIVATE_WINDOW:
+      case CODES.PRIVATE_WINDOW:
         return [el('p', 'This is a private window: dnscost never records or measures pages here.')];
-      case MEASURE_CODES.EXCLUDED:
+      case CODES.EXCLUDED:
         return [el('p', 'This site is excluded in dnscost’s options: it is never recorded or measured.')];
-      case MEASURE_CODES.NO_PAGE:
+      case CODES.NO_PAGE:
         return [el('p', 'dnscost has no record of a web page in this tab (load or reload a page first).')];
-      case MEASURE_CODES.NO_MEASURABLE_HOSTS:
+      case CODES.NO_MEASURABLE_HOSTS:
         return [el('p', 'This page used only internal names or IP addresses, which are never sent to your resolvers.')];
-      case MEASURE_CODES.BUSY:
+      case CODES.BUSY:
         return [el('p', `Another page is being measured; try again when it finished. ${b.message}`)];
       default:
         return [el('p', b.message)];

@@ -1,9 +1,9 @@
 // The per-site cost panel's results, drawn with DOM APIs only: every hostname, resolver name and error code from a
 // page or a host reply goes in as textContent, never as markup. Work is proportional to hosts × transports × modes of
 // one resolver (the waterfall shows one resolver at a time), so a 200-host page draws in a few tens of ms.
-import { pageCost, INDISTINGUISHABLE_MS, type CellCost } from '../../../common/cost-model.js';
-import type { MeasurementMeta, StoredRecord } from '../../../common/measure-messages.js';
-import { chooseBaseline, pageCostInput, replayRecordInputs } from '../../../common/page-cost-input.js';
+import { INDISTINGUISHABLE_MS, type CellCost, type StoredRecord } from '../../../common/cost-model.js';
+import type { MeasurementMeta } from '../messages/measure.js';
+import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
 import { TRANSPORT_IDS, type Mode, type TransportId } from '../../../common/transports.js';
 import { TRANSPORT_NAMES } from '../ui/host-status-view.js';
@@ -41,9 +41,8 @@ export interface Results {
 
 /** Runs the cost model over a measurement's stored records. */
 export function computeResults(meta: MeasurementMeta, records: readonly StoredRecord[]): Results {
-  const measured = new Set(meta.plan.hosts.map((h) => h.name));
+  const cells = measuredPageCost(meta.page, records);
   const baseline = chooseBaseline(records);
-  const cells = pageCost(pageCostInput(meta.page, measured), replayRecordInputs(records), baseline ? { baseline } : {});
   const resolverOrder = new Map(meta.plan.resolvers.map((r, i) => [r.id, i]));
   cells.sort((a, b) => (resolverOrder.get(a.resolver) ?? 99) - (resolverOrder.get(b.resolver) ?? 99) || transportOrder(a.transport) - transportOrder(b.transport) || MODE_ORDER[a.mode] - MODE_ORDER[b.mode]);
   return { cells, baseline };

@@ -1,7 +1,7 @@
 // The host-status panel of the popup and the options page: asks the background, renders, and offers "Check again".
-import type { HostStatus } from '../../../common/extension-messages.js';
 import { renderHostStatus } from './host-status-view.js';
 import { send } from './messages.js';
+import { type HostStatus } from '../messages/host.js';
 
 function show(root: HTMLElement, reply: HostStatus | { ok: false; code: string; message: string }): void {
   if ('connected' in reply) {

@@ -1,6 +1,6 @@
 // Shows the native host's state in plain language (popup and options page share it).
-import type { HostStatus } from '../../../common/extension-messages.js';
 import type { TransportId } from '../../../common/transports.js';
+import { type HostStatus } from '../messages/host.js';
 
 /** The command that installs the native host's manifest for this machine's browsers. */
 export const INSTALL_COMMAND = 'npx dnscost-host install';

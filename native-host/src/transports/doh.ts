@@ -2,7 +2,7 @@
 // query, `application/dns-message`, POST (Firefox) or GET with ?dns= (Chromium), DNS id 0.
 import http2 from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
+import { CODES, DnscostError } from '../../../common/errors.js';
 import type { EndpointSpec } from '../../../common/schema.js';
 import { openTls, socketError, type TcpWire } from '../dial.js';
 import { ConnectionSession } from './connection-session.js';
@@ -25,9 +25,9 @@ export function dohRequest(endpoint: EndpointSpec, query: Buffer): { method: 'GE
 
 /** Checks a DoH response's status and media type (RFC 8484 §4.2.1); throws a coded error. */
 export function checkDohResponse(status: number, contentType: string | undefined): void {
-  if (status !== 200) throw new DnscostError(ERROR_CODES.HTTP_STATUS, `HTTP status ${status}`);
+  if (status !== 200) throw new DnscostError(CODES.HTTP_STATUS, `HTTP status ${status}`);
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== DNS_MESSAGE) throw new DnscostError(ERROR_CODES.HTTP_CONTENT_TYPE, `content-type ${JSON.stringify(contentType ?? '')} is not ${DNS_MESSAGE}`);
+  if (type !== DNS_MESSAGE) throw new DnscostError(CODES.HTTP_CONTENT_TYPE, `content-type ${JSON.stringify(contentType ?? '')} is not ${DNS_MESSAGE}`);
 }
 
 class H2Session extends ConnectionSession implements Session {
@@ -43,7 +43,7 @@ class H2Session extends ConnectionSession implements Session {
   ) {
     super(counter, setup, tls, tlsSocket);
     session.on('goaway', (code, lastStreamId) => {
-      this.broken ??= new DnscostError(ERROR_CODES.HTTP_GOAWAY, `server sent GOAWAY (code ${code}, last stream ${lastStreamId})`);
+      this.broken ??= new DnscostError(CODES.HTTP_GOAWAY, `server sent GOAWAY (code ${code}, last stream ${lastStreamId})`);
       this.events.push({ type: 'goaway', detail: `code ${code}, last stream ${lastStreamId}` });
     });
     session.on('error', (err) => {
@@ -51,7 +51,7 @@ class H2Session extends ConnectionSession implements Session {
     });
     session.on('close', () => {
       if (!this.broken) this.events.push({ type: 'connection-closed', detail: 'HTTP/2 session closed' });
-      this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'HTTP/2 session closed');
+      this.broken ??= new DnscostError(CODES.CONNECTION_CLOSED, 'HTTP/2 session closed');
     });
   }
 
@@ -60,7 +60,7 @@ class H2Session extends ConnectionSession implements Session {
   }
 
   exchange(query: Buffer, _id: number, timeoutMs: number): Promise<Buffer> {
-    if (!this.usable) return Promise.reject(this.broken ?? new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'HTTP/2 session closed'));
+    if (!this.usable) return Promise.reject(this.broken ?? new DnscostError(CODES.CONNECTION_CLOSED, 'HTTP/2 session closed'));
     const { method, path } = dohRequest(this.endpoint, query);
     const headers: http2.OutgoingHttpHeaders = { ':method': method, ':path': path, accept: DNS_MESSAGE };
     if (method === 'POST') {
@@ -89,7 +89,7 @@ class H2Session extends ConnectionSession implements Session {
           reject(err);
         } else resolve(body!);
       };
-      const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
+      const timer = setTimeout(() => finish(new DnscostError(CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       let declared: number | null = null;
       stream.on('response', (h) => {
         status = Number(h[':status']);
@@ -98,7 +98,7 @@ class H2Session extends ConnectionSession implements Session {
       });
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_BODY) return finish(new DnscostError(ERROR_CODES.MALFORMED_ANSWER, `body longer than ${MAX_BODY} bytes`));
+        if (size > MAX_BODY) return finish(new DnscostError(CODES.MALFORMED_ANSWER, `body longer than ${MAX_BODY} bytes`));
         chunks.push(chunk);
       });
       stream.on('end', () => {
@@ -111,7 +111,7 @@ class H2Session extends ConnectionSession implements Session {
         this.counter.dns.received += body.length;
         // node:http2 ends a stream the server cancelled mid-body like a complete one; the length tells them apart.
         if ((declared !== null && body.length !== declared) || (stream.rstCode ?? 0) !== http2.constants.NGHTTP2_NO_ERROR) {
-          return finish(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, `answer cut off: ${body.length} of ${declared ?? '?'} bytes arrived (RST_STREAM ${stream.rstCode ?? 'none'})`));
+          return finish(new DnscostError(CODES.CONNECTION_CLOSED, `answer cut off: ${body.length} of ${declared ?? '?'} bytes arrived (RST_STREAM ${stream.rstCode ?? 'none'})`));
         }
         finish(null, body);
       });
@@ -120,25 +120,25 @@ class H2Session extends ConnectionSession implements Session {
         if (settled) return;
         const code = stream.rstCode;
         if (code !== undefined && code !== http2.constants.NGHTTP2_NO_ERROR) {
-          return finish(this.broken?.code === ERROR_CODES.HTTP_GOAWAY
+          return finish(this.broken?.code === CODES.HTTP_GOAWAY
             ? this.broken
-            : new DnscostError(ERROR_CODES.HTTP_STREAM_RESET, `stream reset by server (RST_STREAM code ${code})`));
+            : new DnscostError(CODES.HTTP_STREAM_RESET, `stream reset by server (RST_STREAM code ${code})`));
         }
-        finish(this.broken ?? new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'stream closed before the answer was complete'));
+        finish(this.broken ?? new DnscostError(CODES.CONNECTION_CLOSED, 'stream closed before the answer was complete'));
       });
       if (method === 'POST') stream.end(query);
     });
   }
 
   private streamError(err: NodeJS.ErrnoException): DnscostError {
-    if (this.broken?.code === ERROR_CODES.HTTP_GOAWAY) return this.broken;
-    if (err.code === 'ERR_HTTP2_STREAM_ERROR') return new DnscostError(ERROR_CODES.HTTP_STREAM_RESET, `stream reset: ${err.message}`);
-    if (err.code === 'ERR_HTTP2_GOAWAY_SESSION') return new DnscostError(ERROR_CODES.HTTP_GOAWAY, err.message);
+    if (this.broken?.code === CODES.HTTP_GOAWAY) return this.broken;
+    if (err.code === 'ERR_HTTP2_STREAM_ERROR') return new DnscostError(CODES.HTTP_STREAM_RESET, `stream reset: ${err.message}`);
+    if (err.code === 'ERR_HTTP2_GOAWAY_SESSION') return new DnscostError(CODES.HTTP_GOAWAY, err.message);
     return this.broken ?? socketError(err, 'HTTP/2 stream');
   }
 
   close(): void {
-    this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
+    this.broken ??= new DnscostError(CODES.CONNECTION_CLOSED, 'closed by dnscost');
     this.session.destroy();
     // After a GOAWAY node:http2 may leave the socket open (the session is closing, not destroyed): end it here.
     this.tlsSocket.destroy();
@@ -155,7 +155,7 @@ export const doh: Transport = {
     const serverName = endpoint.serverName ?? endpoint.address;
     if (info.alpn !== 'h2') {
       tlsSocket.destroy();
-      throw new DnscostError(ERROR_CODES.TLS_HANDSHAKE, `server did not negotiate HTTP/2 (ALPN ${info.alpn ?? 'none'})`);
+      throw new DnscostError(CODES.TLS_HANDSHAKE, `server did not negotiate HTTP/2 (ALPN ${info.alpn ?? 'none'})`);
     }
     const authority = `https://${serverName.includes(':') ? `[${serverName}]` : serverName}:${endpoint.port}`;
     // The connection is already open and timed; http2 only runs the HTTP/2 preface over it.

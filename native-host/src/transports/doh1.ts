@@ -3,7 +3,7 @@
 // over the TLS socket we opened and timed; its agent may never open a connection of its own.
 import http from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
+import { CODES, DnscostError } from '../../../common/errors.js';
 import type { TlsInfo } from '../../../common/record.js';
 import type { EndpointSpec } from '../../../common/schema.js';
 import { openTls, socketError, type TcpWire } from '../dial.js';
@@ -23,7 +23,7 @@ class OneSocketAgent extends http.Agent {
   override createConnection(): TLSSocket {
     const s = this.socket;
     this.socket = null;
-    if (!s) throw new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'HTTP/1.1 connection was closed; dnscost does not reconnect silently');
+    if (!s) throw new DnscostError(CODES.CONNECTION_CLOSED, 'HTTP/1.1 connection was closed; dnscost does not reconnect silently');
     return s;
   }
 }
@@ -44,7 +44,7 @@ class H1Session extends ConnectionSession implements Session {
     this.agent = new OneSocketAgent(tlsSocket);
     tlsSocket.on('close', () => {
       if (!this.broken) this.events.push({ type: 'connection-closed', detail: 'HTTP/1.1 connection closed' });
-      this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'HTTP/1.1 connection closed');
+      this.broken ??= new DnscostError(CODES.CONNECTION_CLOSED, 'HTTP/1.1 connection closed');
     });
   }
 
@@ -76,20 +76,20 @@ class H1Session extends ConnectionSession implements Session {
         settled = true;
         clearTimeout(timer);
         if (err) {
-          this.broken ??= err.code === ERROR_CODES.HTTP_STATUS || err.code === ERROR_CODES.HTTP_CONTENT_TYPE ? null : err;
+          this.broken ??= err.code === CODES.HTTP_STATUS || err.code === CODES.HTTP_CONTENT_TYPE ? null : err;
           if (this.broken) req.destroy();
           reject(err);
         } else resolve(body!);
       };
       const req = http.request({ agent: this.agent, method, path, headers, host, port: this.endpoint.port });
-      const timer = setTimeout(() => finish(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
+      const timer = setTimeout(() => finish(new DnscostError(CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       req.on('error', (err) => finish(this.broken ?? (err instanceof DnscostError ? err : socketError(err, 'HTTP/1.1 request'))));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_BODY) finish(new DnscostError(ERROR_CODES.MALFORMED_ANSWER, `body longer than ${MAX_BODY} bytes`));
+          if (size > MAX_BODY) finish(new DnscostError(CODES.MALFORMED_ANSWER, `body longer than ${MAX_BODY} bytes`));
           else chunks.push(chunk);
         });
         res.on('end', () => {
@@ -102,7 +102,7 @@ class H1Session extends ConnectionSession implements Session {
           this.counter.dns.received += body.length;
           finish(null, body);
         });
-        res.on('aborted', () => finish(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'connection closed mid-answer')));
+        res.on('aborted', () => finish(new DnscostError(CODES.CONNECTION_CLOSED, 'connection closed mid-answer')));
         res.on('error', (err) => finish(socketError(err, 'HTTP/1.1 response')));
       });
       req.end(method === 'POST' ? query : undefined);
@@ -110,7 +110,7 @@ class H1Session extends ConnectionSession implements Session {
   }
 
   close(): void {
-    this.broken ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
+    this.broken ??= new DnscostError(CODES.CONNECTION_CLOSED, 'closed by dnscost');
     this.agent.destroy();
     this.tlsSocket.destroy();
   }

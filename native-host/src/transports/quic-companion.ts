@@ -6,17 +6,9 @@
 // *unavailable* (a reason string), which the engine reports apart from lookup failures.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
-import {
-  CompanionFrameDecoder,
-  encodeCompanionFrame,
-  parseCompanionFrame,
-  QUIC_PROTOCOL_VERSION,
-  type CompanionFrame,
-  type CompanionRequest,
-} from './quic-protocol.js';
+import { CODES, DnscostError } from '../../../common/errors.js';
+import { CompanionFrameDecoder, encodeCompanionFrame, parseCompanionFrame, QUIC_PROTOCOL_VERSION, type CompanionFrame, type CompanionRequest } from './quic-protocol.js';
+import { COMPANION } from '../paths.js';
 
 /** Extra time the host waits beyond a request's own limit before it gives up on the companion. */
 const GRACE_MS = 2000;
@@ -27,14 +19,7 @@ type Outgoing = CompanionRequest extends infer R ? (R extends { id: number } ? O
 /** Where the companion binary is: $DNSCOST_QUIC_BIN, or native-host/quic/bin/dnscost-quic of this checkout. */
 export function companionPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.DNSCOST_QUIC_BIN) return env.DNSCOST_QUIC_BIN;
-  // Walk up from this module (src or dist) to the directory holding package.json.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return join(dir, 'native-host', 'quic', 'bin', 'dnscost-quic');
+  return COMPANION;
 }
 
 /** A client of one companion process, started lazily. */
@@ -144,7 +129,7 @@ export class QuicCompanion {
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(id);
-      p.reject(new DnscostError(ERROR_CODES.INTERNAL, message));
+      p.reject(new DnscostError(CODES.INTERNAL, message));
     }
   }
 
@@ -156,12 +141,12 @@ export class QuicCompanion {
 
   private send(message: Outgoing, timeoutMs: number): Promise<CompanionFrame> {
     const child = this.child;
-    if (!child) return Promise.reject(new DnscostError(ERROR_CODES.INTERNAL, 'the QUIC companion is not running'));
+    if (!child) return Promise.reject(new DnscostError(CODES.INTERNAL, 'the QUIC companion is not running'));
     const id = this.nextId++;
     return new Promise<CompanionFrame>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new DnscostError(ERROR_CODES.TIMEOUT, `the QUIC companion did not answer within ${timeoutMs + GRACE_MS} ms`));
+        reject(new DnscostError(CODES.TIMEOUT, `the QUIC companion did not answer within ${timeoutMs + GRACE_MS} ms`));
       }, timeoutMs + GRACE_MS);
       this.pending.set(id, { resolve, reject, timer });
       child.stdin.write(encodeCompanionFrame({ ...message, id } as CompanionRequest));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import test from 'node:test';
+import { test } from 'vitest';
 import { CompanionFrameDecoder, encodeCompanionFrame, MAX_QUIC_FRAME, parseCompanionFrame, type CompanionRequest } from './quic-protocol.js';
 
 const wire = { bytes: { sent: 1290, received: 2300 }, packets: { sent: 2, received: 3 }, payload: { sent: 1234, received: 2216 }, dns: { sent: 130, received: 87 }, at: 1_795_000_000_000_000 };

@@ -3,7 +3,7 @@
 // `parseCompanionFrame` (valibot) before anything reads it, so a companion of another version cannot feed the
 // engine fields it does not understand.
 import * as v from 'valibot';
-import { ERROR_CODES, type ErrorCode } from '../../../common/errors.js';
+import { type ErrorCode, CODES } from '../../../common/errors.js';
 
 /** Version of this protocol; the companion reports its own in `hello` and a mismatch makes doq/doh3 unavailable. */
 export const QUIC_PROTOCOL_VERSION = 1;
@@ -55,7 +55,7 @@ const companionTls = v.strictObject({
 });
 export type CompanionTls = v.InferOutput<typeof companionTls>;
 
-const errorCodes = Object.values(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+const errorCodes = Object.values(CODES) as [ErrorCode, ...ErrorCode[]];
 const connId = v.pipe(v.number(), v.integer(), v.minValue(1));
 const frameId = v.pipe(v.number(), v.integer(), v.minValue(0));
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import test from 'node:test';
+import { test } from 'vitest';
 import { DnscostError } from '../../../common/errors.js';
 import type { MeasureRequest } from '../../../common/schema.js';
 import { measure } from '../measure.js';

@@ -1,7 +1,7 @@
 // What `doq` and `doh3` share: a session whose QUIC connection lives in the companion process (quic-companion.ts).
 // The companion times the handshake and the query on its monotonic clock and counts every UDP datagram; this file
 // turns its replies into the Session interface, so the engine treats QUIC like any other transport.
-import { DnscostError, ERROR_CODES, type ErrorCode } from '../../../common/errors.js';
+import { CODES, DnscostError, type ErrorCode } from '../../../common/errors.js';
 import type { TlsInfo } from '../../../common/record.js';
 import type { EndpointSpec } from '../../../common/schema.js';
 import type { SetupFailure, WireTotals } from '../dial.js';
@@ -53,7 +53,7 @@ class QuicSession implements Session {
     this.early = early;
     this.reportedResumed = info.complete && info.resumed;
     companion.onClosed(conn, (detail) => {
-      this.closedReason ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, `QUIC connection closed: ${detail}`);
+      this.closedReason ??= new DnscostError(CODES.CONNECTION_CLOSED, `QUIC connection closed: ${detail}`);
       this.events.push({ type: 'connection-closed', detail });
     });
   }
@@ -85,10 +85,10 @@ class QuicSession implements Session {
     }
     if (reply.type === 'error') {
       const err = new DnscostError(reply.code, reply.message);
-      if (reply.code === ERROR_CODES.CONNECTION_CLOSED) this.closedReason ??= err;
+      if (reply.code === CODES.CONNECTION_CLOSED) this.closedReason ??= err;
       throw err;
     }
-    throw new DnscostError(ERROR_CODES.INTERNAL, `the QUIC companion answered an exchange with ${reply.type}`);
+    throw new DnscostError(CODES.INTERNAL, `the QUIC companion answered an exchange with ${reply.type}`);
   }
 
   /** Tells what an early (0-RTT) connection's handshake turned out to be, once, on the exchange that learnt it. */
@@ -124,7 +124,7 @@ class QuicSession implements Session {
   }
 
   close(): void {
-    this.closedReason ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
+    this.closedReason ??= new DnscostError(CODES.CONNECTION_CLOSED, 'closed by dnscost');
     this.companion.onClosed(this.conn, null);
     this.companion.request({ type: 'close', conn: this.conn }, 5000).catch(() => {});
   }
@@ -142,7 +142,7 @@ export function quicTransport(id: QuicTransportId, companion: () => QuicCompanio
     async open(endpoint: EndpointSpec, options: OpenOptions): Promise<Session> {
       const c = companion();
       const why = c.unavailable();
-      if (why) throw new DnscostError(ERROR_CODES.TRANSPORT_UNAVAILABLE, why);
+      if (why) throw new DnscostError(CODES.TRANSPORT_UNAVAILABLE, why);
       const resumeFrom = options.tlsSession ? Number(options.tlsSession.toString()) : undefined;
       const reply = await c.request(
         {
@@ -159,7 +159,7 @@ export function quicTransport(id: QuicTransportId, companion: () => QuicCompanio
         options.timeoutMs,
       );
       if (reply.type === 'opened') return new QuicSession(c, reply.conn, reply.handshakeMs, reply.early, reply.tls, reply.wire);
-      const code: ErrorCode = reply.type === 'error' ? reply.code : ERROR_CODES.INTERNAL;
+      const code: ErrorCode = reply.type === 'error' ? reply.code : CODES.INTERNAL;
       const failure: SetupFailure = new DnscostError(code, reply.type === 'error' ? reply.message : `the QUIC companion answered open with ${reply.type}`);
       failure.wire = quicTotals(reply.type === 'error' ? reply.wire : undefined);
       failure.setup = { connect: null, tls: reply.type === 'error' ? (reply.handshakeMs ?? null) : null };

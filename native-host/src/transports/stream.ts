@@ -2,7 +2,7 @@
 // id, answers in any order. Shared by `tcp` and `dot`.
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
+import { CODES, DnscostError } from '../../../common/errors.js';
 import type { TlsInfo } from '../../../common/record.js';
 import { socketError, type TcpWire } from '../dial.js';
 import { ConnectionSession } from './connection-session.js';
@@ -29,8 +29,8 @@ export class StreamSession extends ConnectionSession implements Session {
     super(counter, setup, tls, tls ? (stream as TLSSocket) : null);
     stream.on('data', (chunk: Buffer) => this.onData(chunk));
     stream.on('error', (err) => this.fail(socketError(err, 'query')));
-    stream.on('end', () => this.fail(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'server closed the connection')));
-    stream.on('close', () => this.fail(new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'connection closed')));
+    stream.on('end', () => this.fail(new DnscostError(CODES.CONNECTION_CLOSED, 'server closed the connection')));
+    stream.on('close', () => this.fail(new DnscostError(CODES.CONNECTION_CLOSED, 'connection closed')));
   }
 
   get usable(): boolean {
@@ -39,11 +39,11 @@ export class StreamSession extends ConnectionSession implements Session {
 
   exchange(query: Buffer, id: number, timeoutMs: number): Promise<Buffer> {
     if (this.closedReason) return Promise.reject(this.closedReason);
-    if (this.pending.has(id)) return Promise.reject(new DnscostError(ERROR_CODES.INTERNAL, `id ${id} already in flight`));
+    if (this.pending.has(id)) return Promise.reject(new DnscostError(CODES.INTERNAL, `id ${id} already in flight`));
     return new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`));
+        reject(new DnscostError(CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       const prefix = Buffer.alloc(2);
@@ -81,7 +81,7 @@ export class StreamSession extends ConnectionSession implements Session {
     for (const [pid, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(pid);
-      p.reject(new DnscostError(ERROR_CODES.ID_MISMATCH, `answer id ${id} matches no query in flight`));
+      p.reject(new DnscostError(CODES.ID_MISMATCH, `answer id ${id} matches no query in flight`));
     }
   }
 
@@ -101,14 +101,14 @@ export class StreamSession extends ConnectionSession implements Session {
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(id);
-      p.reject(partial && err.code === ERROR_CODES.CONNECTION_CLOSED
-        ? new DnscostError(ERROR_CODES.CONNECTION_CLOSED, `connection closed mid-answer (${this.buffer.length} bytes of a message received)`)
+      p.reject(partial && err.code === CODES.CONNECTION_CLOSED
+        ? new DnscostError(CODES.CONNECTION_CLOSED, `connection closed mid-answer (${this.buffer.length} bytes of a message received)`)
         : err);
     }
   }
 
   close(): void {
-    this.closedReason ??= new DnscostError(ERROR_CODES.CONNECTION_CLOSED, 'closed by dnscost');
+    this.closedReason ??= new DnscostError(CODES.CONNECTION_CLOSED, 'closed by dnscost');
     this.stream.destroy();
   }
 }

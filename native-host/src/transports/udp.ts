@@ -2,7 +2,7 @@
 // spoofing. A truncated answer is returned as it is: no fallback to TCP here.
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { DnscostError, ERROR_CODES } from '../../../common/errors.js';
+import { CODES, DnscostError } from '../../../common/errors.js';
 import { socketError, udpWireBytes, zeroTotals, type WireTotals } from '../dial.js';
 import type { Session, SessionEvent, Transport } from './transport.js';
 
@@ -27,7 +27,7 @@ class UdpSession implements Session {
         if (err) reject(err);
         else resolve(answer!);
       };
-      const timer = setTimeout(() => done(new DnscostError(ERROR_CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
+      const timer = setTimeout(() => done(new DnscostError(CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       socket.on('error', (err) => done(socketError(err, 'query')));
       socket.on('message', (msg, rinfo) => {
         // Only the server's own address and port can answer (RFC 5452 §9.1); anything else is not counted as ours.

@@ -1,0 +1,60 @@
+// A page's cost from a stored measurement: the page record and the replay records of its hosts in the one stored
+// shape (common/cost-model.ts StoredRecord). measuredPageCost is the one function the popup, the history and the
+// validation call, so each of them runs the model that was validated. Pure: no DOM, no node: imports.
+import { pageCost, type CellCost, type CostOptions, type NavigationInput, type PageInput, type StoredRecord } from './cost-model.js';
+import type { PageRecord } from './page-record.js';
+
+/** The parts of a page record the model reads (the validation builds them from a browser's timings). */
+export type PageForCost = Pick<PageRecord, 'host' | 'hosts' | 'navigationTiming' | 'onLoadMs'>;
+
+/**
+ * The cost of `page` under every resolver × transport × mode that `records` cover, against the baseline
+ * chooseBaseline finds in them; hosts without records (not measured: internal names, IP literals, an interrupted
+ * measurement) are left out of the page.
+ */
+export function measuredPageCost(page: PageForCost, records: readonly StoredRecord[]): CellCost[] {
+  const baseline = chooseBaseline(records);
+  return pageCost(pageCostInput(page, new Set(records.map((r) => r.host))), records, baseline ? { baseline } : {});
+}
+
+const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
+
+/**
+ * The cost model's page from a page record, keeping only the hosts in `measured` (when given). Navigation Timing
+ * fields are ms after timeOrigin and hosts' first-needed times ms after the navigation started: both count from
+ * the navigation's start. Without a Navigation Timing entry (the content script did not report) the document's
+ * lookup is unknown (0) and onLoad is the page's onLoad or, failing that, the last host's first-needed time.
+ * A host's completion time is its last response's end before onLoad (webRequest.onCompleted), where one was seen.
+ */
+export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>): PageInput {
+  const nt = page.navigationTiming ?? {};
+  const lastNeeded = page.hosts.reduce((m, h) => Math.max(m, h.firstNeededMs), 0);
+  const onLoad = num(page.onLoadMs) ?? num(nt.loadEventStart) ?? num(nt.loadEventEnd) ?? lastNeeded;
+  const navigation: NavigationInput = {
+    domainLookupStart: num(nt.domainLookupStart) ?? 0,
+    domainLookupEnd: num(nt.domainLookupEnd) ?? num(nt.domainLookupStart) ?? 0,
+    connectStart: num(nt.connectStart) ?? 0,
+    responseStart: num(nt.responseStart) ?? 0,
+    loadEventEnd: num(nt.loadEventEnd) ?? onLoad,
+    firstPaint: num(nt.firstPaint) ?? num(nt.firstContentfulPaint),
+    domContentLoadedEventEnd: num(nt.domContentLoadedEventEnd),
+  };
+  const hosts = page.hosts
+    .filter((h) => h.kind === 'name' && (!measured || measured.has(h.name)))
+    .map((h) => {
+      // A completion after onLoad (its event raced the load's) is not one onLoad waited for.
+      const completedAt = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
+      return { name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedAt };
+    });
+  return { documentHost: page.host, navigation, onLoad, hosts };
+}
+
+/**
+ * The baseline replay where the browser exposed no lookup: the `system` resolver's Do53 over UDP when measured,
+ * else the first resolver measured over UDP (a lab or custom resolver), else none.
+ */
+export function chooseBaseline(records: readonly Pick<StoredRecord, 'resolver' | 'transport'>[]): CostOptions['baseline'] | undefined {
+  if (records.some((r) => r.resolver === 'system' && r.transport === 'udp')) return { resolver: 'system', transport: 'udp' };
+  const udp = records.find((r) => r.transport === 'udp');
+  return udp ? { resolver: udp.resolver, transport: 'udp' } : undefined;
+}

@@ -1,0 +1,359 @@
+// The background's measurement scheduler with a fake host, fake storage and a fake clock: the request it builds
+// (hosts at their offsets, resolvers, A/AAAA, cold/warm, replay, repeat, prime), the lab override for internal names,
+// every refusal code, progress, records stored as they stream in, a restart in the middle (→ interrupted, finished
+// records kept), a host that goes away, cancel, the storage bounds, and the stored records feeding the cost model.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import type { MessageSender } from '../messages/index.js';
+import { type MeasureStatus } from '../messages/measure.js';
+import type { PageReplies } from '../messages/page.js';
+import { pageCost, storedRecord } from '../../../common/cost-model.js';
+import { chooseBaseline, pageCostInput } from '../../../common/page-cost.js';
+import type { ExchangeRecord } from '../../../common/record.js';
+import type { MeasureRequest, ResolverSpec } from '../../../common/schema.js';
+import { defaultSettings, type Settings } from '../settings.js';
+import { HostConnection, type NativePort, type RoutedReply } from './host-connection.js';
+import { PROTOCOL_VERSION } from '../../../common/schema.js';
+import { internalNamesAllowed, isLoopbackAddress, MAX_REPLAY_AT_MS, measurableHosts, offeredEndpoints, planMeasurement } from './measure-plan.js';
+import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type MeasureDeps, type MeasureHost } from './measurements.js';
+import { exchange, FakeArea, host, pageRecord } from './test-fixtures.js';
+import { CODES } from '../../../common/errors.js';
+import { type HostStatus } from '../messages/host.js';
+
+const EXT: MessageSender = { id: 'ext', url: 'chrome-extension://x/popup/popup.html' };
+
+const LAB: ResolverSpec = {
+  id: 'lab',
+  name: 'Lab',
+  endpoints: [
+    { transport: 'udp', address: '127.0.0.1', port: 5300 },
+    { transport: 'dot', address: '127.0.0.1', port: 8530, serverName: 'dns.test' },
+    { transport: 'doh', address: '::1', port: 4430, serverName: 'dns.test', path: '/dns-query' },
+  ],
+};
+const PUBLIC: ResolverSpec = { id: 'quad9', name: 'Quad9', endpoints: [{ transport: 'udp', address: '9.9.9.9', port: 53 }] };
+
+class FakeHost implements MeasureHost {
+  connected = true;
+  requests: Array<{ req: { id: string | number; type: string } & Record<string, unknown>; listener: (r: RoutedReply) => void }> = [];
+  released: Array<string | number> = [];
+  status(): HostStatus {
+    return this.connected
+      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'] }
+      : { ok: false, connected: false, code: 'host-missing', message: 'Specified native messaging host not found.', retryAt: null };
+  }
+  request(req: { id: string | number; type: string }, listener: (r: RoutedReply) => void): boolean {
+    if (!this.connected) return false;
+    this.requests.push({ req: req as never, listener });
+    return true;
+  }
+  release(id: string | number): void {
+    this.released.push(id);
+  }
+  /** The host replies to the last measure request. */
+  reply(r: Record<string, unknown>): void {
+    const m = [...this.requests].reverse().find((x) => x.req.type === 'measure')!;
+    m.listener({ id: m.req.id, ...r } as RoutedReply);
+  }
+}
+
+function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; area?: FakeArea; host?: FakeHost; onDone?: MeasureDeps['onDone'] } = {}) {
+  const area = opts.area ?? new FakeArea();
+  const fakeHost = opts.host ?? new FakeHost();
+  let now = 1_000_000;
+  let n = 0;
+  const settings: Settings = { ...defaultSettings([LAB]), consent: { given: true, at: 1 }, ...opts.settings };
+  const pages: Record<number, PageReplies['page-report']> = opts.pages ?? {
+    7: { ok: true, record: pageRecord('p1', [host('a.site.localhost', 0), host('css.site.localhost', 40), host('img.site.localhost', 90)]) },
+  };
+  const s = new MeasurementScheduler({
+    area,
+    host: fakeHost,
+    loadSettings: async () => settings,
+    pageReport: async (tabId, sender) =>
+      sender.url?.startsWith('chrome-extension://') ? (pages[tabId] ?? { ok: false, code: 'no-page', message: 'no page' }) : { ok: false, code: 'bad-sender', message: 'no' },
+    isIncognitoTab: async (tabId) => (opts.incognito ?? []).includes(tabId),
+    now: () => now,
+    newId: () => `id${++n}`,
+    log: () => undefined,
+    selfSender: EXT,
+    ...(opts.onDone ? { onDone: opts.onDone } : {}),
+  });
+  return { s, area, host: fakeHost, settings, pages, advance: (ms: number) => (now += ms) };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+test('the lab override: internal names only when every resolver in force is on loopback', () => {
+  const cases: Array<[string, boolean]> = [['127.0.0.1', true], ['127.255.0.9', true], ['::1', true], ['::ffff:127.0.0.1', true], ['128.0.0.1', false], ['10.0.0.1', false], ['::2', false], ['9.9.9.9', false], ['fe80::1', false]];
+  for (const [ip, want] of cases) assert.equal(isLoopbackAddress(ip), want, ip);
+  assert.equal(internalNamesAllowed([LAB]), true);
+  assert.equal(internalNamesAllowed([LAB, PUBLIC]), false, 'one public resolver is enough to keep internal names home');
+  assert.equal(internalNamesAllowed([PUBLIC]), false);
+  assert.equal(internalNamesAllowed([]), false);
+  const page = pageRecord('p', [host('a.site.localhost', 0), host('printer.local', 5), host('intranet', 6), host('www.example.com', 10), { ...host('10.0.0.1', 3), kind: 'ip', internal: true, measurable: false }]);
+  const lab = measurableHosts(page, [LAB]);
+  assert.deepEqual(lab.hosts.map((h) => h.name), ['a.site.localhost', 'printer.local', 'intranet', 'www.example.com']);
+  assert.deepEqual(lab.skipped, [{ name: '10.0.0.1', reason: 'ip-literal' }]);
+  const pub = measurableHosts(page, [LAB, PUBLIC]);
+  assert.deepEqual(pub.hosts.map((h) => h.name), ['www.example.com']);
+  assert.deepEqual(pub.skipped.map((x) => x.reason).sort(), ['internal', 'internal', 'internal', 'ip-literal']);
+});
+
+test('the measure request: hosts at their first-needed offsets, resolvers, A/AAAA, cold/warm, replay, repeat, prime', () => {
+  const page = pageRecord('p', [host('www.example.com', 0), host('cdn.example.net', 12.6), host('late.example.org', 90_000), host('www.example.com', 50)]);
+  const plan = planMeasurement(page, [PUBLIC])!;
+  assert.deepEqual(plan.request, {
+    type: 'measure',
+    hosts: [{ name: 'www.example.com', at: 0 }, { name: 'cdn.example.net', at: 13 }, { name: 'late.example.org', at: MAX_REPLAY_AT_MS }],
+    resolvers: [PUBLIC],
+    qtypes: ['A', 'AAAA'],
+    modes: ['cold', 'warm'],
+    repeat: 3,
+    prime: true,
+    schedule: 'replay',
+  });
+  assert.deepEqual(plan.summary.resolvers, [{ id: 'quad9', name: 'Quad9', transports: ['udp'] }]);
+  assert.equal(planMeasurement(pageRecord('q', [host('a.site.localhost', 0)]), [PUBLIC]), null);
+});
+
+test('refusals have stable codes', async () => {
+  const noConsent = harness({ settings: { consent: { given: false, at: null } } });
+  assert.equal(((await noConsent.s.start(7, EXT)) as { code: string }).code, CODES.NO_CONSENT);
+  const priv = harness({ incognito: [7] });
+  assert.equal(((await priv.s.start(7, EXT)) as { code: string }).code, CODES.PRIVATE_WINDOW);
+  const excl = harness({ pages: { 7: { ok: false, code: 'excluded', message: 'excluded site' } } });
+  assert.equal(((await excl.s.start(7, EXT)) as { code: string }).code, CODES.EXCLUDED);
+  const none = harness({ pages: {} });
+  assert.equal(((await none.s.start(7, EXT)) as { code: string }).code, CODES.NO_PAGE);
+  const pub = harness({ settings: { resolvers: [PUBLIC] } });
+  assert.equal(((await pub.s.start(7, EXT)) as { code: string }).code, CODES.NO_MEASURABLE_HOSTS);
+  const down = harness();
+  down.host.connected = false;
+  assert.equal(((await down.s.start(7, EXT)) as { code: string }).code, CODES.HOST_NOT_CONNECTED);
+  assert.equal(down.host.requests.length, 0);
+  const web = harness();
+  assert.equal(((await web.s.start(7, { url: 'https://evil.example/' })) as { code: string }).code, CODES.BAD_SENDER);
+  // The status says the same before anyone presses the button.
+  const st = (await noConsent.s.status(7, EXT, false)) as MeasureStatus;
+  assert.equal(st.blocked?.code, CODES.NO_CONSENT);
+  assert.equal(st.measurement, null);
+  // One measurement at a time.
+  const two = harness({ pages: {
+    7: { ok: true, record: pageRecord('p1', [host('a.site.localhost', 0)]) },
+    8: { ok: true, record: pageRecord('p2', [host('b.site.localhost', 0)], 8) },
+  } });
+  assert.equal(((await two.s.start(7, EXT)) as MeasureStatus).measurement?.state, 'running');
+  assert.equal(((await two.s.start(8, EXT)) as { code: string }).code, CODES.BUSY);
+  assert.equal(((await two.s.start(7, EXT)) as MeasureStatus).measurement?.state, 'running', 'starting the same page again is its status');
+  assert.equal(two.host.requests.length, 1);
+});
+
+test('progress, records stored as they arrive, done; a restart mid-way reports interrupted and keeps finished records', async () => {
+  const h = harness();
+  const started = (await h.s.start(7, EXT)) as MeasureStatus;
+  assert.equal(started.measurement?.state, 'running');
+  const req = h.host.requests[0]!.req as unknown as MeasureRequest;
+  assert.equal(req.type, 'measure');
+  assert.deepEqual(req.hosts, [{ name: 'a.site.localhost', at: 0 }, { name: 'css.site.localhost', at: 40 }, { name: 'img.site.localhost', at: 90 }], 'lab override: .localhost names go to the loopback lab');
+  assert.deepEqual(req.resolvers, [LAB]);
+
+  h.host.reply({ type: 'progress', done: 2, total: 36 });
+  h.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5), exchange('a.site.localhost', 'udp', 'cold', 1, 'AAAA', 6)] });
+  await settle();
+  const st = (await h.s.status(7, EXT, true)) as MeasureStatus;
+  assert.equal(st.measurement?.done, 2);
+  assert.equal(st.measurement?.total, 36);
+  assert.equal(st.records?.length, 2);
+  // Already in storage (a killed worker loses nothing delivered).
+  assert.equal((h.area.data.get(MEASURE_KEYS.chunk('p1', 0)) as unknown[]).length, 2);
+
+  // The service worker dies here: a new scheduler over the same storage.
+  const h2 = harness({ area: h.area });
+  const after = (await h2.s.status(7, EXT, true)) as MeasureStatus;
+  assert.equal(after.measurement?.state, 'interrupted');
+  assert.equal(after.measurement?.error?.code, 'interrupted');
+  assert.equal(after.records?.length, 2);
+  assert.equal(after.blocked, null, 'it can be measured again');
+
+  // The first scheduler (still alive in this test) finishes its run normally.
+  h.host.reply({ type: 'records', records: [exchange('css.site.localhost', 'dot', 'warm', 1, 'A', 3)] });
+  h.host.reply({ type: 'progress', done: 36, total: 36 });
+  h.host.reply({ type: 'done', seed: 42, primed: true, warmedUp: true, order: [], exchanges: 3, cancelled: false, summary: [] });
+  await settle();
+  const done = (await h.s.status(7, EXT, true)) as MeasureStatus;
+  assert.equal(done.measurement?.state, 'done');
+  assert.equal(done.measurement?.seed, 42);
+  assert.equal(done.records?.length, 3);
+  assert.deepEqual(h.host.released, [req.id]);
+});
+
+test('a measurement that finishes done is handed on with all its records (the history); interrupted and cancelled ones are not', async () => {
+  const handed: Array<{ state: string; pageId: string; records: number; network?: unknown }> = [];
+  const h = harness({ onDone: async (meta, records) => void handed.push({ state: meta.state, pageId: meta.pageId, records: records.length, ...(meta.network ? { network: meta.network } : {}) }) });
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5), exchange('a.site.localhost', 'dot', 'cold', 1, 'A', 30)] });
+  const network = { id: '0123456789abcdef', description: 'gateway 192.0.2.1 on eth0 · 192.0.2.0/24' };
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 2, cancelled: false, summary: [], network });
+  await settle();
+  await settle();
+  assert.deepEqual(handed, [{ state: 'done', pageId: 'p1', records: 2, network }], 'the network the host reported goes with it');
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'closed', message: 'Native host has exited.' });
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: true, summary: [] });
+  await settle();
+  await settle();
+  assert.equal(handed.length, 1);
+  // A malformed network from the host is not taken.
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [], network: { id: '<b>x</b>', description: 'x' } as never });
+  await settle();
+  await settle();
+  assert.equal(handed.length, 2);
+  assert.equal(handed[1]!.network, undefined);
+});
+
+test('only the transports the host offers are asked for; with none of them offered, the resolvers stay as they are', async () => {
+  const quic: ResolverSpec = { id: 'q', name: 'Q', endpoints: [{ transport: 'doq', address: '127.0.0.1', port: 8853, serverName: 'dns.test' }] };
+  const mixed: ResolverSpec = { ...LAB, endpoints: [...LAB.endpoints, { transport: 'doh3', address: '127.0.0.1', port: 8443, serverName: 'dns.test', path: '/dns-query' }] };
+  const offered = offeredEndpoints([mixed, quic], ['udp', 'tcp', 'dot', 'doh', 'doh1']);
+  assert.deepEqual(offered.map((r) => [r.id, r.endpoints.map((e) => e.transport)]), [['lab', LAB.endpoints.map((e) => e.transport)]]);
+  assert.deepEqual(offeredEndpoints([quic], ['udp']), [quic], 'nothing left: as they are (the host then says why)');
+  assert.deepEqual(offeredEndpoints([mixed], null), [mixed], 'host not connected: as they are');
+  // The scheduler asks the connected host for what it offers only.
+  const h = harness({ settings: { resolvers: [mixed, quic] } });
+  await h.s.start(7, EXT);
+  const req = h.host.requests[0]!.req as unknown as MeasureRequest;
+  assert.deepEqual(req.resolvers.map((r) => r.id), ['lab']);
+  assert.ok(req.resolvers[0]!.endpoints.every((e) => e.transport !== 'doh3'));
+});
+
+test('a host that goes away interrupts; cancel asks the host and ends as cancelled', async () => {
+  const h = harness();
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5)] });
+  h.host.reply({ type: 'closed', message: 'Native host has exited.' });
+  await settle();
+  const st = (await h.s.status(7, EXT, true)) as MeasureStatus;
+  assert.equal(st.measurement?.state, 'interrupted');
+  assert.equal(st.measurement?.error?.code, 'host-disconnected');
+  assert.equal(st.records?.length, 1);
+
+  const c = harness();
+  assert.equal(((await c.s.cancel(7, EXT)) as { code: string }).code, CODES.NOT_RUNNING);
+  await c.s.start(7, EXT);
+  await c.s.cancel(7, EXT);
+  const cancel = c.host.requests.find((x) => x.req.type === 'cancel')!;
+  assert.equal(cancel.req.target, c.host.requests[0]!.req.id);
+  c.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: true, summary: [] });
+  await settle();
+  assert.equal(((await c.s.status(7, EXT, false)) as MeasureStatus).measurement?.state, 'cancelled');
+});
+
+test('storage is bounded: the oldest measurements go', async () => {
+  const pages: Record<number, PageReplies['page-report']> = {};
+  for (let i = 0; i < MEASURE_CAPS.pages + 3; i++) pages[i] = { ok: true, record: pageRecord(`pg${i}`, [host(`h${i}.site.localhost`, 0)], i) };
+  const h = harness({ pages });
+  for (let i = 0; i < MEASURE_CAPS.pages + 3; i++) {
+    await h.s.start(i, EXT);
+    h.host.reply({ type: 'records', records: [exchange(`h${i}.site.localhost`, 'udp', 'cold', 1, 'A', 5)] });
+    h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 1, cancelled: false, summary: [] });
+    h.advance(1000);
+    await settle();
+  }
+  await h.s.start(0, EXT); // a new start prunes
+  await settle();
+  const metas = [...h.area.data.keys()].filter((k) => k.startsWith('measure:meta:'));
+  assert.ok(metas.length <= MEASURE_CAPS.pages, `${metas.length} metas kept`);
+  assert.equal(h.area.data.has(MEASURE_KEYS.meta('pg1')), false, 'the oldest went');
+  assert.equal(h.area.data.has(MEASURE_KEYS.chunk('pg1', 0)), false, 'with its records');
+  assert.equal(h.area.data.has(MEASURE_KEYS.meta(`pg${MEASURE_CAPS.pages + 2}`)), true);
+});
+
+test('stored records feed the cost model: one cell per resolver × transport × mode, the UDP replay as baseline', () => {
+  const page = pageRecord('p', [host('a.site.localhost', 0), host('css.site.localhost', 40)]);
+  const recs: ExchangeRecord[] = [];
+  for (const t of ['udp', 'dot'] as const) for (const m of ['cold', 'warm'] as const) for (let r = 1; r <= 3; r++) for (const q of ['A', 'AAAA'] as const) {
+    recs.push(exchange('a.site.localhost', t, m, r, q, t === 'dot' && m === 'cold' ? 80 : 5));
+    recs.push(exchange('css.site.localhost', t, m, r, q, t === 'dot' && m === 'cold' ? 80 : 5));
+  }
+  const h = harness();
+  void h;
+  const stored = recs.map(storedRecord);
+  const baseline = chooseBaseline(stored);
+  assert.deepEqual(baseline, { resolver: 'lab', transport: 'udp' });
+  const input = pageCostInput(page, new Set(['a.site.localhost', 'css.site.localhost']));
+  assert.equal(input.documentHost, 'a.site.localhost');
+  assert.equal(input.onLoad, 400);
+  const cells = pageCost(input, stored, { baseline: baseline! });
+  assert.equal(cells.length, 4);
+  const dotCold = cells.find((c) => c.transport === 'dot' && c.mode === 'cold')!;
+  assert.equal(dotCold.dnsTime.candidate, 160);
+  assert.equal(dotCold.dnsTime.baseline, 10);
+  assert.equal(dotCold.bytes.model?.formula.includes('285'), true);
+});
+
+test('the host connection routes replies by request id and tells open requests when the port closes', () => {
+  const listeners: Array<(m: unknown) => void> = [];
+  const closers: Array<(p: NativePort) => void> = [];
+  const sent: unknown[] = [];
+  const port: NativePort = {
+    postMessage: (m) => void sent.push(m),
+    disconnect: () => undefined,
+    onMessage: { addListener: (l) => void listeners.push(l) },
+    onDisconnect: { addListener: (l) => void closers.push(l) },
+  };
+  const conn = new HostConnection({ connect: () => port, lastError: () => undefined, setTimer: () => 0, clearTimer: () => undefined, now: () => 0 });
+  conn.start();
+  assert.equal(conn.request({ id: 'm1', type: 'cancel', target: 'x' }, () => undefined), false, 'nothing is sent before hello');
+  for (const l of listeners) l({ id: 'hello-1', type: 'hello', version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp'] });
+  const a: RoutedReply[] = [];
+  const b: RoutedReply[] = [];
+  assert.equal(conn.request({ id: 'm1', type: 'measure', hosts: ['h1.test'], resolvers: [LAB] }, (r) => a.push(r)), true);
+  assert.equal(conn.request({ id: 'm2', type: 'measure', hosts: ['h2.test'], resolvers: [LAB] }, (r) => b.push(r)), true);
+  assert.deepEqual((sent.at(-1) as { id: string }).id, 'm2');
+  for (const l of listeners) l({ id: 'm1', type: 'progress', done: 1, total: 2 });
+  for (const l of listeners) l({ id: 'm2', type: 'progress', done: 1, total: 4 });
+  for (const l of listeners) l({ id: 'zz', type: 'progress', done: 1, total: 4 });
+  conn.release('m1');
+  for (const l of listeners) l({ id: 'm1', type: 'progress', done: 2, total: 2 });
+  assert.deepEqual(a.map((r) => r.type), ['progress']);
+  for (const c of closers) c(port);
+  assert.deepEqual(b.map((r) => r.type), ['progress', 'closed']);
+  assert.equal(a.length, 1, 'a released request hears nothing more');
+});
+
+test('the automatic sampler: only after consent, within the hourly budget, only hosts not measured within the window', async () => {
+  const pages: Record<number, PageReplies['page-report']> = {
+    7: { ok: true, record: pageRecord('p1', [host('a.site.localhost', 0), host('b.site.localhost', 10)]) },
+    8: { ok: true, record: pageRecord('p2', [host('a.site.localhost', 0), host('c.site.localhost', 20)], 8) },
+    9: { ok: true, record: pageRecord('p3', [host('a.site.localhost', 0)], 9) },
+  };
+  const off = harness({ pages, settings: { consent: { given: false, at: null } } });
+  assert.deepEqual(await off.s.sample(7), { started: false, reason: 'no-consent' });
+  const zero = harness({ pages, settings: { budget: { pagesPerHour: 0, remeasureAfterHours: 24 } } });
+  assert.deepEqual(await zero.s.sample(7), { started: false, reason: 'sampler-off' });
+  assert.equal(off.host.requests.length + zero.host.requests.length, 0);
+
+  const h = harness({ pages, settings: { budget: { pagesPerHour: 1, remeasureAfterHours: 24 } } });
+  assert.deepEqual(await h.s.sample(7), { started: true, hosts: 2 });
+  assert.deepEqual(await h.s.sample(8), { started: false, reason: 'busy' });
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [] });
+  await settle();
+  assert.equal(((await h.s.status(7, EXT, false)) as MeasureStatus).measurement?.trigger, 'auto');
+  assert.deepEqual(await h.s.sample(8), { started: false, reason: 'budget' });
+  h.advance(3600_000 + 1);
+  assert.deepEqual(await h.s.sample(8), { started: true, hosts: 1 });
+  const req = h.host.requests.at(-1)!.req as unknown as MeasureRequest;
+  assert.deepEqual(req.hosts, [{ name: 'c.site.localhost', at: 20 }], 'a.site.localhost was measured within the window');
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [] });
+  await settle();
+  h.advance(3600_000 + 1);
+  assert.deepEqual(await h.s.sample(9), { started: false, reason: 'recently-measured' });
+  h.advance(24 * 3600_000);
+  assert.deepEqual(await h.s.sample(9), { started: true, hosts: 1 });
+  // Private windows and excluded sites are never sampled.
+  const priv = harness({ pages, incognito: [7] });
+  assert.deepEqual(await priv.s.sample(7), { started: false, reason: 'private-window' });
+});

@@ -1,0 +1,80 @@
+// The background's page recorder fed event sequences in the orders the browsers deliver them: the usual order
+// (webNavigation.onBeforeNavigate, then the main-frame request and its redirect, then onCommitted), and Firefox's
+// order under load, where the main frame's webRequest events trail the navigation's commit. Either way the page
+// keeps its hosts and its top-level redirect.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { PageRecorder, type PageStorageArea } from './page-records.js';
+
+const BASE = 'moz-extension://test/';
+
+class MemoryArea implements PageStorageArea {
+  data: Record<string, unknown> = {};
+  async get(): Promise<Record<string, unknown>> {
+    return structuredClone(this.data);
+  }
+  async set(items: Record<string, unknown>): Promise<void> {
+    Object.assign(this.data, structuredClone(items));
+  }
+  async remove(keys: string | string[]): Promise<void> {
+    for (const k of Array.isArray(keys) ? keys : [keys]) delete this.data[k];
+  }
+}
+
+function recorder(): PageRecorder {
+  let n = 0;
+  return new PageRecorder({
+    area: new MemoryArea(),
+    isIncognitoTab: async () => false,
+    loadExclusions: async () => [],
+    extensionBase: BASE,
+    newId: () => `page-${++n}`,
+    now: () => 0,
+    setTimer: () => null,
+    clearTimer: () => {},
+    log: (m) => assert.fail(m),
+  });
+}
+
+const TAB = 7;
+const START = 'http://start.example.org/';
+const PAGE = 'http://www.example.org/page.html';
+const nav = (url: string, timeStamp: number) => ({ tabId: TAB, frameId: 0, url, timeStamp });
+const req = (requestId: string, url: string, type: string, timeStamp: number) => ({ requestId, url, tabId: TAB, frameId: 0, type, timeStamp });
+const redirect = { ...req('m1', START, 'main_frame', 102), redirectUrl: PAGE, statusCode: 302 };
+
+/** The events of one navigation through a 302, in `order`, then the report. */
+async function run(order: 'navigation first' | 'requests trail the commit') {
+  const pages = recorder();
+  await pages.ready;
+  pages.onBeforeNavigate(nav(START, 100));
+  const requests = () => {
+    pages.onBeforeRequest(req('m1', START, 'main_frame', 101));
+    pages.onBeforeRedirect(redirect);
+    pages.onBeforeRequest(req('m1', PAGE, 'main_frame', 103));
+    pages.onResponseStarted(req('m1', PAGE, 'main_frame', 104));
+    pages.onCompleted({ ...req('m1', PAGE, 'main_frame', 105), statusCode: 200 });
+  };
+  if (order === 'navigation first') {
+    requests();
+    pages.onCommitted(nav(PAGE, 106));
+  } else {
+    pages.onCommitted(nav(PAGE, 106));
+    requests();
+  }
+  pages.onBeforeRequest(req('i1', 'http://img.example.org/x.gif', 'image', 107));
+  const reply = await pages.report(TAB, { url: `${BASE}popup/popup.html` });
+  assert.ok(reply.ok, JSON.stringify(reply));
+  return reply.record;
+}
+
+for (const order of ['navigation first', 'requests trail the commit'] as const) {
+  test(`page recorder: a redirected navigation, ${order}`, async () => {
+    const r = await run(order);
+    assert.equal(r.host, 'www.example.org');
+    assert.deepEqual(r.hosts.map((h) => h.name), ['start.example.org', 'www.example.org', 'img.example.org']);
+    assert.deepEqual(r.redirects.map((x) => [x.from, x.to, x.status, x.type]), [['start.example.org', 'www.example.org', 302, 'main_frame']]);
+    assert.equal(r.hosts.find((h) => h.name === 'www.example.org')?.viaRedirect, true);
+    assert.equal(r.hosts.find((h) => h.name === 'img.example.org')?.fromSubframe, false);
+  });
+}

@@ -1,0 +1,194 @@
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import * as v from 'valibot';
+import { pageCostInput } from '../../../common/page-cost.js';
+import { PAGE_CAPS } from '../../../common/page-record.js';
+import { pageTimingSchema } from '../messages/page.js';
+import { indexPage, isPageState, newPage, pageAddCompleted, pageAddRedirect, pageAddRequest, pageAddTiming, parseHost, toPageReport } from './page-state.js';
+
+test('parseHost: A-labels, internal names, IP literals, refusals', () => {
+  const cases: Array<[unknown, string | null, Partial<{ kind: string; internal: boolean; measurable: boolean; reason: string }>]> = [
+    ['Example.COM', 'example.com', { kind: 'name', internal: false, measurable: true }],
+    ['example.com.', 'example.com', { measurable: true }],
+    ['bücher.example', 'xn--bcher-kva.example', { measurable: true }],
+    ['xn--bcher-kva.example', 'xn--bcher-kva.example', { measurable: true }],
+    ['ＥＸＡＭＰＬＥ.com', 'example.com', { measurable: true }], // full-width folds (UTS #46)
+    ['_dmarc.example.com', '_dmarc.example.com', { measurable: true }],
+    ['printer', 'printer', { internal: true, measurable: false }],
+    ['nas.local', 'nas.local', { internal: true, measurable: false }],
+    ['a.site.localhost', 'a.site.localhost', { internal: true, measurable: false }],
+    ['router.home.arpa', 'router.home.arpa', { internal: true, measurable: false }],
+    ['db.internal', 'db.internal', { internal: true, measurable: false }],
+    ['192.168.1.1', '192.168.1.1', { kind: 'ip', internal: true, measurable: false }],
+    ['10.0.0.7', '10.0.0.7', { kind: 'ip', internal: true }],
+    ['8.8.8.8', '8.8.8.8', { kind: 'ip', internal: false, measurable: false }],
+    ['0x7f.1', '127.0.0.1', { kind: 'ip', internal: true }], // the URL parser's IPv4 forms
+    ['[::1]', '::1', { kind: 'ip', internal: true }],
+    ['[fd00::5]', 'fd00::5', { kind: 'ip', internal: true }],
+    ['[2001:db8::1]', '2001:db8::1', { kind: 'ip', internal: false, measurable: false }],
+    ['[::ffff:192.168.0.1]', '::ffff:c0a8:1', { kind: 'ip', internal: true }],
+    ['', null, { reason: 'empty' }],
+    [42, null, { reason: 'not-a-host' }],
+    ['<script>alert(1)</script>.example', null, { reason: 'not-a-host' }],
+    ['a b.example', null, { reason: 'not-a-host' }],
+    ['evil.com/path@x', null, { reason: 'not-a-host' }],
+    ['user@evil.com', null, { reason: 'not-a-host' }],
+    [`${'l'.repeat(64)}.example`, null, { reason: 'label-too-long' }],
+    [`${'l'.repeat(250)}.ex`, null, { reason: 'label-too-long' }],
+    [Array.from({ length: 5 }, () => 'n'.repeat(60)).join('.'), null, { reason: 'name-too-long' }],
+    ['x'.repeat(5000), null, { reason: 'name-too-long' }],
+    ['-bad.example', null, { reason: 'bad-label' }],
+    ['a..b.example', null, { reason: 'bad-label' }],
+    ['a*b.example', null, { reason: 'bad-label' }],
+  ];
+  for (const [input, name, want] of cases) {
+    const c = parseHost(input);
+    if (name === null) {
+      assert.equal(c.ok, false, `${String(input)} refused`);
+      if (!c.ok) assert.equal(c.reason, want.reason, String(input));
+    } else {
+      assert.ok(c.ok, `${String(input)} accepted`);
+      if (c.ok) {
+        assert.equal(c.name, name, String(input));
+        for (const [k, val] of Object.entries(want)) assert.equal((c as unknown as Record<string, unknown>)[k], val, `${String(input)} ${k}`);
+      }
+    }
+  }
+});
+
+function page() {
+  const p = newPage(7, 'http://www.example.com/', 1000, 'id-1');
+  return { p, i: indexPage(p) };
+}
+
+test('requests: first-needed times relative to the start, per-host counts and types, sorted report', () => {
+  const { p, i } = page();
+  pageAddRequest(p, i, { url: 'http://www.example.com/', type: 'main_frame', at: 1002, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/a.js', type: 'script', at: 1050, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/b.png', type: 'image', at: 1060, frameId: 0 });
+  // Arrives later than an event stamped earlier (two event sources): the report orders by time.
+  pageAddRequest(p, i, { url: 'https://fonts.example.org/f.woff2', type: 'font', at: 1040, frameId: 3 });
+  pageAddRequest(p, i, { url: 'data:image/png;base64,xx', type: 'image', at: 1070, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://192.168.1.10/x', type: 'xmlhttprequest', at: 1080, frameId: 0 });
+  pageAddCompleted(p, i, { url: 'https://cdn.example.net/a.js', ip: '203.0.113.5', fromCache: true, statusLine: 'HTTP/2.0 200' });
+  const r = toPageReport(p);
+  assert.deepEqual(r.hosts.map((h) => [h.name, h.firstNeededMs]), [
+    ['www.example.com', 2], ['fonts.example.org', 40], ['cdn.example.net', 50], ['192.168.1.10', 80],
+  ]);
+  const cdn = r.hosts.find((h) => h.name === 'cdn.example.net')!;
+  assert.deepEqual(cdn.types, { script: 1, image: 1 });
+  assert.equal(cdn.requests, 2);
+  assert.deepEqual(cdn.ips, ['203.0.113.5']);
+  assert.deepEqual(cdn.protocols, ['HTTP/2.0']);
+  assert.equal(cdn.fromCache, 1);
+  assert.deepEqual(cdn.schemes, ['https']);
+  assert.equal(r.hosts.find((h) => h.name === 'fonts.example.org')!.fromSubframe, true);
+  assert.equal(cdn.fromSubframe, false);
+  // A top-level frame (parentFrameId −1) is not a subframe whatever its frameId (Chromium, mid-commit); a frame with
+  // a parent is one.
+  pageAddRequest(p, i, { url: 'https://top.example.net/x.js', type: 'script', at: 1090, frameId: 12, parentFrameId: -1 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/c.js', type: 'script', at: 1091, frameId: 12, parentFrameId: -1 });
+  pageAddRequest(p, i, { url: 'https://ads.example.net/f.html', type: 'sub_frame', at: 1092, frameId: 13, parentFrameId: 0 });
+  const hostNamed = (n: string) => toPageReport(p).hosts.find((h) => h.name === n)!;
+  assert.equal(hostNamed('top.example.net').fromSubframe, false);
+  assert.equal(hostNamed('cdn.example.net').fromSubframe, false);
+  assert.equal(hostNamed('ads.example.net').fromSubframe, true);
+  assert.deepEqual(r.counts, { hosts: 4, measurable: 3, internal: 1, ipLiterals: 1, requests: 5 });
+  // A request stamped before the start moves the start back; nothing is negative.
+  pageAddRequest(p, i, { url: 'https://early.example.com/', type: 'ping', at: 990, frameId: 0 });
+  const r2 = toPageReport(p);
+  assert.equal(r2.startedAt, 990);
+  assert.equal(r2.hosts[0]!.name, 'early.example.com');
+  assert.ok(r2.hosts.every((h) => h.firstNeededMs >= 0));
+});
+
+test('completion times: a host\'s last response before the load event, relative to the start; what the model reads', () => {
+  const { p, i } = page();
+  pageAddRequest(p, i, { url: 'http://www.example.com/', type: 'main_frame', at: 1002, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/a.js', type: 'script', at: 1050, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://cdn.example.net/b.png', type: 'image', at: 1060, frameId: 0 });
+  pageAddRequest(p, i, { url: 'https://late.example.org/x', type: 'xmlhttprequest', at: 1100, frameId: 0 });
+  pageAddCompleted(p, i, { url: 'https://cdn.example.net/b.png', at: 1180 });
+  // Out of order: an earlier completion arriving later does not move the last one back.
+  pageAddCompleted(p, i, { url: 'https://cdn.example.net/a.js', at: 1120 });
+  pageAddCompleted(p, i, { url: 'http://www.example.com/', at: 1040 });
+  p.completedAt = 1300; // webNavigation.onCompleted: the load event
+  pageAddCompleted(p, i, { url: 'https://late.example.org/x', at: 1450 }); // after the load event: not one it waited for
+  pageAddCompleted(p, i, { url: 'https://cdn.example.net/c.png' }); // no time: nothing recorded
+  const r = toPageReport(p);
+  const done = Object.fromEntries(r.hosts.map((h) => [h.name, h.completedMs]));
+  assert.deepEqual(done, { 'www.example.com': 40, 'cdn.example.net': 180, 'late.example.org': null });
+  // The model's input keeps completion times within [first needed, onLoad].
+  const input = pageCostInput({ ...r, onLoadMs: 250 });
+  assert.deepEqual(input.hosts.map((h) => [h.name, h.completedAt]), [['www.example.com', 40], ['cdn.example.net', 180], ['late.example.org', null]]);
+  assert.deepEqual(pageCostInput({ ...r, onLoadMs: 150 }).hosts.map((h) => h.completedAt), [40, null, null]);
+  // A state stored before completion times were kept reads as unknown.
+  const old = JSON.parse(JSON.stringify(p)) as typeof p;
+  for (const h of old.hosts) delete h.lastCompletedAt;
+  assert.ok(toPageReport(old).hosts.every((h) => h.completedMs === null));
+});
+
+test('caps: hosts over the cap are counted once each, refused names sampled (cut), redirects capped', () => {
+  const { p, i } = page();
+  for (let n = 0; n < PAGE_CAPS.hosts + 300; n++) {
+    pageAddRequest(p, i, { url: `http://h${n}.example.com/`, type: 'image', at: 1000 + n, frameId: 0 });
+    pageAddRequest(p, i, { url: `http://h${n}.example.com/again`, type: 'image', at: 1000 + n, frameId: 0 });
+  }
+  pageAddRequest(p, i, { url: `http://${'x'.repeat(300)}.example.com/`, type: 'image', at: 2000, frameId: 0 });
+  const r = toPageReport(p);
+  assert.equal(r.hosts.length, PAGE_CAPS.hosts);
+  assert.equal(r.dropped.hostsOverCap, 300);
+  assert.equal(r.dropped.requestsOverCap, 600);
+  assert.equal(r.dropped.invalidNames, 1);
+  assert.equal(r.dropped.invalidSamples[0]!.length, PAGE_CAPS.sampleLength + 1);
+  for (let n = 0; n < PAGE_CAPS.redirects + 5; n++) pageAddRedirect(p, { url: 'http://a.example/', redirectUrl: 'https://a.example/', statusCode: 301, type: 'main_frame', at: 1001 });
+  const r2 = toPageReport(p);
+  assert.equal(r2.redirects.length, PAGE_CAPS.redirects);
+  assert.equal(r2.dropped.redirectsOverCap, 5);
+  assert.deepEqual(r2.redirects[0], { from: 'a.example', to: 'a.example', status: 301, type: 'main_frame', atMs: 1 });
+});
+
+test('timing: validated on entry; lookups only where exposed; unknown hosts ignored', () => {
+  const { p, i } = page();
+  pageAddRequest(p, i, { url: 'http://www.example.com/', type: 'main_frame', at: 1001, frameId: 0 });
+  pageAddRequest(p, i, { url: 'http://img.example.com/x', type: 'image', at: 1010, frameId: 0 });
+  const msg = {
+    type: 'page-timing', url: 'http://www.example.com/', timeOrigin: 1000.5, onLoadMs: 120, entries: 3,
+    navigation: { entryType: 'navigation', type: 'navigate', loadEventStart: 120, domainLookupStart: 3 },
+    resources: [
+      { host: 'www.example.com', lookupStart: 5, lookupEnd: 9, nextHopProtocol: 'http/1.1' },
+      { host: 'img.example.com', lookupStart: null, lookupEnd: null, nextHopProtocol: null },
+      { host: '<b>not</b>', lookupStart: 1, lookupEnd: 2, nextHopProtocol: null },
+    ],
+  };
+  const parsed = v.parse(pageTimingSchema, msg);
+  pageAddTiming(p, i, parsed, 5000);
+  const r = toPageReport(p);
+  assert.equal(r.onLoadMs, 120);
+  assert.equal(r.navigationTiming!.type, 'navigate');
+  assert.deepEqual(r.hosts[0]!.lookup, { startMs: 5, endMs: 9, durationMs: 4, nextHopProtocol: 'http/1.1' });
+  assert.equal(r.hosts[1]!.lookup, null);
+  assert.equal(r.dropped.timingHostsIgnored, 1);
+  assert.deepEqual(r.resourceTiming, { entries: 3, hostsExposed: 1 });
+  assert.ok(r.complete);
+  for (const bad of [
+    { ...msg, extra: 1 },
+    { ...msg, timeOrigin: Infinity },
+    { ...msg, navigation: { x: { nested: 1 } } },
+    { ...msg, navigation: Object.fromEntries(Array.from({ length: 200 }, (_, n) => [`f${n}`, n])) },
+    { ...msg, resources: Array.from({ length: 2000 }, () => msg.resources[0]) },
+    { ...msg, url: 'u'.repeat(10_000) },
+  ]) assert.equal(v.safeParse(pageTimingSchema, bad).success, false);
+});
+
+test('stored states round-trip through JSON and are recognised', () => {
+  const { p, i } = page();
+  pageAddRequest(p, i, { url: 'http://www.example.com/', type: 'main_frame', at: 1001, frameId: 0 });
+  const back = JSON.parse(JSON.stringify(p));
+  assert.ok(isPageState(back));
+  assert.deepEqual(toPageReport(back), toPageReport(p));
+  const again = indexPage(back);
+  pageAddRequest(back, again, { url: 'http://www.example.com/2', type: 'image', at: 1002, frameId: 0 });
+  assert.equal(toPageReport(back).hosts.length, 1);
+  for (const bad of [null, {}, { ...p, version: 2 }, { ...p, hosts: 'x' }]) assert.equal(isPageState(bad), false);
+});

@@ -1,0 +1,63 @@
+// From history entries to upload batches: the site is named only when popular, times are cut to the hour, custom
+// resolvers are "custom", every batch passes the collector's own validator, and nothing in the bytes names the
+// page's host, a URL, a path or an address.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { historyEntry } from '../history.js';
+import { UPLOAD_LIMITS, validateBatch } from '../../../common/upload-batch.js';
+import { buildBatches, hourOf, siteOf, uploadPage } from './upload-build.js';
+import { measured } from './test-fixtures.js';
+
+const NOW = Date.parse('2026-11-21T15:30:00Z');
+
+test('site: the registrable domain when it is on the popular list, otherwise other', () => {
+  const cases: Array<[string, string]> = [
+    ['www.bbc.co.uk', 'bbc.co.uk'], ['en.wikipedia.org', 'wikipedia.org'], ['github.com', 'github.com'],
+    ['someone.github.io', 'other'], ['www.example.org', 'other'], ['intranet', 'other'], ['printer.local', 'other'],
+    ['192.168.1.1', 'other'], ['bbc.co.uk.evil.example', 'other'], ['xn--bcher-kva.example', 'other'],
+  ];
+  for (const [host, site] of cases) assert.equal(siteOf(host), site, host);
+});
+
+test('hour: the UTC hour of a time', () => {
+  assert.equal(hourOf(Date.parse('2026-11-21T14:59:59.999Z')), '2026-11-21T14Z');
+  assert.equal(hourOf(Date.parse('2026-01-01T00:00:00Z')), '2026-01-01T00Z');
+});
+
+test('upload page of a history entry: counts, percentiles and estimates per resolver × transport × mode', () => {
+  const { meta, records } = measured('p1', NOW - 3600_000, 80, 'www.bbc.co.uk');
+  const page = uploadPage(historyEntry(meta, records))!;
+  assert.equal(page.site, 'bbc.co.uk');
+  assert.equal(page.hour, '2026-11-21T14Z');
+  assert.equal(page.hosts, 3);
+  assert.deepEqual(page.results.map((r) => `${r.resolver}/${r.transport}/${r.mode}`).sort(), ['custom/dot/cold', 'custom/dot/warm', 'custom/udp/cold', 'custom/udp/warm']);
+  const dotCold = page.results.find((r) => r.transport === 'dot' && r.mode === 'cold')!;
+  assert.deepEqual([dotCold.lookups, dotCold.failures, dotCold.medianMs], [18, 6, 80]);
+  assert.ok(dotCold.onload && dotCold.onload.pointMs >= 75);
+  assert.equal(dotCold.bytesPerLookup, 150);
+});
+
+test('batches: split by page count and size, each valid, distinct keys, nothing identifying in the bytes', () => {
+  const pages = Array.from({ length: 450 }, (_, i) => {
+    const { meta, records } = measured(`p${i}`, NOW - i * 60_000, 50 + (i % 40), i % 2 ? 'www.example.org' : 'news.bbc.co.uk');
+    return uploadPage(historyEntry(meta, records))!;
+  });
+  let n = 0;
+  const batches = buildBatches(pages, { type: 'wifi', label: 'home' }, () => `key-${String(++n).padStart(16, '0')}`, () => NOW);
+  assert.deepEqual(batches.map((b) => b.batch.pages.length), [200, 200, 50]);
+  assert.equal(new Set(batches.map((b) => b.batch.key)).size, 3);
+  for (const { body } of batches) {
+    assert.ok(new TextEncoder().encode(body).length <= UPLOAD_LIMITS.bodyBytes);
+    assert.equal(validateBatch(JSON.parse(body), { now: () => NOW }).ok, true);
+    for (const bad of ['example.org', 'news.', 'www.', 'http', '127.0.0.1', '/', '"lab"']) assert.ok(!body.includes(bad), `${bad} in the body`);
+    assert.deepEqual(JSON.parse(body).network, { type: 'wifi', label: 'home' });
+  }
+  assert.deepEqual(buildBatches([], { type: 'unknown' }, () => 'x'.repeat(16)), []);
+});
+
+test('a page without a usable lookup is not uploaded', () => {
+  const { meta, records } = measured('p1', NOW, 80);
+  const entry = historyEntry(meta, records);
+  assert.equal(uploadPage({ ...entry, cells: [] }), null);
+  assert.equal(uploadPage({ ...entry, measuredHosts: 0 }), null);
+});

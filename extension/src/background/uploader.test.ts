@@ -1,0 +1,176 @@
+// The background's uploader with a fake collector (a function answering like collector/routes.ts), storage in
+// memory and a fake clock: off until turned on; pages sealed into batches; the preview is the bytes sent; offline and
+// 5xx retried with backoff and the same key (exactly once at the collector); 4xx refused and kept aside; 429's
+// Retry-After honoured; pause holds the queue; a restarted worker carries on; delete sends each token.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { historyEntry } from '../history.js';
+import { defaultSettings, type Settings } from '../settings.js';
+import { DELETION_TOKEN_HEADER } from '../../../common/upload-batch.js';
+import type { UploadStatus } from '../messages/upload.js';
+import { UPLOAD_TIMING, Uploader } from './uploader.js';
+import { FakeArea, measured } from './test-fixtures.js';
+
+const T0 = Date.parse('2026-11-21T15:00:00Z');
+type Call = { url: string; method: string; headers: Record<string, string>; body?: string | undefined };
+
+function harness(opts: { area?: FakeArea; upload?: Partial<Settings['upload']>; answer?: (c: Call) => { status: number; body?: unknown; retryAfter?: string } | 'offline' } = {}) {
+  const area = opts.area ?? new FakeArea();
+  const calls: Call[] = [];
+  const stored = new Map<string, string>();
+  let now = T0;
+  let n = 0;
+  const settings: Settings = { ...defaultSettings([]), upload: { enabled: true, paused: false, collector: 'http://127.0.0.1:9/', network: { type: 'wifi', label: 'home' }, ...opts.upload } };
+  // The default collector: stores each key once (duplicate → 200), refuses a key reused for other bytes (409).
+  const collector = (c: Call): { status: number; body?: unknown; retryAfter?: string } | 'offline' => {
+    if (c.method === 'DELETE') return { status: 200, body: { ok: true } };
+    const key = (JSON.parse(c.body!) as { key: string }).key;
+    if (stored.has(key)) return stored.get(key) === c.body ? { status: 200, body: { ok: true, duplicate: true } } : { status: 409, body: { ok: false, code: 'key-conflict', message: 'no' } };
+    stored.set(key, c.body!);
+    return { status: 201, body: { ok: true, key, duplicate: false } };
+  };
+  let answer = opts.answer ?? collector;
+  const u = new Uploader({
+    area,
+    loadSettings: async () => settings,
+    fetch: async (url, init) => {
+      const call = { url, method: init.method, headers: init.headers, body: init.body };
+      calls.push(call);
+      const a = answer(call);
+      if (a === 'offline') throw new TypeError('Failed to fetch');
+      return { status: a.status, headers: { get: (h: string) => (h === 'retry-after' ? (a.retryAfter ?? null) : null) }, text: async () => JSON.stringify(a.body ?? {}) };
+    },
+    randomToken: (bytes) => `tok${String(++n).padStart(bytes, '0')}`,
+    now: () => now,
+    setTimer: () => null,
+    clearTimer: () => {},
+    log: () => {},
+  });
+  const entry = (i: number) => {
+    const m = measured(`p${i}`, now - 1000, 80, 'www.bbc.co.uk');
+    return historyEntry(m.meta, m.records);
+  };
+  return {
+    u, area, calls, stored, settings, entry,
+    advance: (ms: number) => (now += ms),
+    setAnswer: (f: typeof answer) => (answer = f),
+    collector,
+    status: async () => (await u.status()) as UploadStatus,
+  };
+}
+
+test('uploads off: a finished measurement is not queued, nothing is sent', async () => {
+  const h = harness({ upload: { enabled: false } });
+  for (let i = 0; i < 25; i++) await h.u.onHistory(h.entry(i));
+  assert.equal((await h.status()).pendingPages, 0);
+  assert.equal((await h.u.preview()).batch, null);
+  assert.equal(h.calls.length, 0);
+});
+
+test('20 pages seal a batch that is sent at once; the preview is byte for byte what the collector receives', async () => {
+  const h = harness();
+  for (let i = 0; i < 3; i++) await h.u.onHistory(h.entry(i));
+  assert.equal(h.calls.length, 0, 'fewer than 20 pages wait');
+  const preview = (await h.u.preview()).batch!;
+  assert.equal(preview.pages, 3);
+  await h.u.flush();
+  assert.equal(h.calls.length, 1);
+  assert.equal(h.calls[0]!.body, preview.body, 'sent bytes = preview bytes');
+  assert.equal(h.calls[0]!.url, 'http://127.0.0.1:9/v1/batches');
+  assert.match(h.calls[0]!.headers[DELETION_TOKEN_HEADER]!, /^[A-Za-z0-9_-]{32,}$/);
+  for (let i = 3; i < 23; i++) await h.u.onHistory(h.entry(i));
+  assert.equal(h.calls.length, 2, 'the 20th pending page sealed and sent a batch');
+  const s = await h.status();
+  assert.deepEqual([s.pendingPages, s.queued.length, s.sent.length], [0, 0, 2]);
+  assert.deepEqual(s.sent.map((b) => b.pages), [3, 20]);
+  for (const c of h.calls) assert.ok(!JSON.stringify(s).includes(c.headers[DELETION_TOKEN_HEADER]!), 'the status does not show deletion tokens');
+});
+
+test('offline, then 503, then up: retried with backoff and the same key and bytes; stored exactly once', async () => {
+  const h = harness();
+  h.setAnswer(() => 'offline');
+  await h.u.onHistory(h.entry(1));
+  await h.u.flush();
+  let s = await h.status();
+  assert.equal(s.queued.length, 1);
+  assert.equal(s.queued[0]!.attempts, 1);
+  assert.equal(s.queued[0]!.lastError?.code, 'unreachable');
+  const wait1 = s.queued[0]!.nextAt - T0;
+  assert.ok(wait1 >= UPLOAD_TIMING.retryBaseMs / 2 && wait1 <= UPLOAD_TIMING.retryBaseMs, `first retry after ${wait1} ms`);
+  await h.u.kick();
+  assert.equal(h.calls.length, 1, 'not due yet: not sent again');
+  h.setAnswer(() => ({ status: 503, body: { ok: false, code: 'unavailable', message: 'store down' } }));
+  h.advance(wait1);
+  await h.u.kick();
+  s = await h.status();
+  assert.equal(s.queued[0]!.attempts, 2);
+  assert.equal(s.queued[0]!.lastError?.code, 'unavailable');
+  assert.ok(s.queued[0]!.nextAt - (T0 + wait1) >= UPLOAD_TIMING.retryBaseMs, 'the backoff doubles');
+  // The collector stored the batch but its answer was lost: the retry is a duplicate, acknowledged once.
+  h.setAnswer(h.collector);
+  h.collector(h.calls[0]!);
+  h.advance(UPLOAD_TIMING.retryMaxMs);
+  await h.u.kick();
+  s = await h.status();
+  assert.deepEqual([s.queued.length, s.sent.length], [0, 1]);
+  assert.equal(new Set(h.calls.map((c) => c.body)).size, 1, 'every try sent the same bytes');
+  assert.equal(h.stored.size, 1);
+});
+
+test('a refused batch (400) is set aside with the collector\'s code and never retried; 429 waits Retry-After', async () => {
+  const h = harness({ answer: () => ({ status: 400, body: { ok: false, code: 'out-of-range', message: 'hour too old' } }) });
+  await h.u.onHistory(h.entry(1));
+  await h.u.flush();
+  let s = await h.status();
+  assert.deepEqual([s.queued.length, s.refused.length], [0, 1]);
+  assert.deepEqual([s.refused[0]!.status, s.refused[0]!.code], [400, 'out-of-range']);
+  await h.u.flush();
+  assert.equal(h.calls.length, 1);
+
+  const r = harness({ answer: () => ({ status: 429, body: { ok: false, code: 'rate-limited', message: 'slow down' }, retryAfter: '120' }) });
+  await r.u.onHistory(r.entry(1));
+  await r.u.flush();
+  s = await r.status();
+  assert.equal(s.queued[0]!.lastError?.code, 'rate-limited');
+  assert.ok(s.queued[0]!.nextAt - T0 >= 120_000, 'Retry-After honoured');
+});
+
+test('paused: the queue waits; resumed: it goes. A restarted worker carries on from storage', async () => {
+  const area = new FakeArea();
+  const h = harness({ area, upload: { paused: true } });
+  await h.u.onHistory(h.entry(1));
+  await h.u.flush();
+  assert.equal(h.calls.length, 0);
+  assert.equal((await h.status()).queued.length, 1);
+  // The worker dies; the new one has uploads resumed.
+  const h2 = harness({ area });
+  await h2.u.kick();
+  assert.equal(h2.calls.length, 1);
+  assert.equal((await h2.status()).sent.length, 1);
+});
+
+test('a page waits at most an hour before it is sealed and sent', async () => {
+  const h = harness();
+  await h.u.onHistory(h.entry(1));
+  await h.u.kick();
+  assert.equal(h.calls.length, 0);
+  h.advance(UPLOAD_TIMING.sealAfterMs);
+  await h.u.kick();
+  assert.equal(h.calls.length, 1);
+});
+
+test('delete: each sent batch is deleted with its own token; what the collector no longer has is forgotten', async () => {
+  const h = harness();
+  for (const i of [1, 2]) {
+    await h.u.onHistory(h.entry(i));
+    await h.u.flush();
+  }
+  const tokens = h.calls.map((c) => c.headers[DELETION_TOKEN_HEADER]);
+  h.setAnswer((c) => (c.method === 'DELETE' ? { status: c.url.endsWith((JSON.parse(h.calls[0]!.body!) as { key: string }).key) ? 200 : 500 } : { status: 201 }));
+  const r = await h.u.deleteSent();
+  assert.equal(r.deleted, 1);
+  assert.equal(r.failed.length, 1);
+  const deletes = h.calls.filter((c) => c.method === 'DELETE');
+  assert.deepEqual(deletes.map((c) => c.headers[DELETION_TOKEN_HEADER]), tokens);
+  assert.equal((await h.status()).sent.length, 1, 'the one that failed stays, to try again');
+});

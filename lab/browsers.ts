@@ -1,0 +1,188 @@
+// Real Chromium and Firefox (Debian's), driven by puppeteer-core, with the built extension loaded and the real native
+// host registered in a private profile. Run them only inside a loopback-only network namespace (see
+// tests/browser/host.test.ts): they try to reach outside services even with every "no background networking" flag.
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { CHROMIUM_ID, GECKO_ID, HOST_NAME } from '../common/extension-ids.js';
+import { HOST_BIN } from './paths.js';
+
+/** Which browser. */
+export type BrowserName = 'chromium' | 'firefox';
+
+/** Debian's binaries: the real Chromium binary (not the /usr/bin wrapper, which adds flags from /etc/chromium.d). */
+export const EXECUTABLES: Record<BrowserName, string[]> = {
+  chromium: ['/usr/lib/chromium/chromium', '/usr/bin/chromium'],
+  firefox: ['/usr/lib/firefox-esr/firefox-esr', '/usr/bin/firefox-esr'],
+};
+
+/** The first installed executable of `name`, or null. */
+export function findBrowser(name: BrowserName): string | null {
+  return EXECUTABLES[name].find((p) => existsSync(p)) ?? null;
+}
+
+/** The internal UUID Firefox gives the extension (pref extensions.webextensions.uuids), so its pages have fixed URLs. */
+export const FIREFOX_EXTENSION_UUID = '6f1d3c4e-2b7a-4e59-9a1c-d05c05715001';
+
+/** The base URL of the extension's pages in each browser. */
+export function extensionBase(name: BrowserName): string {
+  return name === 'chromium' ? `chrome-extension://${CHROMIUM_ID}/` : `moz-extension://${FIREFOX_EXTENSION_UUID}/`;
+}
+
+/**
+ * Writes a launcher for the real host into `dir`: the browser starts the host with its own environment, whose PATH
+ * may lack node, so the launcher execs this test's node binary with native-host/bin/dnscost-host.js.
+ */
+export function writeHostLauncher(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'dnscost-host.sh');
+  writeFileSync(path, `#!/bin/sh\nexec '${process.execPath}' '${HOST_BIN}' "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** A native messaging host manifest for `browser` pointing at `launcher`. */
+export function hostManifest(browser: BrowserName, launcher: string): Record<string, unknown> {
+  const base = { name: HOST_NAME, description: 'dnscost native host (test)', path: launcher, type: 'stdio' };
+  // Chromium matches allowed_origins exactly, trailing slash included.
+  return browser === 'chromium' ? { ...base, allowed_origins: [`chrome-extension://${CHROMIUM_ID}/`] } : { ...base, allowed_extensions: [GECKO_ID] };
+}
+
+/** A launched browser with the extension installed. */
+export interface ExtensionBrowser {
+  name: BrowserName;
+  browser: Browser;
+  /** Opens one of the extension's pages (path under the build, e.g. `popup/popup.html`) in a new tab. */
+  openExtensionPage(path: string, timeoutMs?: number): Promise<Page>;
+  /** Writes the host manifest now (as installing the host would, while the browser runs). */
+  registerHost(): void;
+  close(): Promise<void>;
+}
+
+/** Options for launchWithExtension. */
+export interface LaunchOptions {
+  /** The unpacked extension (build/extension). */
+  extensionDir: string;
+  /** A fresh directory for the profile, private HOME and host launcher. */
+  workDir: string;
+  /** Register the real host (default true); false leaves it missing, as on a machine where it is not installed. */
+  registerHost?: boolean;
+  /** Extra environment for the browser (and so the host). */
+  env?: NodeJS.ProcessEnv;
+  /** Extra Chromium switches. */
+  chromiumArgs?: string[];
+}
+
+/** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
+export async function poll<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Launches Chromium with the extension unpacked and the host manifest in the profile's NativeMessagingHosts/. */
+async function launchChromium(executablePath: string, o: LaunchOptions): Promise<ExtensionBrowser> {
+  const profile = join(o.workDir, 'chromium-profile');
+  // Chromium reads host manifests from <user-data-dir>/NativeMessagingHosts/ when --user-data-dir is given.
+  const hosts = join(profile, 'NativeMessagingHosts');
+  mkdirSync(hosts, { recursive: true });
+  const registerHost = () => writeFileSync(join(hosts, `${HOST_NAME}.json`), JSON.stringify(hostManifest('chromium', writeHostLauncher(o.workDir))));
+  if (o.registerHost !== false) registerHost();
+  const browser = await puppeteer.launch({
+    browser: 'chrome',
+    executablePath,
+    headless: true, // --headless=new, which loads extensions
+    userDataDir: profile,
+    enableExtensions: true,
+    args: [
+      '--no-sandbox', // as root
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--load-extension=${o.extensionDir}`,
+      `--disable-extensions-except=${o.extensionDir}`,
+      ...(o.chromiumArgs ?? []),
+    ],
+    env: { ...process.env, ...o.env },
+    timeout: 30_000,
+    protocolTimeout: 30_000,
+  });
+  return {
+    name: 'chromium',
+    browser,
+    registerHost,
+    async openExtensionPage(path, timeoutMs = 20_000) {
+      // The extension is ready when its service worker runs.
+      await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(extensionBase('chromium')), { timeout: timeoutMs });
+      const page = await browser.newPage();
+      await page.goto(extensionBase('chromium') + path, { timeout: timeoutMs });
+      return page;
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** Launches Firefox with a private HOME holding the host manifest, and installs the extension as a temporary add-on. */
+async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<ExtensionBrowser> {
+  const home = join(o.workDir, 'home');
+  // Firefox reads host manifests only from $HOME/.mozilla/native-messaging-hosts/ (on Linux, per user).
+  const hosts = join(home, '.mozilla', 'native-messaging-hosts');
+  mkdirSync(hosts, { recursive: true });
+  const registerHost = () => writeFileSync(join(hosts, `${HOST_NAME}.json`), JSON.stringify(hostManifest('firefox', writeHostLauncher(o.workDir))));
+  if (o.registerHost !== false) registerHost();
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath,
+    headless: true,
+    // Opening moz-extension:// pages under remote control needs system access.
+    args: ['--remote-allow-system-access'],
+    extraPrefsFirefox: {
+      'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: FIREFOX_EXTENSION_UUID }),
+    },
+    env: { ...process.env, ...o.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
+    timeout: 60_000,
+    protocolTimeout: 30_000,
+  });
+  try {
+    const id = await browser.installExtension(o.extensionDir);
+    if (id !== GECKO_ID) throw new Error(`Firefox installed the extension as ${id}, not ${GECKO_ID}`);
+  } catch (err) {
+    await browser.close();
+    throw err;
+  }
+  return {
+    name: 'firefox',
+    browser,
+    registerHost,
+    async openExtensionPage(path, timeoutMs = 20_000) {
+      const page = await browser.newPage();
+      const url = extensionBase('firefox') + path;
+      // goto() never resolves for moz-extension:// pages under WebDriver BiDi: start it, then poll the document.
+      page.goto(url, { timeout: timeoutMs }).catch(() => {});
+      // page.url() stays about:blank meanwhile; the document's own location is right.
+      await poll(`Firefox opens ${url}`, timeoutMs, async () =>
+        (await page.evaluate(() => location.href === document.URL && document.readyState === 'complete' ? location.href : '')) === url ? true : undefined);
+      return page;
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** Launches `name` with the extension (and, by default, the real host registered for it). */
+export async function launchWithExtension(name: BrowserName, options: LaunchOptions): Promise<ExtensionBrowser> {
+  const executable = findBrowser(name);
+  if (!executable) throw new Error(`${name} is not installed (${EXECUTABLES[name].join(' or ')}): scripts/setup installs it`);
+  mkdirSync(options.workDir, { recursive: true });
+  return name === 'chromium' ? launchChromium(executable, options) : launchFirefox(executable, options);
+}

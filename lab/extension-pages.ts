@@ -1,0 +1,47 @@
+// Talking to the extension from one of its own pages, for browser tests and the demo.
+import type { Page } from 'puppeteer-core';
+import type { ResolverSpec } from '../common/schema.js';
+import type { LabResolver } from './resolver.js';
+import { poll } from './browsers.js';
+
+/** Sends a runtime message from an extension page and returns the background's reply. */
+export function sendFromPage(page: Page, message: unknown): Promise<unknown> {
+  return page.evaluate((m) => {
+    const g = globalThis as unknown as { browser?: { runtime: { sendMessage(m: unknown): Promise<unknown> } }; chrome?: { runtime: { sendMessage(m: unknown): Promise<unknown> } } };
+    return (g.browser ?? g.chrome)!.runtime.sendMessage(m);
+  }, message);
+}
+
+/** The id of the first tab whose URL starts with `prefix`. */
+export async function tabIdOf(ext: Page, prefix: string): Promise<number> {
+  return poll(`a tab at ${prefix}`, 10_000, async () => {
+    const id = await ext.evaluate(async (p) => {
+      const g = globalThis as unknown as { browser?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } }; chrome?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } } };
+      const tabs = await (g.browser ?? g.chrome)!.tabs.query({});
+      return tabs.find((t) => t.url?.startsWith(p))?.id ?? null;
+    }, prefix);
+    return id ?? undefined;
+  });
+}
+
+/** The lab resolver as a person's custom resolver: every transport at its loopback address, SNI dns.test, the lab CA. */
+export function labResolverSpec(lab: LabResolver): ResolverSpec {
+  const port = (url: string) => Number(new URL(url.replace(/^(udp|tcp|tls):/, 'http:')).port);
+  const address = lab.address;
+  const dnsPort = port(lab.endpoints.udp);
+  const tlsPort = port(lab.endpoints.dot);
+  const httpsPort = port(lab.endpoints.doh);
+  return {
+    id: 'lab',
+    name: 'Lab resolver',
+    ca: lab.certs.caPem,
+    endpoints: [
+      { transport: 'udp', address, port: dnsPort },
+      { transport: 'tcp', address, port: dnsPort },
+      { transport: 'dot', address, port: tlsPort, serverName: 'dns.test' },
+      { transport: 'doh', address, port: httpsPort, serverName: 'dns.test', path: '/dns-query' },
+      { transport: 'doh1', address, port: httpsPort, serverName: 'dns.test', path: '/dns-query' },
+    ],
+  };
+}
+

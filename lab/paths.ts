@@ -1,0 +1,33 @@
+// Where things are in this checkout, for the lab, the tests and the benchmarks: one root finder that works from the
+// sources (vitest runs them in place) and from dist/ (the benchmarks and spawned helpers run compiled).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The checkout's root: the nearest directory above this module whose package.json is dnscost's own. */
+export const ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
+
+function findRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'dnscost') return dir;
+    if (dirname(dir) === dir) throw new Error(`cannot find the dnscost checkout above ${start}`);
+  }
+}
+
+/** A lab program built by lab/build.sh (lab/bin/NAME). */
+export function labBin(name: string): string {
+  return join(ROOT, 'lab', 'bin', name);
+}
+
+/** The compiled form of a source file of this checkout (e.g. `lab/site/validation-site.ts`), for spawning under node. */
+export function distPath(source: string): string {
+  return join(ROOT, 'dist', source.replace(/\.ts$/, '.js'));
+}
+
+/** The host's launcher, as a browser starts it (it runs dist/native-host). */
+export const HOST_BIN = join(ROOT, 'native-host', 'bin', 'dnscost-host.js');
+/** The unpacked extension both browsers load (scripts/setup runs `npm run build:extension`). */
+export const EXTENSION_DIR = join(ROOT, 'build', 'extension');
+/** Where tests leave screenshots and logs for a person to look at. */
+export const RUN_DIR = join(ROOT, 'tests', '.run');

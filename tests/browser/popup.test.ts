@@ -1,0 +1,214 @@
+// The per-site cost panel in real Chromium and Firefox, end to end: the built extension with the real native host,
+// configured through `settings-set` for the lab resolver only (CoreDNS on loopback, every transport: udp, tcp, dot,
+// doh, doh1; the lab CA in the resolver's `ca`) and consent given, visits the local site (lab/site/); an extension
+// page starts the measurement of that tab (`measure-start`), polls `measure-status` until it is done, and checks
+// that every host of the page was measured over every transport of the lab resolver, cold and warm (the page's
+// hosts are `*.site.localhost`: internal names, sent only because every resolver in force is on loopback — the lab
+// override). Then `popup.html?tab=ID` must show the results: a summary row per transport × mode, a waterfall row
+// per host, the bytes table; a screenshot per browser goes to tests/.run/cost-panel-BROWSER.png.
+// Chromium only: the service worker is killed in the middle of a second measurement (the records it had stored stay,
+// the measurement reads `interrupted`, measuring again completes), and a synthetic finished 200-host measurement
+// (12,000 records) written to storage is read back by a restarted worker and drawn by the panel (time logged).
+//
+// The lab zone is `test.`: CoreDNS answers the site's names REFUSED, so every lookup is a (fast, recorded) failure
+// and the panel's verdicts read "would fail"; what is checked is that each lookup was made and shown.
+//
+// Same structure as tests/browser/page-records.test.ts: re-runs itself under `unshare --net` (root) with DNSCOST_COST_INNER
+// naming the browser, one browser at a time; the site and the lab resolver run inside that namespace.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { MeasureStatus } from '../../extension/src/messages/measure.js';
+import type { PageRecord } from '../../common/page-record.js';
+import { extensionBase, launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
+import { outerBrowserTests } from '../support/namespace.js';
+import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
+import { requireBuiltExtension } from '../../lab/extension-build.js';
+import { startCoreDNS } from '../../lab/resolver.js';
+import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
+import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../../lab/synthetic-measurement.js';
+import { ROOT } from '../../lab/paths.js';
+
+const INNER = process.env.DNSCOST_COST_INNER as BrowserName | undefined;
+const RUN_DIR = join(ROOT, 'tests/.run');
+/** Inner-run budgets (the brief: each browser's run under about 90 s). */
+const BUDGET_MS: Record<BrowserName, number> = { chromium: 90_000, firefox: 100_000 };
+const TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1'] as const;
+
+function innerTests(name: BrowserName): void {
+  test(`${name}: measure a page through the real host and the lab resolver; the cost panel shows it`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
+    const extensionDir = requireBuiltExtension();
+    const work = mkdtempSync(join(tmpdir(), `dnscost-cost-${name}-`));
+    t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
+    mkdirSync(RUN_DIR, { recursive: true });
+    const t0 = Date.now();
+    const site = await startSite();
+    t.onTestFinished(() => site.close());
+    const lab = await startCoreDNS();
+    t.onTestFinished(() => lab.stop());
+    const timings: string[] = [`site and lab resolver ${Date.now() - t0} ms`];
+    let started = Date.now();
+    const b = await launchWithExtension(name, { extensionDir, workDir: work });
+    try {
+      timings.push(`launch ${Date.now() - started} ms`);
+      const ext = await b.openExtensionPage('options/options.html');
+      const set = (await sendFromPage(ext, { type: 'settings-set', changes: { resolvers: [labResolverSpec(lab)] } })) as { ok: boolean; message?: string; problems?: string[] };
+      assert.equal(set.ok, true, JSON.stringify(set));
+      assert.equal(((await sendFromPage(ext, { type: 'consent-give' })) as { ok: boolean }).ok, true);
+      await poll('the host connects', 30_000, async () => (((await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));
+      timings.push(`settings and host connected ${Date.now() - started} ms`);
+
+      started = Date.now();
+      const H = NORMAL_PAGE_HOSTS;
+      const page = await b.browser.newPage();
+      await page.goto(site.url(H.start, '/'), { waitUntil: 'load', timeout: 20_000 });
+      const tabId = await tabIdOf(ext, site.url(H.page, '/'));
+      const record = await poll('the page is recorded', 15_000, async () => {
+        const r = (await sendFromPage(ext, { type: 'page-report', tabId })) as { ok: boolean; record?: PageRecord };
+        return r.ok && r.record!.onLoadMs !== null && r.record!.hosts.length >= 9 ? r.record : undefined;
+      });
+      const expected = Object.values(H).sort();
+      assert.deepEqual(record.hosts.map((h) => h.name).sort(), expected);
+      timings.push(`page load to report ${Date.now() - started} ms`);
+
+      // Refusals before consent would have been no-consent; with the lab only, the .localhost hosts are measurable.
+      started = Date.now();
+      const start = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus | { ok: false; code: string; message: string };
+      assert.equal(start.ok, true, JSON.stringify(start));
+      const running = (start as MeasureStatus).measurement!;
+      assert.equal(running.state, 'running');
+      assert.equal(running.plan.internalAllowed, true);
+      assert.deepEqual(running.plan.hosts.map((h) => h.name).sort(), expected);
+      assert.deepEqual(running.plan.resolvers, [{ id: 'lab', name: 'Lab resolver', transports: [...TRANSPORTS] }]);
+      const progress = new Set<string>();
+      const finished = await poll('the measurement finishes', 60_000, async () => {
+        const s = (await sendFromPage(ext, { type: 'measure-status', tabId })) as MeasureStatus;
+        if (s.measurement) progress.add(`${s.measurement.done}/${s.measurement.total}`);
+        return s.measurement && s.measurement.state !== 'running' ? s : undefined;
+      });
+      timings.push(`measurement ${Date.now() - started} ms (${progress.size} distinct progress readings)`);
+      assert.equal(finished.measurement!.state, 'done', JSON.stringify(finished.measurement!.error));
+      assert.ok(progress.size >= 2, `progress was seen moving: ${[...progress].join(' ')}`);
+      const full = (await sendFromPage(ext, { type: 'measure-status', tabId, records: true })) as MeasureStatus;
+      const records = full.records!;
+      const m = full.measurement!;
+      assert.equal(m.records, records.length, JSON.stringify({ ...m, page: undefined, plan: undefined, summary: undefined }));
+      // Every host × transport × mode × qtype × repeat of the lab resolver.
+      assert.equal(records.length, expected.length * TRANSPORTS.length * 2 * 2 * 3, `records: ${records.length}`);
+      for (const host of expected) {
+        for (const transport of TRANSPORTS) {
+          for (const mode of ['cold', 'warm'] as const) {
+            const n = records.filter((r) => r.host === host && r.transport === transport && r.mode === mode && r.resolver === 'lab').length;
+            assert.equal(n, 6, `${host} over ${transport} ${mode}: ${n} records (A and AAAA × 3)`);
+          }
+        }
+      }
+      for (const r of records) {
+        assert.ok(r.replay, 'replayed');
+        // The lab resolver answers the site's names (LAB_SITE_ZONE) with loopback addresses: every lookup resolves.
+        assert.ok(r.ok, `${r.host} ${r.transport} ${r.mode}: ${r.error}`);
+      }
+
+      // The panel, opened as a page for that tab.
+      started = Date.now();
+      const popup = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
+      const shown = await poll('the panel shows the results', 20_000, async () => {
+        const s = await popup.evaluate(() => {
+          const e = document.getElementById('cost');
+          return { state: e?.dataset.state ?? '', drawMs: Number(e?.dataset.drawMs ?? NaN), text: document.body.innerText };
+        });
+        return s.state === 'results' ? s : undefined;
+      });
+      timings.push(`panel ${Date.now() - started} ms (results drawn in ${shown.drawMs} ms)`);
+      const panel = await popup.evaluate(() => ({
+        hosts: [...document.querySelectorAll<HTMLElement>('#cost .wf-row')].map((r) => ({ host: r.dataset.host!, bars: [...r.querySelectorAll<HTMLElement>('.wf-bar')].map((b) => `${b.dataset.transport}/${b.dataset.mode}`) })),
+        summary: [...document.querySelectorAll<HTMLElement>('#cost .summary tbody tr')].map((r) => `${r.dataset.transport}/${r.dataset.mode}`),
+        bytes: document.querySelectorAll('#cost .bytes tbody tr').length,
+        scripts: document.querySelectorAll('#cost script').length,
+      }));
+      assert.deepEqual(panel.hosts.map((h) => h.host).sort(), expected);
+      const combos = TRANSPORTS.flatMap((tr) => [`${tr}/cold`, `${tr}/warm`]);
+      for (const h of panel.hosts) assert.deepEqual([...h.bars].sort(), [...combos].sort(), `bars of ${h.host}`);
+      assert.deepEqual([...panel.summary].sort(), [...combos].sort());
+      assert.equal(panel.bytes, combos.length);
+      assert.equal(panel.scripts, 0);
+      for (const host of expected) assert.ok(shown.text.includes(host), `${host} shown`);
+      assert.match(shown.text, /DoT = .*285/);
+      await popup.setViewport({ width: 900, height: 1400 });
+      await popup.screenshot({ path: join(RUN_DIR, `cost-panel-${name}.png`), fullPage: true });
+      // Its own extension tab has no page: the panel says so.
+      started = Date.now();
+      const own = await b.openExtensionPage('popup/popup.html');
+      const ownState = await poll('the popup of an extension tab settles', 10_000, async () => {
+        const s = await own.evaluate(() => document.getElementById('cost')?.dataset.state ?? '');
+        return s && s !== 'loading' ? s : undefined;
+      });
+      assert.ok(['no-page', 'nothing-yet'].includes(ownState), ownState);
+      timings.push(`screenshot and the popup of an extension tab ${Date.now() - started} ms`);
+
+      if (name === 'chromium') {
+        // Killing the service worker in the middle of a measurement: the records delivered before stay, and the
+        // measurement is reported as interrupted (the host process died with the worker's port); measuring again works.
+        started = Date.now();
+        const again = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus;
+        assert.equal(again.measurement?.state, 'running', JSON.stringify(again));
+        const before = await poll('some records arrive', 20_000, async () => {
+          const s = (await sendFromPage(ext, { type: 'measure-status', tabId })) as MeasureStatus;
+          return s.measurement && s.measurement.records > 0 && s.measurement.state === 'running' ? s.measurement.records : undefined;
+        });
+        const sw = await b.browser.waitForTarget((tg) => tg.type() === 'service_worker' && tg.url().startsWith(extensionBase('chromium')), { timeout: 5_000 });
+        const worker = await sw.worker();
+        await worker!.close();
+        const after = await poll('the measurement is reported after the worker died', 20_000, async () => {
+          const s = (await sendFromPage(ext, { type: 'measure-status', tabId, records: true })) as MeasureStatus;
+          return s.measurement && s.measurement.state !== 'running' ? s : undefined;
+        });
+        assert.equal(after.measurement!.state, 'interrupted', JSON.stringify(after.measurement!.error));
+        assert.ok(after.records!.length >= before, `${after.records!.length} records kept, ${before} seen before the kill`);
+        assert.equal(after.records!.length, after.measurement!.records);
+        timings.push(`worker killed after ${before} records: interrupted with ${after.records!.length} kept (${after.measurement!.error?.code}) in ${Date.now() - started} ms`);
+        await poll('the host reconnects', 20_000, async () => (((await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));
+        const third = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus;
+        assert.equal(third.measurement?.state, 'running', JSON.stringify(third));
+        const done = await poll('measuring again finishes', 40_000, async () => {
+          const s = (await sendFromPage(ext, { type: 'measure-status', tabId })) as MeasureStatus;
+          return s.measurement && s.measurement.state !== 'running' ? s : undefined;
+        });
+        assert.equal(done.measurement!.state, 'done');
+        assert.equal(done.measurement!.records, records.length, JSON.stringify({ ...done.measurement!, page: undefined, plan: undefined, summary: undefined }));
+        timings.push(`measured again ${Date.now() - started} ms`);
+
+        // A 200-host panel: a synthetic finished measurement of this page (200 hosts × 5 transports × cold/warm ×
+        // A/AAAA × 3 = 12,000 records) written to storage, read back by a restarted worker, drawn by the popup.
+        started = Date.now();
+        const written = await writeSyntheticMeasurement(ext, tabId, record, Array.from({ length: 200 }, (_, i) => `h${i}.site.localhost`));
+        assert.equal(written, 12_000);
+        await restartChromiumWorker(b.browser);
+        const big = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
+        const drawn = await poll('the 200-host panel is drawn', 30_000, async () => {
+          const s = await panelDrawn(big);
+          return s.state === 'results' ? s : undefined;
+        });
+        assert.equal(drawn.rows, 200);
+        assert.equal(drawn.bars, 200 * 10);
+        // The issue's target is 100 ms; this is a test on 2 shared cores, so only a gross regression fails it.
+        assert.ok(drawn.drawMs < 1000, `200-host panel drawn in ${drawn.drawMs} ms`);
+        timings.push(`200-host panel (12,000 records) drawn in ${drawn.drawMs} ms, ${Date.now() - started} ms in all`);
+      }
+      started = Date.now();
+    } finally {
+      await b.close();
+    }
+    timings.push(`close ${Date.now() - started} ms`);
+    console.log(`${name}: ${timings.join('; ')}`);
+  });
+}
+
+if (INNER) {
+  innerTests(INNER);
+} else {
+  outerBrowserTests(fileURLToPath(import.meta.url), 'DNSCOST_COST_INNER', (name) => `${name}: cost panel end to end (loopback-only network namespace)`, BUDGET_MS);
+}

@@ -1,0 +1,191 @@
+// The opt-in upload end to end in real headless Chromium with the real host, the lab resolver and a real collector
+// (embedded store) on loopback: uploads are off until turned on in the options page; a measured page becomes a
+// batch that waits while the collector is down and arrives once it is back; its preview (the options page's "Show the next upload") is byte for byte what the collector stored (its
+// SHA-256 of the body it received); a popular site appears in the public aggregates only once 5 batches back it;
+// "Delete everything I uploaded" removes the data; and no stored value holds a URL, a path, an IP address or a
+// hostname outside the shipped list.
+//
+// The page is served as www.ikea.com (a name on the shipped popular list, and not on Chromium's HSTS preload list)
+// from the local site: Chromium maps that name to loopback (--host-resolver-rules); the lab resolver, the only one
+// in force, is asked for it.
+// Same structure as the other browser tests: re-runs itself under `unshare --net` (root); Chromium only.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { Page } from 'puppeteer-core';
+import { startCollector } from '../../collector/server.js';
+import { openPgliteStore } from '../../collector/store-pglite.js';
+import type { MeasureStatus } from '../../extension/src/messages/measure.js';
+import { POPULAR_SITES } from '../../common/popular-sites.js';
+import type { ResolverSpec } from '../../common/schema.js';
+import type { UploadStatus } from '../../extension/src/messages/upload.js';
+import { launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
+import { outerBrowserTests } from '../support/namespace.js';
+import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
+import { requireBuiltExtension } from '../../lab/extension-build.js';
+import { startCoreDNS } from '../../lab/resolver.js';
+import { startSite } from '../../lab/site/server.js';
+
+const INNER = process.env.DNSCOST_UPLOAD_INNER as BrowserName | undefined;
+const BUDGET_MS: Record<BrowserName, number> = { chromium: 120_000, firefox: 0 };
+const SITE_HOST = 'www.ikea.com';
+
+async function click(page: Page, id: string): Promise<void> {
+  await page.evaluate((i) => (document.getElementById(i) as HTMLElement).click(), id);
+}
+
+function innerTests(): void {
+  test('chromium: opt in, measure, preview = bytes stored, threshold, delete', { timeout: BUDGET_MS.chromium - 10_000 }, async (t) => {
+    const work = mkdtempSync(join(tmpdir(), 'dnscost-upload-'));
+    t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
+    const site = await startSite();
+    t.onTestFinished(() => site.close());
+    const lab = await startCoreDNS();
+    t.onTestFinished(() => lab.stop());
+    const dataDir = join(work, 'collector');
+    let collector: Awaited<ReturnType<typeof startCollector>> | null = await startCollector({ store: await openPgliteStore(dataDir), aggregatesTtlMs: 0 });
+    t.onTestFinished(async () => void (await collector?.close()));
+    const aggregates = async () =>
+      ((await (await fetch(`${collector!.url}/v1/aggregates?site=ikea.com`)).json()) as { cells: Array<{ site: string; batches: number }> }).cells;
+
+    const b = await launchWithExtension('chromium', {
+      extensionDir: requireBuiltExtension(), workDir: work,
+      chromiumArgs: [`--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1`],
+    });
+    try {
+      const options = await b.openExtensionPage('options/options.html');
+      // The lab resolver over two transports keeps each measurement short.
+      const full = labResolverSpec(lab);
+      const spec: ResolverSpec = { ...full, endpoints: full.endpoints.filter((e) => e.transport === 'udp' || e.transport === 'dot') };
+      assert.equal(((await sendFromPage(options, { type: 'settings-set', changes: { resolvers: [spec] } })) as { ok: boolean }).ok, true);
+      assert.equal(((await sendFromPage(options, { type: 'consent-give' })) as { ok: boolean }).ok, true);
+      await poll('the host connects', 30_000, async () => (((await sendFromPage(options, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));
+
+      const tab = await b.browser.newPage();
+      const sentAfter: number[] = [];
+      /** Loads the page, measures it, and returns the tab's finished measurement. */
+      const visitAndMeasure = async () => {
+        await tab.goto(site.url(SITE_HOST, '/plain.html'), { waitUntil: 'load' });
+        const tabId = await tabIdOf(options, site.url(SITE_HOST, '/'));
+        await poll('the page is recorded', 15_000, async () => {
+          const r = (await sendFromPage(options, { type: 'page-report', tabId })) as { ok: boolean; record?: { onLoadMs: number | null; hosts: unknown[] } };
+          return r.ok && r.record!.onLoadMs !== null && r.record!.hosts.length >= 2 ? true : undefined;
+        });
+        const start = (await sendFromPage(options, { type: 'measure-start', tabId })) as MeasureStatus;
+        assert.equal(start.ok, true, JSON.stringify(start));
+        return poll('the measurement finishes', 40_000, async () => {
+          const s = (await sendFromPage(options, { type: 'measure-status', tabId })) as MeasureStatus;
+          return s.measurement && s.measurement.state === 'done' ? s : undefined;
+        });
+      };
+      const status = async () => (await sendFromPage(options, { type: 'upload-status' })) as UploadStatus;
+
+      // Uploads are off: a measured page is not queued.
+      await visitAndMeasure();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual([(await status()).enabled, (await status()).pendingPages, (await status()).queued.length], [false, 0, 0]);
+
+      // Turned on in the options page (a fresh load shows the saved state).
+      await options.reload();
+      await poll('the options page is ready', 10_000, async () => ((await options.evaluate(() => document.body.dataset.settings)) === 'ready' ? true : undefined));
+      await options.evaluate((url) => {
+        (document.getElementById('upload-enabled') as HTMLInputElement).checked = true;
+        (document.getElementById('upload-collector') as HTMLInputElement).value = url;
+        (document.getElementById('upload-network-type') as HTMLSelectElement).value = 'wifi';
+        (document.getElementById('upload-network-label') as HTMLInputElement).value = 'home';
+      }, `${collector.url}/`);
+      await click(options, 'upload-save');
+      await poll('uploads are on', 10_000, async () => ((await status()).enabled ? true : undefined));
+
+      const previews: Array<{ key: string; body: string }> = [];
+      for (let i = 0; i < 5; i++) {
+        await visitAndMeasure();
+        await poll('the page waits for upload', 10_000, async () => ((await status()).pendingPages === 1 ? true : undefined));
+        await options.evaluate(() => (document.getElementById('upload-preview-bytes')!.dataset.key = ''));
+        await click(options, 'upload-preview');
+        const shown = await poll('the preview is shown', 10_000, async () => {
+          const p = await options.evaluate(() => {
+            const pre = document.getElementById('upload-preview-bytes')!;
+            return { key: pre.dataset.key ?? '', body: pre.textContent ?? '' };
+          });
+          return p.key ? p : undefined;
+        });
+        previews.push(shown);
+        const batch = JSON.parse(shown.body) as { key: string; network: unknown; pages: Array<{ site: string; hosts: number; results: unknown[] }> };
+        assert.equal(batch.key, shown.key);
+        assert.deepEqual(batch.network, { type: 'wifi', label: 'home' });
+        assert.equal(batch.pages.length, 1);
+        assert.equal(batch.pages[0]!.site, 'ikea.com');
+        assert.equal(batch.pages[0]!.hosts, 2);
+        assert.equal(batch.pages[0]!.results.length, 4, 'custom × udp/dot × cold/warm');
+        for (const bad of [SITE_HOST, 'site.localhost', '127.0.0.1', 'http', 'plain.html', 'Lab resolver']) assert.ok(!shown.body.includes(bad), `${bad} in the upload`);
+        // Before this batch, fewer than 5 backed the site: it was not named.
+        const before = await aggregates();
+        assert.ok(!before.some((c) => c.site === 'ikea.com'), `named after ${i} batches: ${JSON.stringify(before).slice(0, 300)}`);
+        if (i === 0) {
+          // The collector is down: the batch stays queued with the reason; once it is back, it arrives exactly once.
+          const port = Number(new URL(collector.url).port);
+          await collector.close();
+          await click(options, 'upload-send');
+          const failed = await poll('the try fails', 20_000, async () => {
+            const s = await status();
+            return s.queued[0]?.lastError ? s : undefined;
+          });
+          assert.deepEqual([failed.queued.length, failed.queued[0]!.key, failed.queued[0]!.lastError!.code, failed.sent.length], [1, shown.key, 'unreachable', 0]);
+          collector = await startCollector({ store: await openPgliteStore(dataDir), aggregatesTtlMs: 0, port });
+        }
+        await click(options, 'upload-send');
+        await poll('the batch is acknowledged', 20_000, async () => ((await status()).sent.length === i + 1 ? true : undefined));
+        sentAfter.push((await status()).sent.length);
+      }
+      const named = (await aggregates()).filter((c) => c.site === 'ikea.com');
+      assert.ok(named.length > 0 && named.every((c) => c.batches === 5), `named with 5 batches: ${JSON.stringify(named).slice(0, 400)}`);
+      assert.equal((await status()).refused.length, 0);
+
+      // What the collector stored: the preview's exact bytes (their SHA-256 as it received them), and no string but
+      // an allowed value. The embedded store is one process's: the collector stops for the look, and starts again on
+      // the same data and port (an acknowledged batch survives the restart).
+      const port = Number(new URL(collector.url).port);
+      await collector.close();
+      collector = null;
+      const allowed = new Set<string>([...POPULAR_SITES, 'other', 'custom', 'cloudflare', 'google', 'quad9', 'system', 'udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3', 'cold', 'warm', 'wifi']);
+      const db = await PGlite.create(dataDir);
+      try {
+        const rows = (await db.query<{ key: string; body_sha256: string; network: string; pages: unknown }>('SELECT key, body_sha256, network, pages FROM batches')).rows;
+        assert.equal(rows.length, 5);
+        for (const p of previews) {
+          const row = rows.find((r) => r.key === p.key);
+          assert.ok(row, `batch ${p.key} stored`);
+          assert.equal(row.body_sha256, createHash('sha256').update(p.body).digest('hex'), 'the collector received the previewed bytes');
+          const strings: string[] = [row.network];
+          JSON.stringify(row.pages, (k, v) => (typeof v === 'string' && k !== 'hour' ? void strings.push(v) : v));
+          for (const s of strings) assert.ok(allowed.has(s), `stored string ${JSON.stringify(s)}`);
+          assert.ok(!JSON.stringify(row).includes('home'), 'the network label is not stored');
+        }
+      } finally {
+        await db.close();
+      }
+      collector = await startCollector({ store: await openPgliteStore(dataDir), aggregatesTtlMs: 0, port });
+      assert.equal((await aggregates()).filter((c) => c.site === 'ikea.com').length, named.length, 'the same after a restart');
+
+      // Delete everything uploaded: the site is no longer backed.
+      await click(options, 'upload-delete');
+      await poll('the uploads are deleted', 20_000, async () => ((await status()).sent.length === 0 ? true : undefined));
+      assert.equal((await aggregates()).filter((c) => c.site === 'ikea.com').length, 0);
+      console.log(`chromium: ${sentAfter.length} batches uploaded and deleted`);
+    } finally {
+      await b.close();
+    }
+  });
+}
+
+if (INNER) {
+  innerTests();
+} else {
+  outerBrowserTests(fileURLToPath(import.meta.url), 'DNSCOST_UPLOAD_INNER', () => 'chromium: upload end to end (loopback-only network namespace)', BUDGET_MS, ['chromium']);
+}

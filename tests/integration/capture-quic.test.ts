@@ -1,0 +1,195 @@
+// DoQ and DoH3 wire bytes and packets per exchange equal a packet capture of the same exchanges (tshark on lo).
+//
+// The companion counts every UDP datagram of a connection at its socket and reads the counters when the answer is
+// parsed; each reply carries that moment (`wire.at`, µs on the Unix clock the capture stamps frames with). A
+// record's figures are the connection's counters at its answer less those at the previous record's answer on the
+// same connection (zero for a new one: the QUIC handshake, padded Initials included, is on the first exchange). So
+// per record the capture figure is the datagrams of its connection's UDP port pair stamped after the previous cut
+// and up to its own. Connections map to client ports by order: the engine runs one exchange at a time and opens
+// connections in order, so the n-th connection of the run is the n-th client port seen (no warm-up, no priming).
+// After the last cut come the ACK of the answer and the CONNECTION_CLOSE: no record could have seen them (as for
+// TCP's teardown in capture.test.ts); they are counted and shown.
+//
+// Sent datagrams are cut exactly (the companion counts a datagram under the same lock a snapshot takes, around the
+// send). A received datagram is counted when QUIC reads it, and the capture stamps it when the server sends it: one
+// the server sent just after the answer (typically its ACK) can sit in our socket's queue at the cut and be counted
+// on the next record. So on the received side a record may differ from its window by the last datagrams stamped
+// within CUT_SLACK_US before a cut, moved to the next window (FIFO); such records are counted and shown, and every
+// connection's records plus its "after" datagrams must add up to its capture exactly.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExchangeRecord, Pair } from '../../common/record.js';
+import type { MeasureRequest } from '../../common/schema.js';
+import { parseEndpoint } from '../../native-host/src/endpoints.js';
+import { measure } from '../../native-host/src/measure.js';
+import { monotonic } from '../../native-host/src/dial.js';
+import { QuicCompanion } from '../../native-host/src/transports/quic-companion.js';
+import type { CompanionFrame } from '../../native-host/src/transports/quic-protocol.js';
+import { quicTransport } from '../../native-host/src/transports/quic.js';
+import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
+import { labDir, startCoreDNS } from '../../lab/resolver.js';
+import { canCapture, Capture, run } from '../../lab/capture.js';
+
+const CUT_SLACK_US = 1000;
+
+/** Remembers every answer the companion sends, in order: their `wire.at` are the cuts. */
+class SpyCompanion extends QuicCompanion {
+  readonly answers: Array<{ conn: number; at: number }> = [];
+  override async request(message: Parameters<QuicCompanion['request']>[0], timeoutMs: number): Promise<CompanionFrame> {
+    const reply = await super.request(message, timeoutMs);
+    if (reply.type === 'answer') this.answers.push({ conn: reply.conn, at: reply.wire.at });
+    return reply;
+  }
+}
+
+interface Datagram {
+  t: number;
+  client: number;
+  server: number;
+  sent: boolean;
+  ipBytes: number;
+}
+
+async function datagrams(file: string, serverPorts: Set<number>): Promise<Datagram[]> {
+  const out = await run('tshark', ['-r', file, '-n', '-Y', 'udp', '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'udp.srcport', '-e', 'udp.dstport', '-e', 'ip.len'], 60_000);
+  const list: Datagram[] = [];
+  for (const line of out.split('\n')) {
+    if (!line.trim()) continue;
+    const [t, src, dst, len] = line.split('\t');
+    const s = Number(src);
+    const d = Number(dst);
+    const sent = serverPorts.has(d);
+    if (!sent && !serverPorts.has(s)) continue;
+    // frame.time_epoch has ns digits; µs keeps it exact in a double.
+    const [sec, frac = '0'] = t!.split('.');
+    list.push({ t: Number(sec) * 1e6 + Number(frac.padEnd(9, '0').slice(0, 6)), client: sent ? s : d, server: sent ? d : s, sent, ipBytes: Number(len) });
+  }
+  return list;
+}
+
+const zero = (): { bytes: Pair; packets: Pair } => ({ bytes: { sent: 0, received: 0 }, packets: { sent: 0, received: 0 } });
+
+test('DoQ and DoH3 bytes and packets equal a capture on lo', { timeout: 120_000 }, async (t) => {
+  const why = await canCapture();
+  if (why) return t.skip(why);
+  const companion = new SpyCompanion();
+  if (companion.unavailable()) return t.skip(companion.unavailable()!);
+  const lab = await startCoreDNS();
+  const dir = labDir('capture-quic');
+  const file = join(dir, 'quic.pcap');
+  const ports = { tls: Number(/:(\d+)$/.exec(lab.endpoints.doq!)![1]), https: Number(/:(\d+)\//.exec(lab.endpoints.doh3!)![1]) };
+  const capture = new Capture(file, [ports.tls, ports.https]);
+  try {
+    const connect = new Map([['dns.test', lab.address]]);
+    const transports = { ...TRANSPORTS, doq: quicTransport('doq', () => companion), doh3: quicTransport('doh3', () => companion) };
+    const req: MeasureRequest = {
+      id: 'capture-quic',
+      type: 'measure',
+      hosts: ['h1.test', 'h2.test', 'multi.test'],
+      qtypes: ['A', 'AAAA'],
+      resolvers: [{ id: 'lab', name: 'lab', ca: lab.certs.caPem, endpoints: [parseEndpoint(lab.endpoints.doq!, { connect }), parseEndpoint(lab.endpoints.doh3!, { connect })] }],
+      modes: ['cold', 'warm'],
+      repeat: 2,
+      warmup: false,
+      seed: 7,
+    };
+    await companion.prepare(lab.certs.caPem);
+    await capture.start();
+    const result = await measure(req, {}, undefined, { clock: monotonic, transports });
+    // Let the last ACKs and CONNECTION_CLOSE frames land before the capture stops.
+    await new Promise((r) => setTimeout(r, 200));
+    await capture.stop();
+    const records = result.records;
+    assert.equal(records.length, 3 * 2 * 2 * 2 * 2);
+    assert.ok(records.every((r) => r.ok), JSON.stringify(records.filter((r) => !r.ok).map((r) => r.error)));
+    assert.equal(companion.answers.length, records.length);
+
+    const frames = await datagrams(file, new Set([ports.tls, ports.https]));
+    // Client ports in order of their first datagram ↔ connection numbers 1, 2, … of the run.
+    const clientPorts: number[] = [];
+    for (const f of frames) if (!clientPorts.includes(f.client)) clientPorts.push(f.client);
+    const connections = new Set(records.map((r) => r.connection));
+    assert.equal(clientPorts.length, connections.size, 'one client port per QUIC connection');
+
+    const lastCut = new Map<number, number>();
+    const counted = new Map<number, { bytes: Pair; packets: Pair }>();
+    const lines: string[] = ['transport  mode  conn  record bytes sent/recv  capture  packets sent/recv  capture  queued at a cut'];
+    const problems: string[] = [];
+    let queued = 0;
+    records.forEach((rec: ExchangeRecord, i) => {
+      const conn = rec.connection!;
+      const port = clientPorts[conn - 1]!;
+      const expectServer = rec.transport === 'doq' ? ports.tls : ports.https;
+      const from = lastCut.get(conn) ?? -Infinity;
+      const to = companion.answers[i]!.at;
+      lastCut.set(conn, to);
+      const mine = frames.filter((f) => f.client === port);
+      assert.ok(mine.every((f) => f.server === expectServer), `connection ${conn} (${rec.transport}) talks to port ${expectServer}`);
+      const window = mine.filter((f) => f.t > from && f.t <= to);
+      const cap = zero();
+      for (const f of window) {
+        cap.bytes[f.sent ? 'sent' : 'received'] += f.ipBytes;
+        cap.packets[f.sent ? 'sent' : 'received'] += 1;
+      }
+      const total = counted.get(conn) ?? zero();
+      for (const k of ['bytes', 'packets'] as const) for (const d of ['sent', 'received'] as const) total[k][d] += rec[k][d];
+      counted.set(conn, total);
+      // Received datagrams that may have been queued at either cut, newest last.
+      const outAtEnd = mine.filter((f) => !f.sent && f.t > to - CUT_SLACK_US && f.t <= to);
+      const inAtStart = mine.filter((f) => !f.sent && f.t > from - CUT_SLACK_US && f.t <= from);
+      let how = '';
+      const sentOk = rec.bytes.sent === cap.bytes.sent && rec.packets.sent === cap.packets.sent;
+      let receivedOk = false;
+      for (let k = 0; k <= outAtEnd.length && !receivedOk; k++) {
+        for (let j = 0; j <= inAtStart.length && !receivedOk; j++) {
+          const moved = outAtEnd.slice(outAtEnd.length - k);
+          const came = inAtStart.slice(inAtStart.length - j);
+          const bytes = cap.bytes.received - moved.reduce((s, f) => s + f.ipBytes, 0) + came.reduce((s, f) => s + f.ipBytes, 0);
+          const packets = cap.packets.received - k + j;
+          if (bytes === rec.bytes.received && packets === rec.packets.received) {
+            receivedOk = true;
+            if (k || j) how = `${k ? `${k} left queued` : ''}${k && j ? ', ' : ''}${j ? `${j} from the previous cut` : ''}`;
+          }
+        }
+      }
+      if (how) queued++;
+      lines.push(`${rec.transport.padEnd(9)}  ${rec.mode}  ${String(conn).padStart(4)}  ${rec.bytes.sent}/${rec.bytes.received}  ${cap.bytes.sent}/${cap.bytes.received}  ${rec.packets.sent}/${rec.packets.received}  ${cap.packets.sent}/${cap.packets.received}  ${how}`);
+      if (!sentOk || !receivedOk) {
+        problems.push(`record ${i} (${rec.transport} ${rec.mode} ${rec.host} ${rec.qtype}, connection ${conn}): record ${JSON.stringify({ bytes: rec.bytes, packets: rec.packets })}, capture ${JSON.stringify(cap)}`);
+      }
+      assert.equal(rec.provenance.bytes, 'counted');
+      assert.equal(rec.provenance.packets, 'counted');
+    });
+    // What no record could see: after each connection's last answer (ACKs, CONNECTION_CLOSE). With it, every
+    // connection's records add up to its capture exactly.
+    let after = 0;
+    for (const [conn, cut] of lastCut) {
+      const mine = frames.filter((f) => f.client === clientPorts[conn - 1]);
+      after += mine.filter((f) => f.t > cut).length;
+      const upTo = zero();
+      for (const f of mine.filter((f) => f.t <= cut)) {
+        upTo.bytes[f.sent ? 'sent' : 'received'] += f.ipBytes;
+        upTo.packets[f.sent ? 'sent' : 'received'] += 1;
+      }
+      const c = counted.get(conn)!;
+      // A datagram queued at the connection's last cut is on no record: it is the only allowed difference.
+      const lastQueued = mine.filter((f) => !f.sent && f.t > cut - CUT_SLACK_US && f.t <= cut);
+      const ok = c.bytes.sent === upTo.bytes.sent && c.packets.sent === upTo.packets.sent &&
+        upTo.packets.received - c.packets.received >= 0 && upTo.packets.received - c.packets.received <= lastQueued.length;
+      if (!ok) problems.push(`connection ${conn}: records add up to ${JSON.stringify(c)}, capture up to the last answer ${JSON.stringify(upTo)}`);
+    }
+    lines.push(`after the last answer of each connection (ACKs, CONNECTION_CLOSE; on no record): ${after} datagrams`);
+    lines.push(`records with a received datagram queued at a cut: ${queued} of ${records.length}`);
+    for (const l of lines) console.log(l);
+    assert.deepEqual(problems, [], lines.join('\n'));
+    // The cold first flight is padded to at least 1200 bytes (RFC 9000 §14.1): at IP level 1228 or more.
+    const firstSent = frames.find((f) => f.sent)!;
+    assert.ok(firstSent.ipBytes >= 1228, `first Initial datagram is ${firstSent.ipBytes} bytes`);
+  } finally {
+    await capture.stop().catch(() => {});
+    await lab.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,378 @@
+// The collector service end to end, against both stores: the embedded PGlite in a temporary directory, and a real
+// PostgreSQL server on loopback (lab/postgres.ts). The collector runs as its own process (dist/collector/
+// main.js) so it can be killed with SIGKILL and restarted on the same data. Every loop is bounded in count and
+// time; nothing leaves 127.0.0.1.
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { Agent, request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startCollector } from '../../collector/server.js';
+import type { Store } from '../../collector/store.js';
+import { startPostgres, type LabPostgres } from '../../lab/postgres.js';
+import { distPath } from '../../lab/paths.js';
+
+const MAIN = distPath('collector/main.ts');
+const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+
+interface Reply {
+  status: number;
+  body: { ok: boolean; code?: string; path?: string; duplicate?: boolean; [k: string]: unknown };
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** One HTTP exchange on loopback; bodies may be strings, bytes, or `chunks` streamed without a length. */
+function http(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[] } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent, timeout: 15_000 }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString();
+        let body: Reply['body'];
+        try {
+          body = JSON.parse(text) as Reply['body'];
+        } catch {
+          body = { ok: false, code: '(not json)', text };
+        }
+        resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    if (opts.chunks) {
+      for (const c of opts.chunks) req.write(c);
+      req.end();
+    } else req.end(opts.body);
+  });
+}
+
+const hourNow = () => new Date().toISOString().slice(0, 13) + 'Z';
+const randomKey = () => randomBytes(18).toString('base64url');
+const randomToken = () => randomBytes(32).toString('base64url');
+
+function result(over: Record<string, unknown> = {}) {
+  return {
+    resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 10, failures: 1, medianMs: 20, p5Ms: 8, p95Ms: 90,
+    onload: { pointMs: 12, lowMs: 4, highMs: 30 }, bytesPerLookup: 4800, packetsPerLookup: 12, ...over,
+  };
+}
+
+function batch(over: { key?: string; site?: string; network?: string; results?: object[] } = {}) {
+  return {
+    version: 1,
+    key: over.key ?? randomKey(),
+    network: { type: over.network ?? 'wifi', label: 'home' },
+    pages: [{ site: over.site ?? 'github.com', hour: hourNow(), hosts: 7, results: over.results ?? [result()] }],
+  };
+}
+
+function upload(url: string, body: object | string, token = randomToken(), headers: Record<string, string> = {}): Promise<Reply> {
+  return http(`${url}/v1/batches`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'dnscost-deletion-token': token, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+async function aggregates(url: string, query = ''): Promise<{ batches: number; cells: Array<Record<string, unknown>> }> {
+  const r = await http(`${url}/v1/aggregates${query}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body as unknown as { batches: number; cells: Array<Record<string, unknown>> };
+}
+
+/** A collector process on a free port; `kill9` stops it without any chance to flush. */
+interface CollectorProcess {
+  url: string;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function spawnCollector(env: Record<string, string>, dataDir: string, extra: string[] = []): Promise<CollectorProcess> {
+  const child: ChildProcess = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--aggregates-ttl', '0', ...extra], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`collector did not start:\n${log}`)), 30_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      log = (log + d.toString()).slice(-8000);
+      const m = /listening on (http:\/\/\S+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`collector exited (${code}) before listening:\n${log}`)));
+  });
+  const exited = once(child, 'exit');
+  return {
+    url,
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+for (const kind of ['pglite', 'postgres'] as const) {
+  describe(`collector on ${kind}`, () => {
+    let dir: string;
+    let pg: LabPostgres | null = null;
+    let env: Record<string, string> = {};
+    let c: CollectorProcess;
+    const start = () => spawnCollector(env, join(dir, 'data'));
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'dnscost-collector-'));
+      if (kind === 'postgres') {
+        pg = await startPostgres();
+        env = { DNSCOST_COLLECTOR_DATABASE_URL: pg.url };
+      }
+      c = await start();
+    });
+
+    afterAll(async () => {
+      await c?.stop();
+      await pg?.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    test('refuses bad uploads with a stable code and path, answers health and the dashboard', async () => {
+      const h = await http(`${c.url}/healthz`);
+      assert.deepEqual([h.status, h.body], [200, { ok: true, store: kind }]);
+      const cases: Array<[string, () => Promise<Reply>, number, string, string?]> = [
+        ['bad json', () => upload(c.url, '{"version":1,'), 400, 'bad-json'],
+        ['wrong version', () => upload(c.url, { ...batch(), version: 2 }), 400, 'bad-version', 'version'],
+        ['site is a URL', () => upload(c.url, batch({ site: 'https://github.com/anna/private' })), 400, 'bad-value', 'pages.0.site'],
+        ['label is an IP', () => upload(c.url, { ...batch(), network: { type: 'wifi', label: '192.168.0.7' } }), 400, 'identifying-string', 'network.label'],
+        ['unknown field', () => upload(c.url, { ...batch(), ip: '203.0.113.9' }), 400, 'unknown-field', 'ip'],
+        ['out of range', () => upload(c.url, batch({ results: [result({ lookups: 1e7 })] })), 400, 'out-of-range', 'pages.0.results.0.lookups'],
+        ['no token', () => http(`${c.url}/v1/batches`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch()) }), 400, 'bad-deletion-token'],
+        ['form body', () => upload(c.url, 'a=1', randomToken(), { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'bad-content-type'],
+        ['too large', () => upload(c.url, ' '.repeat(300 * 1024)), 413, 'body-too-large'],
+        ['wrong method', () => http(`${c.url}/v1/batches`, { method: 'PUT' }), 405, 'method-not-allowed'],
+        ['no such path', () => http(`${c.url}/v1/nope`), 404, 'not-found'],
+        ['bad filter', () => http(`${c.url}/v1/aggregates?site=my-blog.example`), 400, 'bad-query'],
+      ];
+      for (const [name, send, status, code, path] of cases) {
+        const r = await send();
+        assert.deepEqual([r.status, r.body.ok, r.body.code, r.body.path], [status, false, code, path], `${name}: ${JSON.stringify(r.body)}`);
+      }
+      const page = await http(`${c.url}/`);
+      assert.equal(page.status, 200);
+      assert.match(String(page.headers['content-security-policy']), /script-src 'self'/);
+      assert.equal((await http(`${c.url}/uplot.min.js`)).status, 200);
+    });
+
+    test('idempotent by key: replay is a duplicate, a different body or token is a conflict', async () => {
+      const b = batch();
+      const token = randomToken();
+      assert.deepEqual((await upload(c.url, b, token)).body, { ok: true, key: b.key, duplicate: false });
+      const replay = await upload(c.url, b, token);
+      assert.deepEqual([replay.status, replay.body], [200, { ok: true, key: b.key, duplicate: true }]);
+      const other = await upload(c.url, { ...b, network: { type: 'cellular' } }, token);
+      assert.deepEqual([other.status, other.body.code], [409, 'key-conflict']);
+      const thief = await upload(c.url, b, randomToken());
+      assert.deepEqual([thief.status, thief.body.code], [409, 'key-conflict']);
+      // Concurrent replays of one new key land in the same group: one is stored, the rest are duplicates.
+      const same = batch();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => upload(c.url, same, token)));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201]);
+    });
+
+    test('a site is named only in cells backed by at least 5 batches', async () => {
+      // A cell no other test writes to: quad9 × doq on ethernet.
+      const q = '?resolver=quad9&transport=doq&network=ethernet';
+      const send = () => upload(c.url, batch({ site: 'wikipedia.org', network: 'ethernet', results: [result({ resolver: 'quad9', transport: 'doq' })] }));
+      for (let i = 0; i < 4; i++) assert.equal((await send()).status, 201);
+      let cells = (await aggregates(c.url, q)).cells;
+      assert.deepEqual(cells.map((x) => [x.site, x.batches]), [['other', 4]]);
+      assert.deepEqual((await aggregates(c.url, `${q}&site=wikipedia.org`)).cells, [], 'asking by name reveals nothing');
+      assert.equal((await send()).status, 201);
+      cells = (await aggregates(c.url, q)).cells;
+      assert.deepEqual(cells.map((x) => [x.site, x.batches, x.pages, x.lookups, x.failures]), [['wikipedia.org', 5, 5, 50, 5]]);
+      assert.deepEqual(cells[0]!.lookupMs, { p5: 20, p50: 20, p95: 20 });
+    });
+
+    test('deletion with the upload token removes the data; nobody else can', async () => {
+      const q = '?resolver=custom&transport=doh3';
+      const b = batch({ results: [result({ resolver: 'custom', transport: 'doh3' })] });
+      const token = randomToken();
+      assert.equal((await upload(c.url, b, token)).status, 201);
+      const before = (await aggregates(c.url)).batches;
+      assert.equal((await aggregates(c.url, q)).cells.length, 1);
+      const del = (t: string, key = b.key) => http(`${c.url}/v1/batches/${key}`, { method: 'DELETE', headers: { 'dnscost-deletion-token': t } });
+      const wrong = await del(randomToken());
+      assert.deepEqual([wrong.status, wrong.body.code], [404, 'not-found']);
+      assert.deepEqual([(await del(token, randomKey())).status], [404]);
+      assert.deepEqual((await del(token)).body, { ok: true, key: b.key, deleted: true });
+      assert.deepEqual((await aggregates(c.url, q)).cells, []);
+      assert.equal((await aggregates(c.url)).batches, before - 1);
+      // A late retry of the deleted upload does not bring it back.
+      assert.deepEqual((await upload(c.url, b, token)).body, { ok: true, key: b.key, duplicate: true });
+      assert.deepEqual((await aggregates(c.url, q)).cells, []);
+      assert.equal((await del(token)).status, 200, 'deleting again is fine');
+    });
+
+    test('an acknowledged batch survives kill -9 of the collector', async () => {
+      const acked = [];
+      for (let i = 0; i < 20; i++) {
+        const b = batch();
+        const token = randomToken();
+        const r = await upload(c.url, b, token);
+        assert.equal(r.status, 201);
+        acked.push({ b, token });
+      }
+      const count = (await aggregates(c.url)).batches;
+      await c.kill9();
+      c = await start();
+      assert.equal((await aggregates(c.url)).batches, count);
+      for (const { b, token } of acked) assert.deepEqual((await upload(c.url, b, token)).body, { ok: true, key: b.key, duplicate: true });
+    });
+
+    test('restarted under load: no acknowledged batch is lost', async () => {
+      const acked: Array<{ b: object & { key: string }; token: string }> = [];
+      let errors = 0;
+      let current = c.url;
+      // Clients go on until 1.5 s after the restart (the embedded store takes seconds to start), 30 s at most.
+      let stopAt = Date.now() + 30_000;
+      const client = async () => {
+        for (let i = 0; i < 3000 && Date.now() < stopAt; i++) {
+          const b = batch();
+          const token = randomToken();
+          try {
+            const r = await upload(current, b, token);
+            if (r.status === 201) acked.push({ b, token });
+            else errors++;
+          } catch {
+            errors++; // the collector was killed mid-request: not acknowledged, so nothing is owed
+            await sleep(20);
+          }
+        }
+      };
+      const clients = Array.from({ length: 8 }, client);
+      await sleep(1_000);
+      const ackedBeforeKill = acked.length;
+      await c.kill9();
+      c = await start();
+      current = c.url;
+      stopAt = Math.min(stopAt, Date.now() + 1_500);
+      await Promise.all(clients);
+      assert.ok(ackedBeforeKill > 20 && acked.length > ackedBeforeKill, `uploads before (${ackedBeforeKill}) and after (${acked.length}) the restart`);
+      const missing = [];
+      for (let i = 0; i < acked.length; i += 16) {
+        const replies = await Promise.all(acked.slice(i, i + 16).map(({ b, token }) => upload(c.url, b, token)));
+        missing.push(...replies.filter((r) => r.body.duplicate !== true).map((r) => JSON.stringify(r.body)));
+      }
+      assert.deepEqual(missing, [], `of ${acked.length} acknowledged (${errors} failed while down)`);
+    });
+
+    test('10,000 hostile uploads are all refused with the right code, none stored, and the service still answers', async () => {
+      const stored = batch();
+      const storedToken = randomToken();
+      assert.equal((await upload(c.url, stored, storedToken)).status, 201);
+      const baseline = (await aggregates(c.url)).batches;
+      const json = (b: object) => JSON.stringify(b);
+      const post = (body: string | Buffer, headers: Record<string, string> = {}) => http(`${c.url}/v1/batches`, {
+        method: 'POST', headers: { 'content-type': 'application/json', 'dnscost-deletion-token': randomToken(), ...headers }, body,
+      });
+      const label = (l: string) => json({ ...batch(), network: { type: 'wifi', label: l } });
+      const hostile: Array<[string, () => Promise<Reply>, number, string]> = [
+        ['truncated json', () => post(json(batch()).slice(0, 40 + Math.floor(Math.random() * 60))), 400, 'bad-json'],
+        ['not utf-8', () => post(Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), 400, 'bad-json'],
+        ['empty body', () => post(''), 400, 'bad-json'],
+        ['json null', () => post('null'), 400, 'bad-type'],
+        ['json array', () => post('[1,2,3]'), 400, 'bad-type'],
+        ['deep nesting', () => post('['.repeat(5000) + ']'.repeat(5000)), 400, 'bad-type'],
+        ['version as string', () => post(json({ ...batch(), version: '1' })), 400, 'bad-version'],
+        ['lookups as string', () => post(json(batch({ results: [result({ lookups: '10' })] }))), 400, 'bad-type'],
+        ['hosts huge', () => post(json({ ...batch(), pages: [{ ...batch().pages[0], hosts: 1e12 }] })), 400, 'out-of-range'],
+        ['median negative', () => post(json(batch({ results: [result({ medianMs: -1 })] }))), 400, 'out-of-range'],
+        ['number overflow', () => post(json(batch()).replace('"hosts":7', '"hosts":1e999')), 400, 'out-of-range'],
+        ['failures > lookups', () => post(json(batch({ results: [result({ failures: 99 })] }))), 400, 'inconsistent'],
+        ['label URL', () => post(label('http://x.example/a?b')), 400, 'identifying-string'],
+        ['label IPv4', () => post(label('10.1.2.3')), 400, 'identifying-string'],
+        ['label IPv6', () => post(label('2001:db8::7')), 400, 'identifying-string'],
+        ['label path', () => post(label('home/anna')), 400, 'identifying-string'],
+        ['label control chars', () => post(label('home\u0000\u001b[31m')), 400, 'bad-value'],
+        ['site URL', () => post(json(batch({ site: 'https://github.com/a/b?c=d' }))), 400, 'bad-value'],
+        ['site IP', () => post(json(batch({ site: '203.0.113.5' }))), 400, 'bad-value'],
+        ['site rare', () => post(json(batch({ site: 'anna-family-photos.example' }))), 400, 'bad-value'],
+        ['resolver as URL', () => post(json(batch({ results: [result({ resolver: 'https://dns.example/dns-query' })] }))), 400, 'bad-value'],
+        ['extra url field', () => post(json({ ...batch(), url: 'https://github.com/anna' })), 400, 'unknown-field'],
+        ['extra hostnames', () => post(json({ ...batch(), pages: [{ ...batch().pages[0], hostnames: ['a.example'] }] })), 400, 'unknown-field'],
+        ['__proto__', () => post(json(batch()).replace('{', '{"__proto__":{"polluted":1},')), 400, 'unknown-field'],
+        ['key with path', () => post(json(batch({ key: '../../etc/passwd////' }))), 400, 'bad-value'],
+        ['replayed key, other body', () => post(json({ ...stored, network: { type: 'cellular' } }), { 'dnscost-deletion-token': storedToken }), 409, 'key-conflict'],
+        ['replayed key, other token', () => post(json(stored)), 409, 'key-conflict'],
+        ['wrong content type', () => post(json(batch()), { 'content-type': 'text/plain' }), 415, 'bad-content-type'],
+        ['bad token', () => post(json(batch()), { 'dnscost-deletion-token': 'short' }), 400, 'bad-deletion-token'],
+        ['delete without token', () => http(`${c.url}/v1/batches/${stored.key}`, { method: 'DELETE' }), 400, 'bad-deletion-token'],
+        ['delete, wrong token', () => http(`${c.url}/v1/batches/${stored.key}`, { method: 'DELETE', headers: { 'dnscost-deletion-token': randomToken() } }), 404, 'not-found'],
+        ['filter injection', () => http(`${c.url}/v1/aggregates?site=${encodeURIComponent("x' OR 1=1 --")}`), 400, 'bad-query'],
+      ];
+      const huge: Array<[string, () => Promise<Reply>, number, string]> = [
+        ['over the limit', () => post(Buffer.alloc(256 * 1024 + 1, 0x20)), 413, 'body-too-large'],
+        ['chunked, over the limit', () => http(`${c.url}/v1/batches`, {
+          method: 'POST', headers: { 'content-type': 'application/json', 'dnscost-deletion-token': randomToken() },
+          chunks: Array.from({ length: 20 }, () => Buffer.alloc(32 * 1024, 0x5b)),
+        }), 413, 'body-too-large'],
+      ];
+      const wrong: string[] = [];
+      let next = 0;
+      const total = 10_000;
+      const deadline = Date.now() + 60_000;
+      const worker = async () => {
+        while (next < total && Date.now() < deadline) {
+          const i = next++;
+          // Every 250th request is a huge body (40 in all); the rest cycle through the hostile table.
+          const [name, send, status, code] = i % 250 === 0 ? huge[(i / 250) % huge.length]! : hostile[i % hostile.length]!;
+          const r = await send();
+          if (r.status !== status || r.body.code !== code) wrong.push(`${name}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        }
+      };
+      await Promise.all(Array.from({ length: 24 }, worker));
+      assert.equal(next, total, 'all 10,000 sent within the time bound');
+      assert.deepEqual(wrong.slice(0, 10), []);
+      assert.equal((await aggregates(c.url)).batches, baseline, 'nothing hostile was stored');
+      assert.deepEqual((await http(`${c.url}/healthz`)).body, { ok: true, store: kind });
+      assert.equal((await upload(c.url, batch())).status, 201, 'and still stores good uploads');
+    });
+  });
+}
+
+test('per-client rate limit answers 429 with Retry-After', async () => {
+  const idle: Store = {
+    kind: 'pglite', concurrency: 1,
+    putMany: async (rows) => rows.map(() => 'stored' as const),
+    delete: async () => false,
+    aggregates: async () => ({ batches: 0, cells: [] }),
+    ping: async () => {},
+    close: async () => {},
+  };
+  const c = await startCollector({ store: idle, rate: { perSecond: 2, burst: 5 } });
+  try {
+    const replies = await Promise.all(Array.from({ length: 12 }, () => upload(c.url, batch())));
+    assert.deepEqual(replies.map((r) => r.status).sort(), [...Array(5).fill(201), ...Array(7).fill(429)]);
+    const limited = replies.find((r) => r.status === 429)!;
+    assert.equal(limited.body.code, 'rate-limited');
+    assert.equal(limited.headers['retry-after'], '1');
+    assert.equal((await http(`${c.url}/healthz`)).status, 200, 'health is not rate limited');
+  } finally {
+    await c.close();
+  }
+});
+
+afterAll(() => agent.destroy());

@@ -1,0 +1,141 @@
+// The native host as a browser runs it: hello, a real measurement against the lab, then 1,000 malformed frames.
+import { existsSync } from 'node:fs';
+import { companionPath } from '../../native-host/src/transports/quic-companion.js';
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, test } from 'vitest';
+import { encodeFrame } from '../../native-host/src/framing.js';
+import { startHost } from '../../lab/host-process.js';
+import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
+import { parseEndpoint } from '../../native-host/src/endpoints.js';
+
+let lab: LabResolver;
+beforeAll(async () => {
+  lab = await startCoreDNS();
+});
+afterAll(async () => {
+  await lab?.stop();
+});
+
+function labResolver() {
+  const connect = new Map([['dns.test', lab.address]]);
+  const e = lab.endpoints;
+  return {
+    id: 'lab',
+    name: 'Lab CoreDNS',
+    ca: lab.certs.caPem,
+    endpoints: [parseEndpoint(e.udp), parseEndpoint(e.tcp), parseEndpoint(e.dot, { connect }), parseEndpoint(e.doh, { connect }), parseEndpoint(e.doh, { connect, http1: true })],
+  };
+}
+
+test('hello, measure, 1,000 malformed frames, still answering, clean exit on stdin close', { timeout: 120_000 }, async () => {
+  const host = startHost(undefined, { DNSCOST_FRAME_STALL_MS: '100' });
+  host.send({ id: 1, type: 'hello' });
+  const hello = await host.next();
+  assert.equal(hello.id, 1);
+  assert.equal(hello.type, 'hello');
+  // doq and doh3 only where the QUIC companion is built (scripts/setup builds it).
+  assert.deepEqual(hello.transports, ['udp', 'tcp', 'dot', 'doh', 'doh1', ...(existsSync(companionPath()) ? ['doq', 'doh3'] : [])]);
+  assert.match(String(hello.version), /^\d+\.\d+\.\d+/);
+
+  host.send({ id: 'm1', type: 'measure', hosts: ['h1.test', { name: 'h2.test', at: 12 }], resolvers: [labResolver()], modes: ['cold', 'warm'], repeat: 2, seed: 7 });
+  const replies = await host.until((r) => r.type === 'done' || r.type === 'error', 60_000);
+  const done = replies.at(-1)!;
+  assert.equal(done.type, 'done', JSON.stringify(done));
+  assert.equal(done.id, 'm1');
+  assert.equal(done.seed, 7);
+  const records = replies.filter((r) => r.type === 'records').flatMap((r) => r.records as Array<Record<string, unknown>>);
+  assert.equal(records.length, 2 * 5 * 2 * 2);
+  assert.equal(done.exchanges, records.length);
+  for (const r of records) assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.deepEqual(new Set(records.map((r) => r.transport)), new Set(['udp', 'tcp', 'dot', 'doh', 'doh1']));
+  const progress = replies.filter((r) => r.type === 'progress');
+  assert.equal(progress.at(-1)!.done, records.length);
+  for (const r of replies) assert.equal(r.id, 'm1');
+
+  // 1,000 malformed frames of every kind; each must get exactly one error reply with its code.
+  const expected: string[] = [];
+  const codes: string[] = [];
+  const errorCode = async (): Promise<string> => {
+    const reply = await host.next(20_000);
+    assert.equal(reply.type, 'error', JSON.stringify(reply));
+    return String(reply.code);
+  };
+  const big = Buffer.alloc(1024 * 1024 + 16, 0x20);
+  for (let i = 0; i < 1000; i++) {
+    const kind = i % 10;
+    if (kind === 0) {
+      host.sendRaw(encodeFrame('{"id":1,"type":'));
+      expected.push('bad-json');
+    } else if (kind === 1) {
+      host.sendRaw(encodeFrame(Buffer.from([0xff, 0xfe, 0x7b])));
+      expected.push('bad-json');
+    } else if (kind === 2) {
+      host.send({ id: i, type: 'measure', hosts: 'h1.test', resolvers: [] });
+      expected.push('bad-request');
+    } else if (kind === 3) {
+      host.send({ id: i, type: 'launch-missiles' });
+      expected.push('unknown-type');
+    } else if (kind === 4) {
+      host.send({ id: i, type: 'measure', hosts: ['192.168.1.1'], resolvers: [labResolver()] });
+      expected.push('bad-hostname');
+    } else if (kind === 5) {
+      host.send({ id: i, type: 'measure', hosts: Array.from({ length: 600 }, (_, k) => `h${k}.test`), resolvers: [labResolver()] });
+      expected.push('bad-request');
+    } else if (kind === 6 && i % 100 === 6) {
+      // Oversized: the declared length is over the limit; the body is sent and must be skipped unread.
+      const header = Buffer.alloc(4);
+      header.writeUInt32LE(big.length);
+      host.sendRaw(Buffer.concat([header, big]));
+      expected.push('frame-too-large');
+    } else if (kind === 6) {
+      host.sendRaw(encodeFrame('[1,2,3]'));
+      expected.push('bad-request');
+    } else if (kind === 7) {
+      host.send({ id: i, type: 'measure', hosts: ['h1.test'], resolvers: [{ id: 'x', name: 'x', endpoints: [{ transport: 'udp', address: 'evil.example', port: 53 }] }] });
+      expected.push('bad-request');
+    } else if (kind === 8) {
+      host.sendRaw(encodeFrame('null'));
+      expected.push('bad-request');
+    } else {
+      // Truncated: a header promising more than arrives; the host gives up on it after its stall limit.
+      const frame = encodeFrame(JSON.stringify({ id: i, type: 'hello' }));
+      host.sendRaw(frame.subarray(0, frame.length - 3));
+      expected.push('bad-frame');
+      // Wait for its answer before sending more, or the next frame's bytes would complete it.
+      do codes.push(await errorCode());
+      while (codes.at(-1) !== 'bad-frame');
+      continue;
+    }
+  }
+  while (codes.length < expected.length) codes.push(await errorCode());
+  // Replies to different requests may overtake each other (a measure fails after an await); compare as multisets.
+  assert.deepEqual([...codes].sort(), [...expected].sort());
+
+  host.send({ id: 'again', type: 'hello' });
+  const again = await host.next();
+  assert.equal(again.id, 'again');
+  assert.equal(again.type, 'hello');
+  assert.equal(await host.exit(), 0, host.stderr());
+});
+
+test('Firefox-style launch (manifest path + add-on id) speaks the same protocol', async () => {
+  const host = startHost(['/home/user/.mozilla/native-messaging-hosts/dnscost.json', 'dnscost@dnscost.org']);
+  host.send({ id: 'ff', type: 'hello' });
+  const hello = await host.next();
+  assert.equal(hello.type, 'hello');
+  assert.equal(await host.exit(), 0);
+});
+
+test('cancel stops a running measurement and reports it as cancelled', async () => {
+  const host = startHost(['native']);
+  const hosts = Array.from({ length: 200 }, (_, k) => `h${k}.test`);
+  host.send({ id: 'long', type: 'measure', hosts, resolvers: [labResolver()], transports: ['dot'], modes: ['cold'] });
+  await host.until((r) => r.type === 'progress');
+  host.send({ id: 'c', type: 'cancel', target: 'long' });
+  const replies = await host.until((r) => r.id === 'long' && (r.type === 'done' || r.type === 'error'), 30_000);
+  const done = replies.at(-1)!;
+  assert.equal(done.type, 'done');
+  assert.equal(done.cancelled, true);
+  assert.ok((done.exchanges as number) < hosts.length);
+  assert.equal(await host.exit(), 0);
+});

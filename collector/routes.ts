@@ -4,8 +4,9 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { POPULAR_SITES } from '../common/popular-sites.js';
-import { BATCH_KEY, DELETION_TOKEN, DELETION_TOKEN_HEADER, NETWORK_TYPES, UPLOAD_LIMITS, UPLOAD_RESOLVERS, UPLOAD_TRANSPORTS, validateBatch } from '../common/upload-batch.js';
+import { BATCH_KEY, DELETION_TOKEN, DELETION_TOKEN_HEADER, NETWORK_TYPES, UPLOAD_LIMITS, UPLOAD_RESOLVERS, validateBatch } from '../common/upload-batch.js';
 import { CODES, type CollectorCode } from '../common/errors.js';
+import { TRANSPORT_IDS } from '../common/transports.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Aggregates, AggregateFilter, BatchRow, PutOutcome, Store } from './store.js';
@@ -120,7 +121,7 @@ async function remove(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
 
 const FILTERS: Record<keyof AggregateFilter, readonly string[]> = {
   resolver: UPLOAD_RESOLVERS,
-  transport: UPLOAD_TRANSPORTS,
+  transport: TRANSPORT_IDS,
   network: NETWORK_TYPES,
   site: [...POPULAR_SITES, 'other'],
 };

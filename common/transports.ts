@@ -1,10 +1,37 @@
-// Transport ids: spelled the same in file names, registry keys, the schema and the UI.
+// Transports: ids spelled the same in file names, registry keys, the schema and the UI, with what each one is — one
+// table, read by the host (which also has one file per transport: native-host/src/transports/), the extension's
+// pages and the collector's dashboard (served from this table, not copied).
 
-/** Every transport id dnscost knows; `doq` (RFC 9250) and `doh3` (DoH over HTTP/3) run over QUIC. */
-export const TRANSPORT_IDS = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'] as const;
+/** What a transport is, wherever it runs. */
+export interface TransportInfo {
+  /** For people, in sentences ("DNS over HTTPS (HTTP/2)"). */
+  name: string;
+  /** For tables and charts ("DoH"). */
+  short: string;
+  /** Runs over TLS (or QUIC's TLS): the queries cannot be read on the way. */
+  encrypted: boolean;
+  /** Runs over QUIC (UDP): no TCP connect phase; the QUIC handshake carries TLS. */
+  quic: boolean;
+  /** DNS over HTTPS (any HTTP version). */
+  doh: boolean;
+}
+
+/** Every transport dnscost knows, in the order tables list them; `doq` (RFC 9250) and `doh3` run over QUIC. */
+export const TRANSPORTS = {
+  udp: { name: 'plain DNS over UDP', short: 'Do53/UDP', encrypted: false, quic: false, doh: false },
+  tcp: { name: 'plain DNS over TCP', short: 'Do53/TCP', encrypted: false, quic: false, doh: false },
+  dot: { name: 'DNS over TLS', short: 'DoT', encrypted: true, quic: false, doh: false },
+  doh: { name: 'DNS over HTTPS (HTTP/2)', short: 'DoH', encrypted: true, quic: false, doh: true },
+  doh1: { name: 'DNS over HTTPS (HTTP/1.1)', short: 'DoH (HTTP/1.1)', encrypted: true, quic: false, doh: true },
+  doq: { name: 'DNS over QUIC', short: 'DoQ', encrypted: true, quic: true, doh: false },
+  doh3: { name: 'DNS over HTTPS (HTTP/3)', short: 'DoH3', encrypted: true, quic: true, doh: true },
+} as const satisfies Record<string, TransportInfo>;
 
 /** One of the transports this build can measure. */
-export type TransportId = (typeof TRANSPORT_IDS)[number];
+export type TransportId = keyof typeof TRANSPORTS;
+
+/** Every transport id, in the table's order. */
+export const TRANSPORT_IDS = Object.keys(TRANSPORTS) as [TransportId, ...TransportId[]];
 
 /** Connection state for an exchange: `cold` opens a new connection, `warm` reuses an open one. */
 export const MODES = ['cold', 'warm'] as const;
@@ -12,22 +39,12 @@ export type Mode = (typeof MODES)[number];
 
 /** True when `value` is a known transport id. */
 export function isTransportId(value: unknown): value is TransportId {
-  return typeof value === 'string' && (TRANSPORT_IDS as readonly string[]).includes(value);
+  return typeof value === 'string' && Object.hasOwn(TRANSPORTS, value);
 }
 
-/** True for transports that run over TLS. */
+/** True for transports that run over TLS (or QUIC's TLS). */
 export function isEncrypted(t: TransportId): boolean {
-  return t === 'dot' || t === 'doh' || t === 'doh1' || t === 'doq' || t === 'doh3';
-}
-
-/** True for transports that run over QUIC (UDP): no TCP connect phase, the QUIC handshake carries TLS. */
-export function isQuic(t: TransportId): boolean {
-  return t === 'doq' || t === 'doh3';
-}
-
-/** True for the DNS-over-HTTPS transports (any HTTP version). */
-export function isDoh(t: TransportId): boolean {
-  return t === 'doh' || t === 'doh1' || t === 'doh3';
+  return TRANSPORTS[t].encrypted;
 }
 
 /** Record types a lookup may ask, by name; HTTPS is type 65 as browsers ask it. */

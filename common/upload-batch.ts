@@ -9,6 +9,7 @@
 // across batches) so it cannot link two uploads.
 import * as v from 'valibot';
 import { POPULAR_SITES } from './popular-sites.js';
+import { MODES, TRANSPORT_IDS } from './transports.js';
 import { CODES, type BatchCode } from './errors.js';
 
 /** Version of the batch shape; the collector refuses any other. */
@@ -16,13 +17,9 @@ export const UPLOAD_BATCH_VERSION = 1;
 
 /** Resolver ids an upload may name: the public defaults, the system's own, and any person-configured one. */
 export const UPLOAD_RESOLVERS = ['cloudflare', 'google', 'quad9', 'system', 'custom'] as const;
-/** Transport ids an upload may name (a superset of this build's: doq and doh3 are reserved for the QUIC issue). */
-export const UPLOAD_TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'] as const;
 /** Kinds of network a person may say they are on. */
 export const NETWORK_TYPES = ['wifi', 'ethernet', 'cellular', 'other', 'unknown'] as const;
 export type NetworkType = (typeof NETWORK_TYPES)[number];
-/** Connection state of the measured lookups (as in common/transports.ts). */
-export const UPLOAD_MODES = ['cold', 'warm'] as const;
 
 /** Bounds of a batch; the collector enforces bodyBytes while reading, before parsing. */
 export const UPLOAD_LIMITS = {
@@ -30,7 +27,7 @@ export const UPLOAD_LIMITS = {
   bodyBytes: 256 * 1024,
   pages: 200,
   /** One result per resolver × transport × mode. */
-  resultsPerPage: UPLOAD_RESOLVERS.length * UPLOAD_TRANSPORTS.length * UPLOAD_MODES.length,
+  resultsPerPage: UPLOAD_RESOLVERS.length * TRANSPORT_IDS.length * MODES.length,
   /** Hosts one page may have needed (common/page-record.ts keeps at most 500). */
   hostsPerPage: 500,
   lookupsPerResult: 100_000,
@@ -99,8 +96,8 @@ const onload = v.pipe(
 const result = v.pipe(
   v.strictObject({
     resolver: v.picklist(UPLOAD_RESOLVERS),
-    transport: v.picklist(UPLOAD_TRANSPORTS),
-    mode: v.picklist(UPLOAD_MODES),
+    transport: v.picklist(TRANSPORT_IDS),
+    mode: v.picklist(MODES),
     lookups: int(1, UPLOAD_LIMITS.lookupsPerResult),
     failures: int(0, UPLOAD_LIMITS.lookupsPerResult),
     /** Lookup time over the successful lookups; null when every lookup failed. */

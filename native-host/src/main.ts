@@ -1,5 +1,5 @@
 // Entry point: picks the command and wires it; logic lives in the named modules.
-import { toErrorData } from '../../common/errors.js';
+import { CODES, toErrorData } from '../../common/errors.js';
 import { HELP, runMeasure } from './cli.js';
 import { runDoctor, runInstall, runUninstall } from './install.js';
 import { runLab } from './lab-command.js';
@@ -56,7 +56,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const { code, message } = toErrorData(err);
     process.stderr.write(`dnscost-host: ${code}: ${message}\n`);
-    if (code === 'internal') process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+    if (code === CODES.INTERNAL) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
     process.exitCode = 2;
   },
 );

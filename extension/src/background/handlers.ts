@@ -7,7 +7,7 @@ import type { HostConnection } from './host-connection.js';
 import type { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
 import type { SettingsStore } from './settings-store.js';
-import { type Failure } from '../../../common/errors.js';
+import { CODES, type Failure } from '../../../common/errors.js';
 
 /** What every handler may use. */
 export interface BackgroundContext {
@@ -46,6 +46,6 @@ export const handlers: ExtensionHandlers<BackgroundContext> = {
 };
 
 /** The refusal of a message only the extension's own pages may send, or null when `sender` is one of them. */
-function notOwnPage(sender: MessageSender, extensionBase: string, type: string): Failure<'bad-sender'> | null {
-  return sender.url?.startsWith(extensionBase) ? null : { ok: false, code: 'bad-sender', message: `${type} is answered only to the extension's own pages` };
+function notOwnPage(sender: MessageSender, extensionBase: string, type: string): Failure<typeof CODES.BAD_SENDER> | null {
+  return sender.url?.startsWith(extensionBase) ? null : { ok: false, code: CODES.BAD_SENDER, message: `${type} is answered only to the extension's own pages` };
 }

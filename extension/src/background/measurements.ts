@@ -162,7 +162,7 @@ export class MeasurementScheduler {
    */
   async sample(tabId: number): Promise<SampleOutcome> {
     await this.ready;
-    if (this.running) return { started: false, reason: 'busy' };
+    if (this.running) return { started: false, reason: CODES.BUSY };
     const settings = await this.deps.loadSettings();
     if (!settings.consent.given) return { started: false, reason: CODES.NO_CONSENT };
     if (settings.budget.pagesPerHour <= 0) return { started: false, reason: 'sampler-off' };
@@ -172,7 +172,7 @@ export class MeasurementScheduler {
     if (recent.length >= settings.budget.pagesPerHour) return { started: false, reason: 'budget' };
     const gate = await this.gate(tabId, this.deps.selfSender);
     if (!gate.ok) return { started: false, reason: gate.code };
-    if (this.running) return { started: false, reason: 'busy' };
+    if (this.running) return { started: false, reason: CODES.BUSY };
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
     const plan = planMeasurement({ hosts: fresh }, this.offered(gate.settings.resolvers));
@@ -231,11 +231,11 @@ export class MeasurementScheduler {
     const report = await this.deps.pageReport(tabId, sender);
     // Pending writes first, so a finished measurement's count, state and records agree.
     await this.writes;
-    if (!report.ok && report.code === 'bad-sender') return fail(CODES.BAD_SENDER, report.message);
+    if (!report.ok && report.code === CODES.BAD_SENDER) return fail(CODES.BAD_SENDER, report.message);
     const pageId = report.ok ? report.record.pageId : null;
     let meta: MeasurementMeta | null = null;
     if (report.ok) meta = this.metas.get(report.record.pageId) ?? null;
-    else if (report.code === 'no-page') meta = this.latestOfTab(tabId);
+    else if (report.code === CODES.NO_PAGE) meta = this.latestOfTab(tabId);
     const gate = await this.gate(tabId, sender, report);
     let blocked: MeasureStatus['blocked'] = gate.ok ? null : { code: gate.code, message: gate.message };
     if (!blocked && !(this.running && this.running.meta.pageId === pageId)) {
@@ -321,9 +321,9 @@ export class MeasurementScheduler {
     if ((await this.deps.isIncognitoTab(tabId)) === true) return fail(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
     const report = known ?? (await this.deps.pageReport(tabId, sender));
     if (!report.ok) {
-      if (report.code === 'private-window') return fail(CODES.PRIVATE_WINDOW, report.message);
-      if (report.code === 'excluded') return fail(CODES.EXCLUDED, report.message);
-      if (report.code === 'bad-sender') return fail(CODES.BAD_SENDER, report.message);
+      if (report.code === CODES.PRIVATE_WINDOW) return fail(CODES.PRIVATE_WINDOW, report.message);
+      if (report.code === CODES.EXCLUDED) return fail(CODES.EXCLUDED, report.message);
+      if (report.code === CODES.BAD_SENDER) return fail(CODES.BAD_SENDER, report.message);
       return fail(CODES.NO_PAGE, report.message);
     }
     const settings = await this.deps.loadSettings();

@@ -1,6 +1,7 @@
 // Shows the native host's state in plain language (popup and options page share it).
 import type { TransportId } from '../../../common/transports.js';
 import { type HostStatus } from '../messages/host.js';
+import { CODES } from '../../../common/errors.js';
 
 /** The command that installs the native host's manifest for this machine's browsers. */
 export const INSTALL_COMMAND = 'npx dnscost-host install';
@@ -48,7 +49,7 @@ export function renderHostStatus(root: HTMLElement, status: HostStatus, now = Da
     case 'host-connecting':
       root.append(el('p', 'Connecting to the dnscost native host…'));
       return;
-    case 'host-missing': {
+    case CODES.HOST_MISSING: {
       root.append(el('p', 'The dnscost native host is not installed for this browser. dnscost needs it to measure DNS.', 'bad'));
       root.append(el('p', 'Install it from a terminal, then press “Check again”:'));
       root.append(installCommand());

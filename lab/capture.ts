@@ -302,6 +302,11 @@ export function traceTransports(
       id: inner.id,
       zeroId: inner.zeroId,
       pad: inner.pad,
+      lengthPrefix: inner.lengthPrefix,
+      idleMs: inner.idleMs,
+      socketPerQuery: inner.socketPerQuery,
+      splits: inner.splits,
+      url: inner.url,
       async open(endpoint, options) {
         const s = await inner.open(endpoint, options);
         const number = sessions.length + 1;

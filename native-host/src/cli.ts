@@ -7,7 +7,7 @@ import { MAX_HOSTS_PER_REQUEST, parseRequest, type MeasureRequest, type Resolver
 import { isQType, MODES, TRANSPORT_IDS, type Mode, type QType } from '../../common/transports.js';
 import { defaultResolvers } from './defaults.js';
 import { parseEndpoint } from './endpoints.js';
-import { measure } from './measure.js';
+import { measure } from './engine/measure.js';
 
 /** The text `dnscost-host --help` prints. */
 export const HELP = `dnscost-host — measure what encrypted DNS costs, lookup by lookup

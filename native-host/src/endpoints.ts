@@ -1,12 +1,12 @@
 // Endpoint URLs (`udp://IP:PORT`, `tcp://IP:PORT`, `tls://NAME:PORT`, `https://NAME:PORT/PATH`, `quic://NAME:PORT`,
-// `h3://NAME:PORT/PATH`) ↔ endpoint specs.
+// `h3://NAME:PORT/PATH`) ↔ endpoint specs. Each transport declares its URL form (scheme, default port, named host,
+// path) in its own file; this module reads the registry and knows no transport by name.
 import net from 'node:net';
 import { CODES, DnscostError } from '../../common/errors.js';
 import type { EndpointSpec } from '../../common/schema.js';
-import type { TransportId } from '../../common/transports.js';
-
-// DoQ's port is 853 over UDP (RFC 9250 §4.1.1); DoH3's is HTTPS's 443 over UDP.
-const DEFAULT_PORTS: Record<string, number> = { udp: 53, tcp: 53, tls: 853, https: 443, quic: 853, h3: 443 };
+import { TRANSPORTS as TRANSPORT_INFO, type TransportId } from '../../common/transports.js';
+import { TRANSPORTS } from './transports/registry.js';
+import type { Transport } from './transports/transport.js';
 
 /** Options that turn a URL into a spec: name → IP overrides and the HTTP version for https URLs. */
 export interface ParseOptions {
@@ -20,28 +20,43 @@ function bad(message: string): never {
   throw new DnscostError(CODES.BAD_ENDPOINT, message);
 }
 
+/** One transport per scheme, in the registry's order (doh1 shares https with doh). */
+function bySchemes(transports: Record<TransportId, Transport>): Transport[] {
+  const first = new Map<string, Transport>();
+  for (const t of Object.values(transports)) if (!first.has(t.url.scheme)) first.set(t.url.scheme, t);
+  return [...first.values()];
+}
+
+/** The URL forms the registry's transports take, for hints: `udp://IP:PORT, …, quic://NAME:PORT or h3://NAME:PORT/PATH`. */
+function forms(transports: Record<TransportId, Transport>): string {
+  const all = bySchemes(transports).map(({ url }) => `${url.scheme}://${url.named ? 'NAME' : 'IP'}:PORT${url.path ? '/PATH' : ''}`);
+  return all.length > 1 ? `${all.slice(0, -1).join(', ')} or ${all.at(-1)}` : all.join('');
+}
+
 /** Parses an endpoint URL; TLS endpoints named by hostname need an address from `connect`. */
-export function parseEndpoint(text: string, options: ParseOptions = {}): EndpointSpec {
+export function parseEndpoint(text: string, options: ParseOptions = {}, transports: Record<TransportId, Transport> = TRANSPORTS): EndpointSpec {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    bad(`${JSON.stringify(text)} is not a URL (try udp://IP:PORT, tcp://IP:PORT, tls://NAME:PORT, https://NAME:PORT/PATH, quic://NAME:PORT or h3://NAME:PORT/PATH)`);
+    bad(`${JSON.stringify(text)} is not a URL (try ${forms(transports)})`);
   }
   const scheme = url.protocol.replace(/:$/, '');
-  const transports: Record<string, TransportId> = { udp: 'udp', tcp: 'tcp', tls: 'dot', https: options.http1 ? 'doh1' : 'doh', quic: 'doq', h3: 'doh3' };
-  const transport = transports[scheme];
-  if (!transport) bad(`unknown scheme ${JSON.stringify(scheme)} in ${text} (udp, tcp, tls, https, quic, h3)`);
+  const candidates = Object.values(transports).filter((t) => t.url.scheme === scheme);
+  // A scheme two transports share (https) names the one that matches the HTTP version asked for.
+  const chosen = candidates.find((t) => (t.url.http1 ?? false) === (options.http1 ?? false)) ?? candidates[0];
+  if (!chosen) bad(`unknown scheme ${JSON.stringify(scheme)} in ${text} (${bySchemes(transports).map((t) => t.url.scheme).join(', ')})`);
+  const { url: form, id: transport } = chosen;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = url.port ? Number(url.port) : DEFAULT_PORTS[scheme]!;
+  const port = url.port ? Number(url.port) : form.defaultPort;
   const address = net.isIP(host) ? host : options.connect?.get(host.toLowerCase());
   if (!address) {
     bad(`${host} in ${text} is not an IP address: give one with --connect ${host}=IP (dnscost never looks up its resolvers' names)`);
   }
-  if ((transport === 'udp' || transport === 'tcp') && !net.isIP(host)) bad(`${text}: Do53 endpoints take an IP address`);
+  if (!form.named && !net.isIP(host)) bad(`${text}: ${TRANSPORT_INFO[transport].short} endpoints take an IP address`);
   const spec: EndpointSpec = { transport, address, port };
-  if (transport !== 'udp' && transport !== 'tcp') spec.serverName = host;
-  if (transport === 'doh' || transport === 'doh1' || transport === 'doh3') {
+  if (form.named) spec.serverName = host;
+  if (form.path) {
     spec.path = url.pathname && url.pathname !== '/' ? url.pathname + url.search : '/dns-query';
     spec.method = options.method ?? 'POST';
   }
@@ -49,21 +64,9 @@ export function parseEndpoint(text: string, options: ParseOptions = {}): Endpoin
 }
 
 /** The URL form of an endpoint, as shown everywhere (doh1 shows as https with the version in the transport id). */
-export function endpointUrl(e: EndpointSpec): string {
+export function endpointUrl(e: EndpointSpec, transports: Record<TransportId, Transport> = TRANSPORTS): string {
   const host = e.serverName ?? e.address;
   const h = net.isIPv6(host) ? `[${host}]` : host;
-  switch (e.transport) {
-    case 'udp':
-    case 'tcp':
-      return `${e.transport}://${h}:${e.port}`;
-    case 'dot':
-      return `tls://${h}:${e.port}`;
-    case 'doh':
-    case 'doh1':
-      return `https://${h}:${e.port}${e.path ?? '/dns-query'}`;
-    case 'doq':
-      return `quic://${h}:${e.port}`;
-    case 'doh3':
-      return `h3://${h}:${e.port}${e.path ?? '/dns-query'}`;
-  }
+  const form = transports[e.transport].url;
+  return `${form.scheme}://${h}:${e.port}${form.path ? (e.path ?? '/dns-query') : ''}`;
 }

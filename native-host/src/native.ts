@@ -7,7 +7,7 @@ import { CODES, DnscostError, toErrorData } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
-import { measure } from './measure.js';
+import { measure } from './engine/measure.js';
 import { currentNetwork } from './network.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './paths.js';

@@ -6,7 +6,7 @@ import { afterAll, describe, test } from 'vitest';
 import type { ExchangeRecord } from '../../common/record.js';
 import type { EndpointSpec, MeasureRequest } from '../../common/schema.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
-import { measure } from '../../native-host/src/measure.js';
+import { measure } from '../../native-host/src/engine/measure.js';
 import { startCoreDNS, startUnbound, type LabResolver } from '../../lab/resolver.js';
 import { LAB_ZONE } from '../../lab/zone.js';
 import { CASES, kdig, show } from '../../lab/kdig.js';

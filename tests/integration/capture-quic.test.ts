@@ -23,8 +23,10 @@ import { join } from 'node:path';
 import type { ExchangeRecord, Pair } from '../../common/record.js';
 import type { MeasureRequest } from '../../common/schema.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
-import { measure } from '../../native-host/src/measure.js';
+import { measure } from '../../native-host/src/engine/measure.js';
 import { monotonic } from '../../native-host/src/dial.js';
+import { DOH3 } from '../../native-host/src/transports/doh3.js';
+import { DOQ } from '../../native-host/src/transports/doq.js';
 import { QuicCompanion } from '../../native-host/src/transports/quic-companion.js';
 import type { CompanionFrame } from '../../native-host/src/transports/quic-protocol.js';
 import { quicTransport } from '../../native-host/src/transports/quic.js';
@@ -83,7 +85,7 @@ test('DoQ and DoH3 bytes and packets equal a capture on lo', { timeout: 120_000 
   const capture = new Capture(file, [ports.tls, ports.https]);
   try {
     const connect = new Map([['dns.test', lab.address]]);
-    const transports = { ...TRANSPORTS, doq: quicTransport('doq', () => companion), doh3: quicTransport('doh3', () => companion) };
+    const transports = { ...TRANSPORTS, doq: quicTransport(DOQ, () => companion), doh3: quicTransport(DOH3, () => companion) };
     const req: MeasureRequest = {
       id: 'capture-quic',
       type: 'measure',

@@ -37,7 +37,7 @@ import type { ExchangeRecord, Pair, Provenance } from '../../common/record.js';
 import type { MeasureRequest } from '../../common/schema.js';
 import type { Mode, QType, TransportId } from '../../common/transports.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
-import { measure, type MeasureResult } from '../../native-host/src/measure.js';
+import { measure, type MeasureResult } from '../../native-host/src/engine/measure.js';
 import { monotonic } from '../../native-host/src/dial.js';
 import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
 import { labDir, startCoreDNS, type LabResolver } from '../../lab/resolver.js';

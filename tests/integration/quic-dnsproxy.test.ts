@@ -10,7 +10,7 @@ import type { EndpointSpec, MeasureRequest } from '../../common/schema.js';
 import { summarize } from '../../common/stats.js';
 import type { QType } from '../../common/transports.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
-import { measure } from '../../native-host/src/measure.js';
+import { measure } from '../../native-host/src/engine/measure.js';
 import { companionPath } from '../../native-host/src/transports/quic-companion.js';
 import { missingPrerequisites } from '../../lab/timing-agreement.js';
 import { HOST_BIN } from '../../lab/paths.js';

@@ -150,6 +150,11 @@ export const doh: Transport = {
   id: 'doh',
   zeroId: true,
   pad: true,
+  lengthPrefix: 0,
+  idleMs: null,
+  socketPerQuery: false,
+  splits: { tls: true, http: true },
+  url: { scheme: 'https', defaultPort: 443, named: true, path: true },
   async open(endpoint, options) {
     const { tlsSocket, counter, setup, info } = await openTls(endpoint, options, ['h2']);
     const serverName = endpoint.serverName ?? endpoint.address;

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { test } from 'vitest';
 import { DnscostError } from '../../../common/errors.js';
 import type { MeasureRequest } from '../../../common/schema.js';
-import { measure } from '../measure.js';
+import { measure } from '../engine/measure.js';
 import { monotonic } from '../dial.js';
+import { DOH3 } from './doh3.js';
+import { DOQ } from './doq.js';
 import { QuicCompanion } from './quic-companion.js';
 import { quicTransport } from './quic.js';
 import { availableTransports, TRANSPORTS } from './registry.js';
@@ -19,7 +21,7 @@ function request(endpoints: MeasureRequest['resolvers'][number]['endpoints']): M
 
 test('without the companion, doq and doh3 are unavailable, not failed, and hello leaves them out', async () => {
   const c = missing();
-  const transports = { ...TRANSPORTS, doq: quicTransport('doq', () => c), doh3: quicTransport('doh3', () => c) };
+  const transports = { ...TRANSPORTS, doq: quicTransport(DOQ, () => c), doh3: quicTransport(DOH3, () => c) };
   assert.deepEqual(availableTransports(transports), ['udp', 'tcp', 'dot', 'doh', 'doh1']);
   await assert.rejects(
     measure(request([{ transport: 'doq', address: '127.0.0.1', port: 853, serverName: 'dns.test' }]), {}, undefined, { clock: monotonic, transports }),

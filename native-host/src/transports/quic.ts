@@ -130,13 +130,27 @@ class QuicSession implements Session {
   }
 }
 
-/** A transport over QUIC through `companion`; `doq.ts` and `doh3.ts` are one line each on top of it. */
-export function quicTransport(id: QuicTransportId, companion: () => QuicCompanion): Transport {
+/** What a QUIC transport declares in its own file (`doq.ts`, `doh3.ts`); the rest is QUIC's, given here. */
+export interface QuicKind {
+  readonly id: QuicTransportId;
+  readonly lengthPrefix: Transport['lengthPrefix'];
+  readonly url: Transport['url'];
+}
+
+/** A transport over QUIC through `companion`; `doq.ts` and `doh3.ts` declare their kind on top of it. */
+export function quicTransport(kind: QuicKind, companion: () => QuicCompanion): Transport {
+  const { id } = kind;
   return {
     id,
     // RFC 9250 §4.2.1 (DoQ) and RFC 8484 §4.1 (DoH) both want DNS id 0.
     zeroId: true,
     pad: true,
+    lengthPrefix: kind.lengthPrefix,
+    idleMs: null,
+    socketPerQuery: false,
+    // The companion counts datagrams: what QUIC carries is not split into TLS and HTTP (see quicTotals).
+    splits: { tls: false, http: false },
+    url: kind.url,
     unavailable: () => companion().unavailable(),
     prepare: (options) => companion().prepare(options.ca),
     async open(endpoint: EndpointSpec, options: OpenOptions): Promise<Session> {
@@ -151,7 +165,7 @@ export function quicTransport(id: QuicTransportId, companion: () => QuicCompanio
           address: endpoint.address,
           port: endpoint.port,
           ...(endpoint.serverName ? { serverName: endpoint.serverName } : {}),
-          ...(id === 'doh3' ? { path: endpoint.path ?? '/dns-query', method: endpoint.method ?? 'POST' } : {}),
+          ...(kind.url.path ? { path: endpoint.path ?? '/dns-query', method: endpoint.method ?? 'POST' } : {}),
           ...(options.ca ? { ca: options.ca } : {}),
           timeoutMs: Math.max(1, Math.round(options.timeoutMs)),
           ...(resumeFrom !== undefined && Number.isInteger(resumeFrom) && resumeFrom > 0 ? { resumeFrom } : {}),

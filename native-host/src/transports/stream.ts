@@ -8,6 +8,9 @@ import { socketError, type TcpWire } from '../dial.js';
 import { ConnectionSession } from './connection-session.js';
 import type { Session, SetupTimings } from './transport.js';
 
+/** The 2-byte length before every DNS message on a stream (RFC 1035 §4.2.2, RFC 7766 §8). */
+export const LENGTH_PREFIX = 2;
+
 interface Pending {
   resolve(answer: Buffer): void;
   reject(err: DnscostError): void;
@@ -46,9 +49,9 @@ export class StreamSession extends ConnectionSession implements Session {
         reject(new DnscostError(CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      const prefix = Buffer.alloc(2);
+      const prefix = Buffer.alloc(LENGTH_PREFIX);
       prefix.writeUInt16BE(query.length);
-      this.counter.dns.sent += query.length + 2;
+      this.counter.dns.sent += query.length + LENGTH_PREFIX;
       // One write, so prefix and message leave in one segment (RFC 7766 §8).
       this.stream.write(Buffer.concat([prefix, query]));
     });
@@ -56,12 +59,12 @@ export class StreamSession extends ConnectionSession implements Session {
 
   private onData(chunk: Buffer): void {
     this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
-    while (this.buffer.length >= 2) {
+    while (this.buffer.length >= LENGTH_PREFIX) {
       const length = this.buffer.readUInt16BE(0);
-      if (this.buffer.length < 2 + length) return;
-      const message = this.buffer.subarray(2, 2 + length);
-      this.buffer = this.buffer.subarray(2 + length);
-      this.counter.dns.received += length + 2;
+      if (this.buffer.length < LENGTH_PREFIX + length) return;
+      const message = this.buffer.subarray(LENGTH_PREFIX, LENGTH_PREFIX + length);
+      this.buffer = this.buffer.subarray(LENGTH_PREFIX + length);
+      this.counter.dns.received += length + LENGTH_PREFIX;
       this.deliver(message);
     }
   }

@@ -1,6 +1,8 @@
 // The one interface every transport implements. A transport opens sessions (a connection, or for UDP a
 // socket per query) and sends one query at a time or several at once; it never retries, falls back or
-// reconnects on its own: the engine records what happened instead.
+// reconnects on its own: the engine records what happened instead. It also declares what it is (framing, idle
+// lifetime, socket per query, the layers its counters split, its URL form): the engine and the endpoint URLs read
+// these, never its id, so a new transport is its file, its test and a registry line.
 import type { TlsInfo } from '../../../common/record.js';
 import type { EndpointSpec } from '../../../common/schema.js';
 import type { TransportId } from '../../../common/transports.js';
@@ -50,13 +52,48 @@ export interface Session {
   close(): void;
 }
 
-/** A DNS transport: one file each, one registry line each. */
+/** Which layers of an exchange's bytes the transport's wire counters tell apart (each becomes a record layer). */
+export interface LayerSplit {
+  /** TLS records from the plaintext they carry: TCP-based TLS (dot, doh, doh1); QUIC's datagrams are not split. */
+  readonly tls: boolean;
+  /** HTTP framing from the DNS messages inside it: DoH over TCP (doh, doh1), not doh3, whose counts are QUIC's. */
+  readonly http: boolean;
+}
+
+/** How an endpoint of a transport is written as a URL (`tls://NAME:PORT`), both ways. */
+export interface UrlForm {
+  /** The URL scheme; two transports may share one (https: doh, or doh1 when asked for HTTP/1.1). */
+  readonly scheme: string;
+  /** The port when the URL names none. */
+  readonly defaultPort: number;
+  /** The URL's host is a server name (TLS checks it; --connect gives its address); false: an IP address only. */
+  readonly named: boolean;
+  /** The URL carries a request path and the endpoint an HTTP method (DoH). */
+  readonly path: boolean;
+  /** Chosen for its scheme only when HTTP/1.1 is asked for (`--http1.1`); the scheme's other transport otherwise. */
+  readonly http1?: boolean;
+}
+
+/** A DNS transport: one file each, one registry line each. What it is, the engine reads here, never by its id. */
 export interface Transport {
   readonly id: TransportId;
   /** DoH uses DNS id 0 (RFC 8484 §4.1) so answers cache well; the others a random id. */
   readonly zeroId: boolean;
   /** Whether queries are padded (RFC 8467) as browsers do on encrypted transports. */
   readonly pad: boolean;
+  /** Bytes of framing before each DNS message, counted with it as DNS: 2 for a length prefix (RFC 7766 §8), else 0. */
+  readonly lengthPrefix: number;
+  /** How long a warm connection may idle before the engine closes it, in ms; null: open until the run ends. */
+  readonly idleMs: number | null;
+  /**
+   * Every query has a socket of its own (UDP): nothing is shared between queries, so records name no connection,
+   * a replayed page opens a session per lookup and each lookup's bytes are its socket's own.
+   */
+  readonly socketPerQuery: boolean;
+  /** Which layers the wire counters split: which of a record's `layers.tls` and `layers.http` can be given (else null). */
+  readonly splits: LayerSplit;
+  /** Its endpoints' URL form. */
+  readonly url: UrlForm;
   open(endpoint: EndpointSpec, options: OpenOptions): Promise<Session>;
   /** Why this transport cannot run in this installation (e.g. a missing companion), or null; absent: always can. */
   unavailable?(): string | null;

@@ -69,6 +69,11 @@ export const udp: Transport = {
   id: 'udp',
   zeroId: false,
   pad: false,
+  lengthPrefix: 0,
+  idleMs: null,
+  socketPerQuery: true,
+  splits: { tls: false, http: false },
+  url: { scheme: 'udp', defaultPort: 53, named: false, path: false },
   async open(endpoint) {
     return new UdpSession(endpoint.address, endpoint.port);
   },

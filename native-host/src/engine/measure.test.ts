@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import dnsPacket from 'dns-packet';
-import type { MeasureRequest } from '../../common/schema.js';
-import type { TransportId } from '../../common/transports.js';
-import { monotonic, zeroTotals } from './dial.js';
+import type { MeasureRequest } from '../../../common/schema.js';
+import type { TransportId } from '../../../common/transports.js';
+import { monotonic, zeroTotals } from '../dial.js';
+import { TRANSPORTS } from '../transports/registry.js';
+import type { Session, Transport } from '../transports/transport.js';
 import { measure, splitEvenly, summarizeRecords } from './measure.js';
-import { TRANSPORTS } from './transports/registry.js';
-import type { Session, Transport } from './transports/transport.js';
+
+/** What the real transport `id` is (framing, idle time, socket per query, layers, URL form); the fakes keep it. */
+function traitsOf(id: TransportId): Pick<Transport, 'lengthPrefix' | 'idleMs' | 'socketPerQuery' | 'splits' | 'url'> {
+  const { lengthPrefix, idleMs, socketPerQuery, splits, url } = TRANSPORTS[id];
+  return { lengthPrefix, idleMs, socketPerQuery, splits, url };
+}
 
 /** A fake transport: answers every query after `delay` ms of a fake clock; counts opened sessions. */
 function fakeTransports(clock: { now: number }, delay: Record<string, number>) {
@@ -15,6 +21,7 @@ function fakeTransports(clock: { now: number }, delay: Record<string, number>) {
     id,
     zeroId: id === 'doh' || id === 'doh1',
     pad: false,
+    ...traitsOf(id),
     async open(endpoint) {
       opened.push(`${id}:${endpoint.port}`);
       clock.now += id === 'udp' ? 0 : 2;
@@ -134,6 +141,7 @@ function timedTransports(openMs: number, delay: (name: string) => number) {
     id,
     zeroId: id === 'doh' || id === 'doh1',
     pad: false,
+    ...traitsOf(id),
     async open() {
       const udp = id === 'udp';
       if (!udp) await new Promise((r) => setTimeout(r, openMs));

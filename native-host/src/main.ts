@@ -1,7 +1,7 @@
 // Entry point: picks the command and wires it; logic lives in the named modules.
 import { CODES, toErrorData } from '../../common/errors.js';
 import { HELP, runMeasure } from './cli.js';
-import { runDoctor, runInstall, runUninstall } from './install.js';
+import { runDoctor, runInstall, runUninstall } from './install/commands.js';
 import { runLab } from './lab-command.js';
 import { runNative } from './native.js';
 import { VERSION } from './paths.js';

@@ -1,0 +1,52 @@
+// Everything the installer's I/O shell touches (platform, HOME, environment, node, the host script, the file system,
+// `reg`, the hello probe, stdout and stderr) as one value. The pure parts (locations, manifest, launcher, `reg` lines,
+// verdicts) are functions of their inputs; the commands take `Deps` as a second argument, so tests pass fakes (a
+// Windows file system and registry, a canned host) without mocking modules. `defaultDeps()` is the real machine.
+import { execFile } from 'node:child_process';
+import { homedir } from 'node:os';
+import { HOST_SCRIPT } from '../paths.js';
+import { realFs, type FsLike } from './fs.js';
+import { probeHello, type HelloResult } from './hello-probe.js';
+import { platformOf, type Platform } from './platform.js';
+import type { Command } from './windows-registry.js';
+
+/** Everything the shell touches; `defaultDeps()` is the real machine. */
+export interface Deps {
+  platform: Platform;
+  /** HOME when --home is not given. */
+  home: string;
+  env: Record<string, string | undefined>;
+  /** The node that launchers run (absolute). */
+  execPath: string;
+  /** native-host/bin/dnscost-host.js (absolute). */
+  hostScript: string;
+  fs: FsLike;
+  /** Runs `reg` (Windows only). */
+  run(cmd: Command): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Starts the host like a browser and asks hello. */
+  hello(file: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<HelloResult>;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** The real machine's dependencies. */
+export function defaultDeps(): Deps {
+  return {
+    platform: platformOf(process.platform),
+    home: homedir(),
+    env: process.env,
+    execPath: process.execPath,
+    hostScript: HOST_SCRIPT,
+    fs: realFs,
+    run: (cmd) =>
+      new Promise((resolve) => {
+        execFile(cmd.file, cmd.args, { windowsHide: true }, (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) || (error && !stderr ? error.message : '') });
+        });
+      }),
+    hello: probeHello,
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+  };
+}

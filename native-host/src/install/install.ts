@@ -1,0 +1,80 @@
+// `dnscost-host install`: writes the launcher, one manifest per selected (or found) browser and, on Windows, each
+// browser's registry key, and records every one of them in the receipt (receipt.ts has the lifecycle). A file that
+// already holds the same bytes is left as it is, so installing twice changes nothing.
+import type { HostOptions } from './args.js';
+import { launcherPath, selectTargets, type BrowserTarget } from './browsers.js';
+import { defaultDeps, type Deps } from './deps.js';
+import { launcherScript } from './launcher.js';
+import { manifestText } from './manifest.js';
+import type { Action, Outcome } from './outcome.js';
+import { BROWSERS, pathFor, placeFor } from './platform.js';
+import { readReceipt, receiptPath, type Receipt } from './receipt.js';
+import { formatCommand } from './shell-words.js';
+import { regAdd } from './windows-registry.js';
+
+async function found(t: BrowserTarget, deps: Deps): Promise<boolean> {
+  return (await deps.fs.stat(t.profileDir)).exists || (await deps.fs.stat(t.manifestPath)).exists;
+}
+
+/** Writes the launcher, the manifests and (Windows) the registry keys; records them in the receipt. */
+export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Promise<Outcome> {
+  const place = placeFor(deps.platform, opts.home, deps.env, opts.homeGiven);
+  const p = pathFor(deps.platform);
+  const explicit = opts.browsers !== null || opts.userDataDir !== null;
+  const targets: BrowserTarget[] = [];
+  for (const t of selectTargets(opts, place)) if (explicit || (await found(t, deps))) targets.push(t);
+  const outcome: Outcome = { ok: true, dryRun: opts.dryRun, actions: [], problems: [] };
+  if (targets.length === 0) {
+    outcome.ok = false;
+    outcome.problems.push(`no browser found for ${opts.home}: none of ${BROWSERS.join(', ')} has a profile there; name one with --browser`);
+    return outcome;
+  }
+  const launcher = launcherPath(place);
+  const receiptFile = receiptPath(place);
+  const receipt: Receipt = (await readReceipt(deps.fs, receiptFile)) ?? { version: 1, launcher, dirs: [], entries: [] };
+  receipt.launcher = launcher;
+  const union = (a: string[], b: string[]): string[] => [...a, ...b.filter((d) => !a.includes(d))];
+
+  // Writes `text` unless the file already holds it; statuses say which.
+  const put = async (what: Action['what'], file: string, text: string, mode?: number): Promise<string[]> => {
+    const before = await deps.fs.readText(file);
+    const status = before === null ? 'created' : before === text ? 'unchanged' : 'updated';
+    if (opts.dryRun) {
+      outcome.actions.push({ what, kind: 'file', path: file, status: status === 'unchanged' ? status : (`would ${status === 'created' ? 'create' : 'update'}` as Action['status']) });
+      return [];
+    }
+    const dirs = await deps.fs.mkdirp(p.dirname(file));
+    if (status !== 'unchanged') await deps.fs.writeText(file, text, mode);
+    else if (mode !== undefined) await deps.fs.chmod(file, mode);
+    outcome.actions.push({ what, kind: 'file', path: file, status });
+    return dirs;
+  };
+  try {
+    receipt.dirs = union(receipt.dirs, await put('launcher', launcher, launcherScript(deps.platform, deps.execPath, deps.hostScript), deps.platform === 'win32' ? undefined : 0o755));
+    for (const t of targets) {
+      const dirs = await put(t.browser, t.manifestPath, manifestText(t.browser, launcher));
+      if (t.registryKey) {
+        const cmd = regAdd(t.registryKey, t.manifestPath);
+        const shown = formatCommand('win32', [cmd.file, ...cmd.args]);
+        if (opts.dryRun) outcome.actions.push({ what: t.browser, kind: 'registry', path: t.registryKey, status: 'would create', detail: shown });
+        else {
+          const r = await deps.run(cmd);
+          const status = r.code === 0 ? 'created' : 'failed';
+          outcome.actions.push({ what: t.browser, kind: 'registry', path: t.registryKey, status, detail: shown });
+          if (r.code !== 0) outcome.problems.push(`${shown} failed (exit ${r.code}): ${r.stderr.trim()}`);
+        }
+      }
+      const prior = receipt.entries.find((e) => e.manifest === t.manifestPath);
+      if (prior) {
+        prior.dirs = union(prior.dirs, dirs);
+        prior.registryKey = t.registryKey;
+      } else receipt.entries.push({ browser: t.browser, manifest: t.manifestPath, registryKey: t.registryKey, dirs });
+    }
+    await put('receipt', receiptFile, JSON.stringify(receipt, null, 2) + '\n');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    outcome.problems.push(`cannot write${e.path ? ` ${e.path}` : ''}: ${e.code ?? e.message}`);
+  }
+  outcome.ok = outcome.problems.length === 0;
+  return outcome;
+}

@@ -5,7 +5,7 @@
 // prediction for DoT and DoH.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { analyse, BROWSER_TRANSPORTS, predict, runValidation, SCHEME_OF } from '../../bench/validate-cost-model.js';
+import { analyse, BROWSER_TRANSPORTS, predict, runValidation, SCHEME_OF } from '../../bench/validate/main.js';
 import { findBrowser } from '../../lab/browsers.js';
 import { pagePlan } from '../../lab/site/validation-site.js';
 

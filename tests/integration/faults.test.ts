@@ -11,9 +11,9 @@ import type { ExchangeRecord } from '../../common/record.js';
 import type { EndpointSpec, ResolverSpec } from '../../common/schema.js';
 import type { TransportId } from '../../common/transports.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
-import { measure } from '../../native-host/src/measure.js';
+import { measure } from '../../native-host/src/engine/measure.js';
 import { issueLeaf, LAB_CERT_IPS, LAB_CERT_NAMES, makeCA, type CertAuthority } from '../../lab/certs.js';
-import { startFaultServer, type FaultServer, type FaultTlsMode, type FaultTransport } from '../../lab/fault-server.js';
+import { startFaultServer, type FaultServer, type FaultTlsMode, type FaultTransport } from '../../lab/fault-server/index.js';
 import { HOST_BIN } from '../../lab/paths.js';
 
 const TIMEOUT_MS = 1000;

@@ -8,7 +8,7 @@ import { encodeQuery, parseAnswer, randomId } from '../../native-host/src/dns-wi
 import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
 import type { TransportId } from '../../common/transports.js';
 import { issueLeaf, LAB_CERT_IPS, LAB_CERT_NAMES, makeCA } from '../../lab/certs.js';
-import { startFaultServer, type FaultServer } from '../../lab/fault-server.js';
+import { startFaultServer, type FaultServer } from '../../lab/fault-server/index.js';
 
 let server: FaultServer;
 let caPem: string;

@@ -9,11 +9,11 @@ import type { EndpointSpec, MeasureRequest } from '../../common/schema.js';
 import type { TransportId } from '../../common/transports.js';
 import type { WireTotals } from '../../native-host/src/dial.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
-import { measure } from '../../native-host/src/measure.js';
+import { measure } from '../../native-host/src/engine/measure.js';
 import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
 import type { Transport } from '../../native-host/src/transports/transport.js';
 import { issueLeaf, LAB_CERT_IPS, LAB_CERT_NAMES, makeCA } from '../../lab/certs.js';
-import { startFaultServer, type FaultServer } from '../../lab/fault-server.js';
+import { startFaultServer, type FaultServer } from '../../lab/fault-server/index.js';
 import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import { LAB_ZONE } from '../../lab/zone.js';
 

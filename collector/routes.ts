@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { POPULAR_SITES } from '../common/popular-sites.js';
 import { BATCH_KEY, DELETION_TOKEN, DELETION_TOKEN_HEADER, NETWORK_TYPES, UPLOAD_LIMITS, UPLOAD_RESOLVERS, validateBatch } from '../common/upload-batch.js';
 import { CODES, type CollectorCode } from '../common/errors.js';
-import { TRANSPORT_IDS } from '../common/transports.js';
+import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
 import type { GroupCommitter } from './group-commit.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Aggregates, AggregateFilter, BatchRow, PutOutcome, Store } from './store.js';
@@ -54,10 +54,14 @@ const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 
+// The dashboard's files and lists may be reused for five minutes.
+const ASSET_CACHE = 'public, max-age=300';
+
 const ROUTES: Array<[RegExp, Record<string, Handler>]> = [
   [/^\/v1\/batches$/, { POST: upload }],
   [/^\/v1\/batches\/([^/]*)$/, { DELETE: remove }],
   [/^\/v1\/aggregates$/, { GET: aggregates }],
+  [/^\/v1\/vocabulary$/, { GET: vocabulary }],
   [/^\/healthz$/, { GET: health }],
   [/^\/(|dashboard\.js|dashboard\.css|uplot\.min\.js|uplot\.min\.css)$/, { GET: asset }],
 ];
@@ -140,6 +144,25 @@ async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteC
   send(res, 200, { ok: true, minBatches: ctx.minBatches, ...result }, { 'cache-control': `public, max-age=${Math.floor(ctx.aggregatesTtlMs / 1000)}` });
 }
 
+/**
+ * The lists the dashboard draws and filters by, from the tables the upload schema checks against (GET /v1/vocabulary):
+ * transports in table order with their names (`name` for sentences, `short` for tables and charts), then resolvers,
+ * network types and modes as the aggregates' cells spell them.
+ */
+export const VOCABULARY = {
+  ok: true,
+  transports: TRANSPORT_IDS.map((id) => ({ id, name: TRANSPORTS[id].name, short: TRANSPORTS[id].short })),
+  resolvers: UPLOAD_RESOLVERS,
+  networks: NETWORK_TYPES,
+  modes: MODES,
+} as const;
+
+// The lists change only with a new collector, like the dashboard's files: cached as long.
+async function vocabulary(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  limit(req, ctx);
+  send(res, 200, VOCABULARY, { 'cache-control': ASSET_CACHE });
+}
+
 async function health(_req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
   try {
     await ctx.store.ping();
@@ -152,7 +175,7 @@ async function health(_req: IncomingMessage, res: ServerResponse, ctx: RouteCont
 async function asset(_req: IncomingMessage, res: ServerResponse, ctx: RouteContext, match: RegExpExecArray): Promise<void> {
   const file = ctx.assets.get(match[1] || 'index.html');
   if (!file) throw new HttpError(404, CODES.NOT_FOUND, 'no such file');
-  res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': 'public, max-age=300', ...SECURITY_HEADERS });
+  res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length, 'cache-control': ASSET_CACHE, ...SECURITY_HEADERS });
   res.end(file.body);
 }
 

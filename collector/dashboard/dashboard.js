@@ -1,13 +1,16 @@
-// The public dashboard: fetches /v1/aggregates and plots, per transport, one line per resolver. Plain script (no
-// build, no inline code) so the page runs under a strict Content-Security-Policy; uPlot is the global from
-// uplot.min.js, served by the collector.
+// The public dashboard: asks /v1/vocabulary once for its lists (transports, resolvers, network types, modes: the
+// collector's own tables, never a copy here), then fetches /v1/aggregates and plots, per transport, one line per
+// resolver. Plain script (no build, no inline code) so the page runs under a strict Content-Security-Policy; uPlot is
+// the global from uplot.min.js, served by the collector.
 'use strict';
 
-const TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'];
-const RESOLVERS = ['cloudflare', 'google', 'quad9', 'system', 'custom'];
+// One line colour per resolver, in the vocabulary's order (cloudflare, google, quad9, system, custom).
 const COLOURS = ['#f38020', '#4285f4', '#9b2335', '#555555', '#2a9d8f'];
 const form = document.getElementById('filters');
 const plots = {};
+// The answer of /v1/vocabulary, and its transport ids in the collector's order (the charts' x axis).
+let vocabulary = null;
+let transports = [];
 
 function cellText(c) {
   const l = c.lookupMs ? `${c.lookupMs.p5.toFixed(1)} / ${c.lookupMs.p50.toFixed(1)} / ${c.lookupMs.p95.toFixed(1)}` : '–';
@@ -17,7 +20,7 @@ function cellText(c) {
 
 // Weighted by pages when several cells (networks, sites) fall on one resolver × transport point.
 function series(cells, resolver, value) {
-  return TRANSPORTS.map((t) => {
+  return transports.map((t) => {
     const here = cells.filter((c) => c.resolver === resolver && c.transport === t);
     const weighted = here.map((c) => [value(c), c.pages]).filter(([v]) => v != null);
     const pages = weighted.reduce((s, [, n]) => s + n, 0);
@@ -26,15 +29,16 @@ function series(cells, resolver, value) {
 }
 
 function plot(id, cells, value) {
-  const data = [TRANSPORTS.map((_, i) => i), ...RESOLVERS.map((r) => series(cells, r, value))];
+  const resolvers = vocabulary.resolvers;
+  const data = [transports.map((_, i) => i), ...resolvers.map((r) => series(cells, r, value))];
   const el = document.getElementById(id);
   plots[id]?.destroy();
   plots[id] = new uPlot({
     width: Math.min(1000, el.clientWidth || 900), height: 260,
     scales: { x: { time: false } },
-    axes: [{ values: (_, ticks) => ticks.map((i) => TRANSPORTS[i] ?? ''), splits: () => TRANSPORTS.map((_, i) => i) }, {}],
-    series: [{ label: 'transport', value: (_, i) => TRANSPORTS[i] ?? '' },
-      ...RESOLVERS.map((r, i) => ({ label: r, stroke: COLOURS[i], width: 2, points: { size: 7 }, spanGaps: true }))],
+    axes: [{ values: (_, ticks) => ticks.map((i) => transports[i] ?? ''), splits: () => transports.map((_, i) => i) }, {}],
+    series: [{ label: 'transport', value: (_, i) => transports[i] ?? '' },
+      ...resolvers.map((r, i) => ({ label: r, stroke: COLOURS[i % COLOURS.length], width: 2, points: { size: 7 }, spanGaps: true }))],
   }, data, el);
 }
 
@@ -69,5 +73,24 @@ async function refresh() {
   }
 }
 
-form.addEventListener('change', refresh);
-refresh();
+// Fills the network and mode filters from the vocabulary, then draws; without it nothing can be drawn.
+async function start() {
+  try {
+    const res = await fetch('v1/vocabulary');
+    const body = await res.json();
+    if (!body.ok) throw new Error(body.message);
+    vocabulary = body;
+  } catch (err) {
+    const error = document.getElementById('error');
+    error.hidden = false;
+    error.textContent = `Could not load the dashboard's lists: ${err.message}`;
+    return;
+  }
+  transports = vocabulary.transports.map((t) => t.id);
+  form.elements.network.append(...vocabulary.networks.map((n) => new Option(n)));
+  form.elements.mode.append(...vocabulary.modes.map((m) => new Option(m)));
+  form.addEventListener('change', refresh);
+  refresh();
+}
+
+start();

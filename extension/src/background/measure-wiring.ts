@@ -3,6 +3,7 @@
 // top-level page, registered synchronously at the background's start like every other listener).
 import { historyEntry } from '../history.js';
 import { browser } from '../browser.js';
+import { isIncognitoTab } from './incognito.js';
 import type { HistoryStore } from './history-store.js';
 import type { Uploader } from './uploader.js';
 import type { HostConnection } from './host-connection.js';
@@ -21,13 +22,7 @@ export function createMeasurementScheduler(host: HostConnection, settings: Setti
     host,
     loadSettings: () => settings.loadSettings(),
     pageReport: (tabId, sender) => pages.report(tabId, sender),
-    isIncognitoTab: async (tabId) => {
-      try {
-        return (await browser.tabs.get(tabId)).incognito;
-      } catch {
-        return null; // the tab is gone
-      }
-    },
+    isIncognitoTab,
     now: () => Date.now(),
     newId: () => crypto.randomUUID(),
     log: (message) => console.warn(message),

@@ -4,6 +4,7 @@
 // the recorder's `ready` (stored pages read back), in arrival order.
 import type { MessageSender } from '../messages/index.js';
 import { browser, type Runtime } from '../browser.js';
+import { isIncognitoTab } from './incognito.js';
 import { PageRecorder, type RequestDetails } from './page-records.js';
 
 /** The recorder with the browser's storage.session (storage.local where a browser lacks it) and tabs. */
@@ -11,13 +12,7 @@ export function createPageRecorder(settings: { loadSettings(): Promise<{ exclusi
   const area = (browser.storage as { session?: typeof browser.storage.local }).session ?? browser.storage.local;
   return new PageRecorder({
     area,
-    isIncognitoTab: async (tabId) => {
-      try {
-        return (await browser.tabs.get(tabId)).incognito;
-      } catch {
-        return null; // the tab is gone
-      }
-    },
+    isIncognitoTab,
     loadExclusions: async () => (await settings.loadSettings()).exclusions,
     extensionBase: browser.runtime.getURL(''),
     newId: () => crypto.randomUUID(),

@@ -10,18 +10,10 @@
 import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
 import { combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type Combo, type ComboStats, type NetworkOption, type WindowId } from './analysis.js';
 import type { HistoryEntry, HistoryFilter } from '../history.js';
-import type { Mode, TransportId } from '../../../common/transports.js';
+import { TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
+import { $, download, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
-import { drawLookupCdf, drawOnLoadCdf, TRANSPORT_SHORT, type Chart } from './plots.js';
-
-const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = text;
-  if (className) e.className = className;
-  return e;
-}
+import { drawLookupCdf, drawOnLoadCdf, type Chart } from './plots.js';
 
 const DAY_MS = 86_400_000;
 const percent = (x: number | null) => (x === null ? '–' : `${Math.round(100 * x)} %`);
@@ -63,7 +55,7 @@ function renderTable(stats: readonly ComboStats[], resolverName: (id: string) =>
   const body = t.createTBody();
   for (const s of stats) {
     const r = body.insertRow();
-    for (const v of [resolverName(s.resolver), TRANSPORT_SHORT[s.transport], s.mode, String(s.pages), s.lookups.toLocaleString('en'), s.failures.toLocaleString('en'), rate(s.failureRate),
+    for (const v of [resolverName(s.resolver), TRANSPORTS[s.transport].short, s.mode, String(s.pages), s.lookups.toLocaleString('en'), s.failures.toLocaleString('en'), rate(s.failureRate),
       String(s.pagesWithFailures), String(s.pagesFailing), s.medianDelta === null ? '–' : signedMs(s.medianDelta), percent(s.indistinguishable)]) {
       r.insertCell().textContent = v;
     }
@@ -73,15 +65,12 @@ function renderTable(stats: readonly ComboStats[], resolverName: (id: string) =>
   return t;
 }
 
-/** How an export leaves the page: a Blob link, kept in the page (the test reads it back), then clicked. */
+/** How an export leaves the page: a Blob link, kept in the page (the test reads it back) and shown, then clicked. */
 function offer(filename: string, type: string, text: string): void {
   const a = $<HTMLAnchorElement>('export-link');
-  if (a.href.startsWith('blob:')) URL.revokeObjectURL(a.href);
-  a.href = URL.createObjectURL(new Blob([text], { type }));
-  a.download = filename;
   a.textContent = `Save ${filename} again`;
   a.hidden = false;
-  a.click();
+  download(filename, type, text, a);
 }
 
 /** Fills the dashboard page. */
@@ -103,7 +92,7 @@ export async function mountDashboard(): Promise<void> {
     resolverOrder.push(r.id);
   }
   const resolverName = (id: string) => names.get(id) ?? id;
-  const label = (c: Combo) => `${resolverName(c.resolver)} · ${TRANSPORT_SHORT[c.transport]}`;
+  const label = (c: Combo) => `${resolverName(c.resolver)} · ${TRANSPORTS[c.transport].short}`;
   const unreadable = reply.unreadable > 0 ? ` ${reply.unreadable} stored page${reply.unreadable === 1 ? '' : 's'} could not be read and ${reply.unreadable === 1 ? 'is' : 'are'} left out.` : '';
 
   if (all.length === 0) {
@@ -142,7 +131,7 @@ export async function mountDashboard(): Promise<void> {
 
     const order = combos(shown, resolverOrder);
     const stats = comboStats(shown, order);
-    const rec = recommend(stats, mode, shown.length, { resolver: resolverName, transport: (t: TransportId) => TRANSPORT_SHORT[t] });
+    const rec = recommend(stats, mode, shown.length, { resolver: resolverName, transport: (t: TransportId) => TRANSPORTS[t].short });
     const recBox = $('recommendation');
     recBox.dataset.kind = rec.kind;
     const sentences = shown.length === 0 ? ['No measured page matches these filters: widen the time window or clear the site.'] : rec.sentences;

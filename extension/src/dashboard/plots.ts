@@ -6,12 +6,9 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
 import type { Combo } from './analysis.js';
-import type { TransportId } from '../../../common/transports.js';
+import { TRANSPORTS, type TransportId } from '../../../common/transports.js';
+import { TRANSPORT_COLOURS } from '../ui/transports.js';
 
-/** Short transport names for legends and sentences. */
-export const TRANSPORT_SHORT: Record<TransportId, string> = { udp: 'Do53/UDP', tcp: 'Do53/TCP', dot: 'DoT', doh: 'DoH', doh1: 'DoH (HTTP/1.1)', doq: 'DoQ', doh3: 'DoH3' };
-/** One colour per transport (the popup's waterfall uses the same). */
-export const TRANSPORT_COLOURS: Record<TransportId, string> = { udp: '#44aa77', tcp: '#2277aa', dot: '#aa7722', doh: '#aa2277', doh1: '#7722aa', doq: '#228888', doh3: '#888822' };
 /** Resolvers are told apart by dash pattern: the first solid, then dashed, dotted, dash-dot… */
 const DASHES: number[][] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
 
@@ -82,7 +79,7 @@ export function drawLookupCdf(into: HTMLElement, width: number, x: number[], ser
     series: [
       { label: 'at or below', value: (_u, v) => (v === null || v === undefined ? '–' : `${v} ms`) },
       ...series.map((s): uPlot.Series => ({
-        label: `${TRANSPORT_SHORT[s.transport]} (${s.n.toLocaleString('en')} lookups)`,
+        label: `${TRANSPORTS[s.transport].short} (${s.n.toLocaleString('en')} lookups)`,
         stroke: TRANSPORT_COLOURS[s.transport],
         width: 1.5,
         points: { show: true, size: 5 },

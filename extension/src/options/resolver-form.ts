@@ -5,21 +5,10 @@ import * as v from 'valibot';
 import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-resolvers.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import { endpointSpec, type EndpointSpec, type ResolverSpec } from '../../../common/schema.js';
-import { isEncrypted, type TransportId } from '../../../common/transports.js';
+import { TRANSPORTS, isEncrypted, type TransportId } from '../../../common/transports.js';
 
 /** The port each transport uses unless told otherwise (RFC 1035, RFC 7858, RFC 8484, RFC 9250 §4.1.1; DoH3 on UDP 443). */
 export const DEFAULT_PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443, doq: 853, doh3: 443 };
-
-/** Short names for people, as the options page and the consent text use them. */
-export const TRANSPORT_SHORT: Record<TransportId, string> = {
-  udp: 'plain DNS over UDP',
-  tcp: 'plain DNS over TCP',
-  dot: 'DNS over TLS',
-  doh: 'DNS over HTTPS (HTTP/2)',
-  doh1: 'DNS over HTTPS (HTTP/1.1)',
-  doq: 'DNS over QUIC',
-  doh3: 'DNS over HTTPS (HTTP/3)',
-};
 
 /** The custom-endpoint form's fields, as typed. */
 export interface EndpointFields {
@@ -121,7 +110,7 @@ export function describeEndpoint(e: EndpointSpec): string {
   const where = e.address.includes(':') ? `[${e.address}]` : e.address;
   const tls = e.serverName ? ` (certificate name ${e.serverName})` : '';
   const path = e.path ? `, path ${e.path}${e.method ? ` by ${e.method}` : ''}` : '';
-  return `${TRANSPORT_SHORT[e.transport]} to ${where} port ${e.port}${tls}${path}`;
+  return `${TRANSPORTS[e.transport].name} to ${where} port ${e.port}${tls}${path}`;
 }
 
 /** Per resolver, which transports carry the names there, in words (the consent text). */

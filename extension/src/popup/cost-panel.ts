@@ -9,7 +9,8 @@ import { type MeasureStatus } from '../messages/measure.js';
 import { browser } from '../browser.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
-import { computeResults, el, renderBytes, renderSummary, renderWaterfall } from './cost-view.js';
+import { download, el } from '../ui/dom.js';
+import { computeResults, renderBytes, renderSummary, renderWaterfall } from './cost-view.js';
 import { CODES } from '../../../common/errors.js';
 import { type StoredRecord } from '../../../common/cost-model.js';
 
@@ -35,17 +36,6 @@ function button(text: string, onClick: () => void, id?: string): HTMLButtonEleme
   if (id) b.id = id;
   b.addEventListener('click', onClick);
   return b;
-}
-
-function download(filename: string, json: string): void {
-  const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
-  const a = el('a');
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** Fills `root` with the cost panel of `tabId` and keeps it current. */
@@ -164,7 +154,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     const actions = el('p', undefined, 'actions');
     actions.append(button('Export JSON', () => {
       const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
-      download(`dnscost-${m.host || 'page'}-${stamp}.json`, `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
+      download(`dnscost-${m.host || 'page'}-${stamp}.json`, 'application/json', `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
     }, 'export-json'));
     if (!blocked) actions.append(' ', button('Measure again', () => void start(), 'measure-start'));
     else actions.append(el('span', ` ${blocked.message}`, 'detail'));

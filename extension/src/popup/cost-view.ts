@@ -5,16 +5,9 @@ import { INDISTINGUISHABLE_MS, type CellCost, type StoredRecord } from '../../..
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
-import { TRANSPORT_IDS, type Mode, type TransportId } from '../../../common/transports.js';
-import { TRANSPORT_NAMES } from '../ui/host-status-view.js';
-
-/** Creates an element with optional text (as textContent) and class. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = text;
-  if (className) e.className = className;
-  return e;
-}
+import { TRANSPORT_IDS, TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
+import { el } from '../ui/dom.js';
+import { TRANSPORT_COLOURS } from '../ui/transports.js';
 
 const ms = (x: number | null): string => (x === null ? '–' : `${x >= 0 ? '' : '−'}${Math.abs(x) < 10 ? Math.abs(x).toFixed(1) : Math.round(Math.abs(x))} ms`);
 const signed = (x: number | null): string => (x === null ? '–' : x > 0 ? `+${ms(x)}` : ms(x));
@@ -72,7 +65,7 @@ export function renderSummary(results: Results, resolverNames: Map<string, strin
     const dns = c.dnsTime.candidate === null ? '–' : `${ms(c.dnsTime.candidate)}${c.dnsTime.delta !== null && !isBaseline ? ` (${signed(c.dnsTime.delta)})` : ''}`;
     row(body, [
       resolverNames.get(c.resolver) ?? c.resolver,
-      TRANSPORT_NAMES[c.transport] ?? c.transport,
+      TRANSPORTS[c.transport]?.name ?? c.transport,
       c.mode,
       isBaseline ? 'baseline' : onLoadWords(c),
       dns,
@@ -82,7 +75,7 @@ export function renderSummary(results: Results, resolverNames: Map<string, strin
   box.append(t);
   const base = results.baseline;
   box.append(el('p', base
-    ? `Compared with ${resolverNames.get(base.resolver) ?? base.resolver} over ${TRANSPORT_NAMES[base.transport]} where the browser did not expose its own lookup. ` +
+    ? `Compared with ${resolverNames.get(base.resolver) ?? base.resolver} over ${TRANSPORTS[base.transport]?.name ?? base.transport} where the browser did not expose its own lookup. ` +
       'Lookups that gate the page (the document, and hosts needed before the first paint) move onLoad; parallel ones mostly do not. ' +
       `Differences under ${INDISTINGUISHABLE_MS} ms are indistinguishable. DNS time is the sum of every lookup, without parallelism.`
     : 'No plain-UDP replay to compare with: changes are known only where the browser exposed its own lookup.', 'detail'));
@@ -145,7 +138,9 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
   }
   const legend = el('p', undefined, 'legend');
   for (const [label, c] of [...combos].sort((a, b) => transportOrder(a[1].transport) - transportOrder(b[1].transport) || MODE_ORDER[a[1].mode] - MODE_ORDER[b[1].mode])) {
-    legend.append(el('span', label, `key t-${c.transport} m-${c.mode}`), ' ');
+    const key = el('span', label, `key m-${c.mode}`);
+    key.style.background = TRANSPORT_COLOURS[c.transport];
+    legend.append(key, ' ');
   }
   legend.append(el('span', `scale: 0 to ${ms(end)} after the page started`, 'detail'));
   box.append(legend);
@@ -162,7 +157,8 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
     tick.style.left = `${(100 * h.at) / end}%`;
     track.append(tick);
     for (const b of bars) {
-      const bar = el('div', undefined, `wf-bar t-${b.transport} m-${b.mode}${b.failed ? ' failed' : ''}`);
+      const bar = el('div', undefined, `wf-bar m-${b.mode}${b.failed ? ' failed' : ''}`);
+      bar.style.background = TRANSPORT_COLOURS[b.transport];
       bar.style.left = `${(100 * h.at) / end}%`;
       bar.style.width = `max(1px, ${(100 * b.lookup) / end}%)`;
       bar.title = `${b.transport} ${b.mode}: ${ms(b.lookup)}${b.failed ? ` — failed (${b.errors.join(', ')})` : ''}`;
@@ -186,7 +182,7 @@ export function renderBytes(results: Results, resolverNames: Map<string, string>
     const b = c.bytes;
     row(body, [
       resolverNames.get(c.resolver) ?? c.resolver,
-      TRANSPORT_NAMES[c.transport] ?? c.transport,
+      TRANSPORTS[c.transport]?.name ?? c.transport,
       c.mode,
       bytes(b.sent),
       bytes(b.received),

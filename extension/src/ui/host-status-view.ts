@@ -1,28 +1,11 @@
 // Shows the native host's state in plain language (popup and options page share it).
-import type { TransportId } from '../../../common/transports.js';
+import { TRANSPORTS } from '../../../common/transports.js';
 import { type HostStatus } from '../messages/host.js';
 import { CODES } from '../../../common/errors.js';
+import { el } from './dom.js';
 
 /** The command that installs the native host's manifest for this machine's browsers. */
 export const INSTALL_COMMAND = 'npx dnscost-host install';
-
-/** How each transport is named to people (a new transport id fails to compile until it has a name here). */
-export const TRANSPORT_NAMES: Record<TransportId, string> = {
-  udp: 'plain DNS over UDP',
-  tcp: 'plain DNS over TCP',
-  dot: 'DNS over TLS',
-  doh: 'DNS over HTTPS (HTTP/2)',
-  doh1: 'DNS over HTTPS (HTTP/1.1)',
-  doq: 'DNS over QUIC',
-  doh3: 'DNS over HTTPS (HTTP/3)',
-};
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = text;
-  if (className) e.className = className;
-  return e;
-}
 
 function installCommand(): HTMLElement {
   const pre = el('pre');
@@ -41,7 +24,7 @@ export function renderHostStatus(root: HTMLElement, status: HostStatus, now = Da
   root.dataset.state = status.ok ? 'connected' : status.code;
   if (status.ok) {
     root.append(el('p', `Connected to the dnscost native host, version ${status.version}.`, 'good'));
-    const names = status.transports.map((t) => TRANSPORT_NAMES[t]);
+    const names = status.transports.map((t) => TRANSPORTS[t]?.name ?? t);
     root.append(el('p', names.length ? `It can measure ${names.join(', ')}.` : 'It reports no transport it can measure.'));
     return;
   }

@@ -1,0 +1,103 @@
+// The collector's routes without a server or a store: GET /v1/vocabulary answers the tables of common/ (the
+// dashboard's only source of its lists), each entry of which the aggregates filter accepts; it is GET only, sends
+// the strict Content-Security-Policy, and counts against the per-client rate like every /v1 request.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NETWORK_TYPES, UPLOAD_RESOLVERS } from '../common/upload-batch.js';
+import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
+import { RateLimiter } from './rate-limit.js';
+import { handle, type RouteContext } from './routes.js';
+import type { AggregateFilter } from './store.js';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | number>;
+  body: { ok: boolean; code?: string; [key: string]: unknown };
+}
+
+/** Runs one bodiless request through handle() with fake request and response objects. */
+async function request(ctx: RouteContext, method: string, url: string): Promise<Answer> {
+  const req = { method, url, headers: {}, socket: { remoteAddress: '192.0.2.1' } } as unknown as IncomingMessage;
+  const answer: Answer = { status: 0, headers: {}, body: { ok: false } };
+  const res = {
+    get headersSent() {
+      return answer.status !== 0;
+    },
+    writeHead(status: number, headers: Record<string, string | number>) {
+      answer.status = status;
+      answer.headers = headers;
+    },
+    end(text: string) {
+      answer.body = JSON.parse(text) as Answer['body'];
+    },
+    destroy() {
+      throw new Error('the response was destroyed');
+    },
+  } as unknown as ServerResponse;
+  await handle(req, res, ctx);
+  return answer;
+}
+
+function context(overrides: Partial<RouteContext> = {}): RouteContext & { filters: AggregateFilter[] } {
+  const filters: AggregateFilter[] = [];
+  return {
+    store: null as unknown as RouteContext['store'],
+    committer: null as unknown as RouteContext['committer'],
+    limiter: null,
+    aggregates: async (filter) => {
+      filters.push(filter);
+      return { batches: 0, cells: [] };
+    },
+    aggregatesTtlMs: 10_000,
+    minBatches: 5,
+    assets: new Map(),
+    now: () => 0,
+    filters,
+    ...overrides,
+  };
+}
+
+test('GET /v1/vocabulary: the transports with their names, the resolvers, network types and modes of common/', async () => {
+  const a = await request(context(), 'GET', '/v1/vocabulary');
+  assert.equal(a.status, 200);
+  assert.deepEqual(a.body, {
+    ok: true,
+    transports: TRANSPORT_IDS.map((id) => ({ id, name: TRANSPORTS[id].name, short: TRANSPORTS[id].short })),
+    resolvers: [...UPLOAD_RESOLVERS],
+    networks: [...NETWORK_TYPES],
+    modes: [...MODES],
+  });
+  assert.deepEqual((a.body.transports as Array<{ id: string }>).map((t) => t.id), ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'], 'in the table order');
+  assert.equal(a.headers['content-type'], 'application/json; charset=utf-8');
+  assert.equal(a.headers['cache-control'], 'public, max-age=300');
+  assert.match(String(a.headers['content-security-policy']), /script-src 'self'/);
+  assert.doesNotMatch(String(a.headers['content-security-policy']), /unsafe-inline/);
+});
+
+test('every resolver, transport and network type of the vocabulary is a filter /v1/aggregates accepts', async () => {
+  const ctx = context();
+  const v = (await request(ctx, 'GET', '/v1/vocabulary')).body as unknown as { resolvers: string[]; transports: Array<{ id: string }>; networks: string[] };
+  const asked: Array<[string, string]> = [
+    ...v.resolvers.map((r): [string, string] => ['resolver', r]),
+    ...v.transports.map((t): [string, string] => ['transport', t.id]),
+    ...v.networks.map((n): [string, string] => ['network', n]),
+  ];
+  for (const [name, value] of asked) {
+    const a = await request(ctx, 'GET', `/v1/aggregates?${name}=${encodeURIComponent(value)}`);
+    assert.equal(a.status, 200, `${name}=${value}: ${JSON.stringify(a.body)}`);
+  }
+  assert.deepEqual(ctx.filters, asked.map(([name, value]) => ({ [name]: value })));
+});
+
+test('/v1/vocabulary is GET only and rate limited like every /v1 request', async () => {
+  const post = await request(context(), 'POST', '/v1/vocabulary');
+  assert.equal(post.status, 405);
+  assert.equal(post.body.code, 'method-not-allowed');
+  assert.equal(post.headers.allow, 'GET');
+  const limited = context({ limiter: new RateLimiter({ perSecond: 1, burst: 1 }, () => 0) });
+  assert.equal((await request(limited, 'GET', '/v1/vocabulary')).status, 200);
+  const refused = await request(limited, 'GET', '/v1/vocabulary');
+  assert.equal(refused.status, 429);
+  assert.equal(refused.body.code, 'rate-limited');
+});

@@ -1,0 +1,54 @@
+// The options page's data sections: clearing the recorded pages and results (after a confirmation), and exporting
+// the person's settings to a JSON file or importing them from one (never consent; the policy's fields stay).
+import { $, download, el } from '../ui/dom.js';
+import { send } from '../ui/messages.js';
+import { say, sayFailure } from './feedback.js';
+import type { SettingsPage } from './settings-page.js';
+
+/** Wires "Clear recorded data…" and its confirmation. */
+export function wireDataClear(): void {
+  const confirmBox = $('data-clear-confirm');
+  $('data-clear').addEventListener('click', () => {
+    confirmBox.hidden = false;
+    $('data-clear-no').focus();
+  });
+  $('data-clear-no').addEventListener('click', () => {
+    confirmBox.hidden = true;
+    $('data-clear').focus();
+  });
+  $('data-clear-yes').addEventListener('click', async () => {
+    confirmBox.hidden = true;
+    const r = await send({ type: 'data-clear' });
+    if (!r.ok) return sayFailure(r);
+    say(r.removed.length ? `Cleared recorded data (${r.removed.length} stored item${r.removed.length === 1 ? '' : 's'}).` : 'There was no recorded data to clear.');
+  });
+}
+
+/** Wires export (a download through the page's `export-link`) and import (the imported view shown through `page`). */
+export function wireSettingsFiles(page: SettingsPage): void {
+  $('export').addEventListener('click', async () => {
+    const r = await send({ type: 'settings-export' });
+    if (!r.ok) return sayFailure(r);
+    download(r.filename, 'application/json', r.json, $<HTMLAnchorElement>('export-link'));
+    say(`Settings exported as ${r.filename}.`);
+  });
+
+  $('import-file').addEventListener('change', async () => {
+    const input = $<HTMLInputElement>('import-file');
+    const status = $('import-status');
+    const file = input.files?.[0];
+    if (!file) return;
+    const r = await send({ type: 'settings-import', json: await file.text() });
+    input.value = '';
+    if (!r.ok) {
+      sayFailure(r, status);
+      status.prepend(el('p', `Nothing was changed: ${file.name} was not imported.`, 'bad'));
+      return;
+    }
+    page.show(r);
+    status.dataset.state = 'imported';
+    status.replaceChildren(el('p', `Imported settings from ${file.name}.`, 'good'));
+    if (r.consentKept) status.append(el('p', 'Consent is never imported from a file: yours is unchanged.', 'detail'));
+    if (r.policyOverrides.length > 0) status.append(el('p', `Your administrator’s policy still sets ${r.policyOverrides.join(' and ')}.`, 'detail'));
+  });
+}

@@ -1,0 +1,39 @@
+// The options page's notices: the status line at the top (what the last action did, or why it failed), the message
+// beside a form field, and the administrator's policy note. Text from replies only ever goes in as textContent.
+import type { SettingsFailure, SettingsView } from '../messages/settings.js';
+import { $, el } from '../ui/dom.js';
+import { type Failure } from '../../../common/errors.js';
+
+/** Shows `text` in the status line, as good news or bad. */
+export function say(text: string, good = true): void {
+  const s = $('status');
+  s.textContent = text;
+  s.className = good ? 'good' : 'bad';
+}
+
+/** Shows a failed reply: the message, and each `path: message` problem. */
+export function sayFailure(reply: Failure | SettingsFailure, into: HTMLElement = $('status')): void {
+  into.replaceChildren(el('p', reply.message, 'bad'));
+  into.dataset.state = reply.code;
+  const problems = 'problems' in reply ? reply.problems : [];
+  if (problems.length > 0) {
+    const ul = el('ul', undefined, 'bad');
+    for (const p of problems) ul.append(el('li', p));
+    into.append(ul);
+  }
+}
+
+/** Shows `message` in the error element `id` beside a field (clears it when undefined) and marks `input` invalid. */
+export function setFieldError(id: string, message: string | undefined, input?: HTMLElement): void {
+  $(id).textContent = message ?? '';
+  if (input) input.setAttribute('aria-invalid', message ? 'true' : 'false');
+}
+
+/** The policy note: what an administrator's policy does, and whether the saved settings could be read. */
+export function renderPolicy(v: SettingsView): void {
+  const p = $('policy');
+  p.dataset.state = v.policy.state;
+  p.textContent = v.policy.state === 'none' ? '' : v.policy.message;
+  if (v.policy.problems.length > 0) p.textContent += ` (${v.policy.problems.join('; ')})`;
+  if (v.storedProblems.length > 0) p.textContent += ` Your saved settings could not be read and the defaults are in use (${v.storedProblems.join('; ')}).`;
+}

@@ -1,0 +1,112 @@
+// The options page's resolvers section: the public defaults as checkboxes, the person's own resolvers with a remove
+// button each (or the policy's, fixed), and the form that adds an endpoint, showing only the fields its transport
+// needs and a message beside each wrong one. The checks and list edits are pure (resolver-form.ts).
+import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-resolvers.js';
+import type { SettingsView } from '../messages/settings.js';
+import { $, el } from '../ui/dom.js';
+import { say, setFieldError } from './feedback.js';
+import { DEFAULT_PORTS, addCustomEndpoint, checkEndpointFields, describeEndpoint, toggleDefault, type EndpointField } from './resolver-form.js';
+import type { SettingsPage } from './settings-page.js';
+
+/** Fills the resolvers section from `v`; its checkboxes and remove buttons change the settings through `page`. */
+export function renderResolvers(v: SettingsView, page: SettingsPage): void {
+  const fixed = v.fixed.includes('resolvers');
+  const note = $('resolvers-fixed');
+  note.hidden = !fixed;
+  note.className = fixed ? 'fixed' : 'detail';
+  note.textContent = fixed ? 'Your administrator’s policy sets the resolvers; they cannot be changed here.' : '';
+  const resolvers = v.settings.resolvers;
+
+  const defaults = $('default-resolvers');
+  defaults.replaceChildren(el('legend', 'Public resolvers (defaults)'));
+  for (const d of PUBLIC_RESOLVERS) {
+    const box = el('input');
+    box.type = 'checkbox';
+    box.id = `default-${d.id}`;
+    box.dataset.defaultResolver = d.id;
+    box.checked = resolvers.some((r) => r.id === d.id);
+    box.disabled = fixed;
+    box.addEventListener('change', async () => {
+      const next = toggleDefault(page.current.own.resolvers, d.id, box.checked);
+      if (next.length === 0) {
+        box.checked = true;
+        say('Keep at least one resolver: add your own before turning off the last default.', false);
+        return;
+      }
+      await page.change({ resolvers: next }, `${d.name} ${box.checked ? 'will' : 'will not'} be measured.`);
+    });
+    const label = el('label');
+    label.htmlFor = box.id;
+    label.append(box, document.createTextNode(` ${d.name}`));
+    const div = el('div', undefined, 'field');
+    div.append(label, el('span', d.endpoints.map(describeEndpoint).join('; '), 'detail'));
+    defaults.append(div);
+  }
+
+  const list = $('custom-resolvers');
+  list.replaceChildren();
+  const custom = resolvers.filter((r) => fixed || !isPublicResolverId(r.id));
+  if (custom.length === 0) list.append(el('li', 'None yet.', 'detail'));
+  for (const r of custom) {
+    const li = el('li');
+    li.dataset.resolverId = r.id;
+    li.append(el('strong', r.name));
+    const eps = el('ul');
+    for (const e of r.endpoints) eps.append(el('li', describeEndpoint(e)));
+    li.append(eps);
+    if (!fixed) {
+      const remove = el('button', `Remove ${r.name}`);
+      remove.type = 'button';
+      remove.dataset.remove = r.id;
+      remove.addEventListener('click', async () => {
+        const next = page.current.own.resolvers.filter((x) => x.id !== r.id);
+        if (next.length === 0) {
+          say('Keep at least one resolver: turn on a default before removing the last one.', false);
+          return;
+        }
+        await page.change({ resolvers: next }, `Removed ${r.name}.`);
+      });
+      li.append(remove);
+    }
+    list.append(li);
+  }
+  ($('custom-fieldset') as HTMLFieldSetElement).disabled = fixed;
+}
+
+/** Shows which fields are needed for the chosen transport (TLS name for DoT/DoH/DoQ/DoH3, path for DoH) and its port. */
+function syncTransportFields(): void {
+  const t = ($('custom-transport') as HTMLSelectElement).value as keyof typeof DEFAULT_PORTS;
+  for (const div of document.querySelectorAll<HTMLElement>('[data-for="tls"]')) div.hidden = t === 'udp' || t === 'tcp';
+  for (const div of document.querySelectorAll<HTMLElement>('[data-for="doh"]')) div.hidden = t !== 'doh' && t !== 'doh1' && t !== 'doh3';
+  ($('custom-port') as HTMLInputElement).placeholder = String(DEFAULT_PORTS[t] ?? '');
+}
+
+/** Wires the add-an-endpoint form: fields follow the transport; a valid endpoint is added through `page`. */
+export function wireResolvers(page: SettingsPage): void {
+  $('custom-transport').addEventListener('change', syncTransportFields);
+  syncTransportFields();
+  $('custom-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const inputs: Record<EndpointField, HTMLInputElement | HTMLSelectElement> = {
+      name: $('custom-name'),
+      transport: $('custom-transport'),
+      address: $('custom-address'),
+      port: $('custom-port'),
+      serverName: $('custom-server-name'),
+      path: $('custom-path'),
+      method: $('custom-method'),
+    };
+    const checked = checkEndpointFields(Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.value])) as Record<EndpointField, string>);
+    for (const k of Object.keys(inputs) as EndpointField[]) {
+      if (k !== 'method') setFieldError(`custom-${k}-error`, checked.ok ? undefined : checked.errors[k], inputs[k]);
+    }
+    if (!checked.ok) {
+      const first = (Object.keys(inputs) as EndpointField[]).find((k) => !checked.ok && checked.errors[k]);
+      if (first) inputs[first].focus();
+      return;
+    }
+    if (await page.change({ resolvers: addCustomEndpoint(page.current.own.resolvers, checked.name, checked.endpoint) }, `Added ${checked.name}: ${describeEndpoint(checked.endpoint)}.`)) {
+      for (const k of ['address', 'port', 'serverName', 'path'] as const) inputs[k].value = '';
+    }
+  });
+}

@@ -1,0 +1,77 @@
+// The options page's upload section (off unless the person turns it on): the upload settings and their form, the
+// uploader's state in words (asked with upload-status after every draw and action), the byte-exact preview of the
+// next upload, sending now, and deleting everything uploaded.
+import type { SettingsView } from '../messages/settings.js';
+import type { UploadStatus } from '../messages/upload.js';
+import { $ } from '../ui/dom.js';
+import { send } from '../ui/messages.js';
+import { say, sayFailure } from './feedback.js';
+import type { SettingsPage } from './settings-page.js';
+
+/** Fills the upload form from the person's own settings in `v`, then asks for the uploader's state. */
+export function renderUpload(v: SettingsView): void {
+  const u = v.own.upload;
+  ($('upload-enabled') as HTMLInputElement).checked = u.enabled;
+  ($('upload-paused') as HTMLInputElement).checked = u.paused;
+  ($('upload-collector') as HTMLInputElement).value = u.collector;
+  ($('upload-network-type') as HTMLSelectElement).value = u.network.type;
+  ($('upload-network-label') as HTMLInputElement).value = u.network.label ?? '';
+  void renderUploadState();
+}
+
+async function renderUploadState(): Promise<void> {
+  const r = await send({ type: 'upload-status' });
+  const box = $('upload');
+  if (!r.ok) return sayFailure(r, $('upload-state'));
+  const s: UploadStatus = r;
+  box.dataset.state = !s.enabled ? 'off' : s.paused ? 'paused' : 'on';
+  const waiting = s.queued.reduce((n, b) => n + b.pages, 0) + s.pendingPages;
+  const last = s.queued[0]?.lastError;
+  $('upload-state').textContent = [
+    !s.enabled ? 'Uploads are off.' : s.paused ? 'Uploads are paused.' : `Uploads are on, to ${s.collector}.`,
+    `${waiting} page summaries waiting, ${s.sent.reduce((n, b) => n + b.pages, 0)} uploaded in ${s.sent.length} batches.`,
+    last ? `The last try failed (${last.code}): it will be tried again.` : '',
+    s.refused.length ? `${s.refused.length} batches were refused by the collector (${s.refused.at(-1)!.code}).` : '',
+  ].filter(Boolean).join(' ');
+}
+
+/** Wires the upload form (saved through `page`) and the preview, send and delete buttons. */
+export function wireUpload(page: SettingsPage): void {
+  $('upload-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const label = ($('upload-network-label') as HTMLInputElement).value.trim();
+    const reply = await send({
+      type: 'settings-set',
+      changes: {
+        upload: {
+          enabled: ($('upload-enabled') as HTMLInputElement).checked,
+          paused: ($('upload-paused') as HTMLInputElement).checked,
+          collector: ($('upload-collector') as HTMLInputElement).value.trim(),
+          network: { type: ($('upload-network-type') as HTMLSelectElement).value, ...(label ? { label } : {}) },
+        },
+      },
+    });
+    if (reply.ok) $('upload-error').textContent = '';
+    else $('upload-error').textContent = ('problems' in reply && reply.problems.length ? reply.problems : [reply.message]).join('; ');
+    page.take(reply, 'Upload settings saved.');
+  });
+  $('upload-preview').addEventListener('click', async () => {
+    const r = await send({ type: 'upload-preview' });
+    const pre = $('upload-preview-bytes');
+    pre.hidden = false;
+    if (!r.ok) pre.textContent = r.message;
+    else pre.textContent = r.batch ? r.batch.body : 'Nothing is waiting to be uploaded.';
+    pre.dataset.key = r.ok && r.batch ? r.batch.key : '';
+    void renderUploadState();
+  });
+  $('upload-send').addEventListener('click', async () => {
+    await send({ type: 'upload-flush' });
+    void renderUploadState();
+  });
+  $('upload-delete').addEventListener('click', async () => {
+    const r = await send({ type: 'upload-delete' });
+    if (r.ok) say(r.failed.length ? `${r.deleted} uploads deleted; ${r.failed.length} could not be reached and stay listed.` : `${r.deleted} uploads deleted from the collector.`, r.failed.length === 0);
+    else sayFailure(r);
+    void renderUploadState();
+  });
+}

@@ -1,8 +1,10 @@
 // Hostname checks shared by the extension and the host: what may be sent to a resolver at all.
 import { CODES, DnscostError } from './errors.js';
 
-const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
-const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+/** One label of a name as kept (lower case, LDH plus `_` as in `_dmarc`): 1–63 characters, no `-` at either end. */
+export const DNS_LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+/** A dotted-quad IPv4 literal, its four parts captured. */
+export const IPV4_LITERAL = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 /** Longest name accepted: RFC 1035 §2.3.4 (255 octets on the wire is 253 characters in text). */
 export const MAX_HOSTNAME_LENGTH = 253;
@@ -21,12 +23,12 @@ export function normalizeHostname(input: unknown): string {
   if (name.length > MAX_HOSTNAME_LENGTH) {
     throw new DnscostError(CODES.BAD_HOSTNAME, `hostname ${shown} is longer than ${MAX_HOSTNAME_LENGTH} characters`);
   }
-  if (name.includes(':') || name.startsWith('[') || IPV4.test(name)) {
+  if (name.includes(':') || name.startsWith('[') || IPV4_LITERAL.test(name)) {
     throw new DnscostError(CODES.BAD_HOSTNAME, `${shown} is an IP literal, not a hostname`);
   }
   const labels = name.split('.');
   for (const label of labels) {
-    if (!LABEL.test(label)) throw new DnscostError(CODES.BAD_HOSTNAME, `hostname ${shown} has an invalid label`);
+    if (!DNS_LABEL.test(label)) throw new DnscostError(CODES.BAD_HOSTNAME, `hostname ${shown} has an invalid label`);
   }
   // An all-numeric last label is never a TLD; such a "name" is an address in disguise (WHATWG URL host parser).
   if (/^\d+$/.test(labels[labels.length - 1]!)) {
@@ -45,11 +47,9 @@ export function isInternalName(name: string): boolean {
 }
 
 
-const IPV4_PARTS = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
 /** True for IPv4 literals in private, loopback, link-local, shared (CGNAT), unspecified or benchmark ranges. */
 export function isPrivateIPv4(ip: string): boolean {
-  const m = IPV4_PARTS.exec(ip);
+  const m = IPV4_LITERAL.exec(ip);
   if (!m) return false;
   const [a, b] = [Number(m[1]), Number(m[2])];
   return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { BACKOFF_MAX_MS, HELLO_TIMEOUT_MS, HostConnection, backoffDelay, classifyDisconnect, type NativePort } from './host-connection.js';
 import { dispatchExtensionMessage, type ExtensionHandlers } from '../messages/index.js';
 import { PROTOCOL_VERSION } from '../../../common/schema.js';
+import { exchange } from './test-fixtures.js';
 
 class FakePort implements NativePort {
   sent: unknown[] = [];
@@ -77,7 +78,7 @@ test('hello with the right protocol connects; transports are the known ids', () 
   assert.equal(h.conn.status().ok, false);
   assert.deepEqual(h.conn.status(), { ok: false, connected: false, code: 'host-connecting', message: 'connecting to the native host', retryAt: null });
   h.hello();
-  assert.deepEqual(h.conn.status(), { ok: true, connected: true, version: '9.9.9', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot'] });
+  assert.deepEqual(h.conn.status(), { ok: true, connected: true, version: '9.9.9', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot'], currentDns: null });
   assert.equal(h.timers.size, 0, 'no hello timeout or retry left pending');
 });
 
@@ -160,4 +161,35 @@ test('dispatch validates on entry: unknown or malformed messages are bad-request
   }
   assert.equal(((await dispatchExtensionMessage(handlers, { type: 'host-status' }, null)) as { code: string }).code, 'host-connecting');
   assert.deepEqual(await dispatchExtensionMessage(handlers, { type: 'host-reconnect' }, null), { ok: false, code: 'internal', message: 'boom' });
+});
+
+test('replies are validated on entry: a well-formed one reaches its request whole, a malformed one fails it with bad-reply', () => {
+  const h = harness();
+  h.conn.start();
+  h.hello();
+  const got: Array<{ type: string; code?: string; message?: string }> = [];
+  assert.equal(h.conn.request({ id: 5, type: 'cancel', target: 4 }, (r) => got.push(r as { type: string })), true);
+  const good = exchange('a.example', 'dot', 'cold', 1, 'A', 12);
+  h.last().reply({ id: 5, type: 'records', records: [good] });
+  assert.equal(got.length, 1);
+  assert.deepEqual(got[0], { id: 5, type: 'records', records: [good] }, 'a valid reply passes unchanged');
+  const broken: unknown[] = [
+    { ...good, timings: { ...good.timings, total: 'fast' } },
+    { ...good, transport: 'carrier-pigeon' },
+    { ...good, bytes: { sent: -1, received: 2 } },
+    { ...good, replay: { ...good.replay, endedAt: Number.NaN } },
+    { ...good, error: { code: 'made-up', message: 'x' } },
+  ];
+  for (const record of broken) h.last().reply({ id: 5, type: 'records', records: [good, record] });
+  h.last().reply({ id: 5, type: 'done' });
+  h.last().reply({ id: 5, type: 'progress', done: 1.5, total: 2 });
+  assert.equal(got.length, 1 + broken.length + 2);
+  for (const r of got.slice(1)) {
+    assert.equal(r.type, 'error');
+    assert.equal(r.code, 'bad-reply');
+    assert.match(r.message ?? '', /malformed reply/);
+  }
+  // A reply for no open request is dropped, whatever it holds.
+  h.last().reply({ id: 99, type: 'records', records: 'nonsense' });
+  assert.equal(got.length, 1 + broken.length + 2);
 });

@@ -12,7 +12,7 @@
 //
 // This module touches no browser global: the port factory, the browser's last error and the timers are passed in,
 // so it runs under Node with a fake port (extension/src/background/host-connection.test.ts).
-import { PROTOCOL_VERSION, type Reply, type Request, type RequestId } from '../../../common/schema.js';
+import { parseReply, PROTOCOL_VERSION, type CurrentDns, type Reply, type Request, type RequestId } from '../../../common/schema.js';
 import { isTransportId, type TransportId } from '../../../common/transports.js';
 import { CODES, type HostStatusCode } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
@@ -49,6 +49,8 @@ export interface HostHello {
   version: string;
   protocol: number;
   transports: TransportId[];
+  /** The person's current DNS as the host found it on the machine; null from a host that does not say. */
+  currentDns: CurrentDns | null;
 }
 
 /** What a request's listener receives: the host's replies with its id, then possibly `closed` when the port went. */
@@ -79,10 +81,11 @@ export function classifyDisconnect(reason: string | undefined): { code: HostStat
 
 /** Checks a hello reply: the hello, or why it is not one this extension can use. */
 export function checkHello(reply: unknown): { ok: true; hello: HostHello } | { ok: false; code: HostStatusCode; message: string } {
-  const r = reply as Partial<Extract<Reply, { type: 'hello' }>> | null;
-  if (typeof r !== 'object' || r === null || r.type !== 'hello' || typeof r.version !== 'string' || typeof r.protocol !== 'number' || !Array.isArray(r.transports)) {
+  const parsed = parseReply(reply);
+  if (!parsed.ok || parsed.reply.type !== 'hello') {
     return { ok: false, code: CODES.HOST_DISCONNECTED, message: `the host's hello reply is malformed: ${JSON.stringify(reply).slice(0, 200)}` };
   }
+  const r = parsed.reply;
   if (r.protocol !== PROTOCOL_VERSION) {
     return {
       ok: false,
@@ -90,7 +93,7 @@ export function checkHello(reply: unknown): { ok: true; hello: HostHello } | { o
       message: `dnscost-host ${r.version} speaks protocol ${r.protocol}; this extension speaks protocol ${PROTOCOL_VERSION}`,
     };
   }
-  return { ok: true, hello: { version: r.version, protocol: r.protocol, transports: r.transports.filter(isTransportId) } };
+  return { ok: true, hello: { version: r.version, protocol: r.protocol, transports: r.transports.filter(isTransportId), currentDns: r.currentDns ?? null } };
 }
 
 /** One native-host connection with automatic reconnection; see the lifecycle note at the top of this file. */
@@ -194,8 +197,12 @@ export class HostConnection {
   private onMessage(message: unknown): void {
     if (this.state.kind === 'connected') {
       const r = message as { id?: unknown } | null;
-      const listener = typeof r === 'object' && r !== null && (typeof r.id === 'string' || typeof r.id === 'number') ? this.routes.get(r.id) : undefined;
-      listener?.(message as Reply);
+      const id = typeof r === 'object' && r !== null && (typeof r.id === 'string' || typeof r.id === 'number') ? r.id : null;
+      const listener = id === null ? undefined : this.routes.get(id);
+      if (!listener) return;
+      // Every reply passes the protocol's validator before anything reads it; a malformed one fails its request.
+      const parsed = parseReply(message);
+      listener(parsed.ok ? parsed.reply : { id: id!, type: 'error', code: CODES.BAD_REPLY, message: `the host sent a malformed reply: ${parsed.problems.join('; ')}` });
       return;
     }
     if (this.state.kind !== 'connecting') return;

@@ -5,12 +5,10 @@
 // Hostile pages are the normal case here: every name is converted to its A-label by the URL parser, checked against
 // RFC 1035 lengths, and kept as a plain string (never markup); a page keeps at most PAGE_CAPS.hosts hosts and counts
 // the rest. Internal names and IP literals are recorded but flagged not measurable: they never go to a resolver.
-import { isInternalName, isPrivateIPv4, isPrivateIPv6, MAX_HOSTNAME_LENGTH } from '../../../common/hostname.js';
+import { DNS_LABEL, IPV4_LITERAL, isInternalName, isPrivateIPv4, isPrivateIPv6, MAX_HOSTNAME_LENGTH } from '../../../common/hostname.js';
 import { PAGE_CAPS, PAGE_RECORD_VERSION, type NavigationTimingEntry, type PageDropped, type PageHost, type PageRecord, type PageRedirect } from '../../../common/page-record.js';
 import type { PageTimingMessage } from '../messages/page.js';
 
-const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 /** Characters no URL host may contain (WHATWG forbidden host code points, and whitespace / controls). */
 const FORBIDDEN_HOST = /[\u0000-\u0020\u007f#%/:<>?@[\\\]^|"'`{}]/;
 
@@ -61,11 +59,11 @@ export function parseHost(raw: unknown): ClassifiedHost | { ok: false; reason: H
     const internal = isPrivateIPv6(ip);
     return { ok: true, name: ip, kind: 'ip', internal, measurable: false };
   }
-  if (IPV4.test(host)) return { ok: true, name: host, kind: 'ip', internal: isPrivateIPv4(host), measurable: false };
+  if (IPV4_LITERAL.test(host)) return { ok: true, name: host, kind: 'ip', internal: isPrivateIPv4(host), measurable: false };
   if (host.length > MAX_HOSTNAME_LENGTH) return { ok: false, reason: HOST_REFUSALS.TOO_LONG };
   for (const label of host.split('.')) {
     if (label.length > 63) return { ok: false, reason: HOST_REFUSALS.LABEL_TOO_LONG };
-    if (!LABEL.test(label)) return { ok: false, reason: HOST_REFUSALS.BAD_LABEL };
+    if (!DNS_LABEL.test(label)) return { ok: false, reason: HOST_REFUSALS.BAD_LABEL };
   }
   const internal = isInternalName(host);
   return { ok: true, name: host, kind: 'name', internal, measurable: !internal };

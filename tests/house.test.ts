@@ -1,0 +1,148 @@
+// The shape of the house, checked: no import cycle anywhere in the source, nothing outside tests/ imports tests/, the
+// engine names no transport, no source file is oversized without a stated reason, the pure folder is pure by its own
+// type check (and that check really fails on a DOM or node: use), and the README's layout table is the tree.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, normalize, relative } from 'node:path';
+import ts from 'typescript';
+import { test } from 'vitest';
+import { ROOT } from '../lab/paths.js';
+
+/** Folders that are not source: dependencies, builds, outputs, vendored files. */
+const SKIP = new Set(['node_modules', 'dist', 'build', 'demo-output', '.git', '.run', 'bin', 'vendor']);
+
+/** Every file under `dir` (relative to ROOT) whose name matches `pattern`. */
+function files(pattern: RegExp, dir = ROOT): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name.startsWith('.') || SKIP.has(e.name)) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...files(pattern, p));
+    else if (pattern.test(e.name)) out.push(relative(ROOT, p));
+  }
+  return out.sort();
+}
+
+const SOURCES = files(/\.(ts|mts|mjs)$/).filter((f) => !f.endsWith('.d.ts'));
+
+/** The source files `file` imports (static, type-only and dynamic imports, re-exports), relative to ROOT. */
+function importsOf(file: string): string[] {
+  const info = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true);
+  const out: string[] = [];
+  for (const { fileName } of info.importedFiles) {
+    if (!fileName.startsWith('.')) continue;
+    const base = normalize(join(dirname(file), fileName));
+    const found = [base.replace(/\.js$/, '.ts'), base.replace(/\.mjs$/, '.mts'), base, `${base}.ts`, join(base, 'index.ts')].find((c) => existsSync(join(ROOT, c)) && statSync(join(ROOT, c)).isFile());
+    if (found) out.push(found);
+  }
+  return out;
+}
+
+const GRAPH = new Map(SOURCES.map((f) => [f, importsOf(f)]));
+
+/** Strongly connected components of more than one file (Tarjan), i.e. the import cycles. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  let n = 0;
+  const visit = (v: string): void => {
+    index.set(v, n);
+    low.set(v, n++);
+    stack.push(v);
+    on.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const c: string[] = [];
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        on.delete(w);
+        c.push(w);
+        if (w === v) break;
+      }
+      if (c.length > 1) out.push(c.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+test('no import cycle anywhere in the source (type-only imports included); the check finds one when there is one', () => {
+  assert.ok(SOURCES.length > 150, `only ${SOURCES.length} source files found`);
+  assert.deepEqual(cycles(GRAPH), []);
+  // The detector itself: a three-file circle is found.
+  assert.deepEqual(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]])), [['a', 'b', 'c']]);
+});
+
+test('nothing outside tests/ imports tests/', () => {
+  const offenders = [...GRAPH].flatMap(([f, to]) => (f.startsWith('tests/') ? [] : to.filter((t) => t.startsWith('tests/')).map((t) => `${f} -> ${t}`)));
+  assert.deepEqual(offenders, []);
+});
+
+test('the engine names no transport: no comparison of a transport id in native-host/src/engine', () => {
+  const engine = SOURCES.filter((f) => f.startsWith('native-host/src/engine/') && !f.endsWith('.test.ts'));
+  assert.ok(engine.length >= 3, `engine files: ${engine.join(', ')}`);
+  const ids = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'].join('|');
+  const compare = new RegExp(`\\.id\\s*[!=]==|[!=]==\\s*['"](${ids})['"]|['"](${ids})['"]\\s*[!=]==|case\\s+['"](${ids})['"]`);
+  const hits = engine.flatMap((f) => readFileSync(join(ROOT, f), 'utf8').split('\n').map((l, i) => [f, i + 1, l] as const).filter(([, , l]) => compare.test(l)));
+  assert.deepEqual(hits.map(([f, i, l]) => `${f}:${i}: ${l.trim()}`), []);
+});
+
+/** Source files allowed past 500 lines, and why. */
+const OVERSIZED: Record<string, string> = {};
+
+test('no source file over 500 lines unless its reason is stated here', () => {
+  const long = files(/\.(ts|mts|mjs|js|go|c|sh|py)$/)
+    .map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split('\n').length - 1] as const)
+    .filter(([f, n]) => n > 500 && !(f in OVERSIZED));
+  assert.deepEqual(long.map(([f, n]) => `${f}: ${n} lines`), []);
+});
+
+/** Runs the pure folder's own type check with `probe` added (or alone when null); tsc's exit code and output. */
+function pureCheck(probe: string | null): { code: number | null; out: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'dnscost-pure-'));
+  try {
+    const include = [join(ROOT, 'common', '*.ts')];
+    if (probe !== null) {
+      writeFileSync(join(dir, 'probe.ts'), probe);
+      include.push(join(dir, 'probe.ts'));
+    }
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: join(ROOT, 'common', 'tsconfig.json'), include, exclude: [join(ROOT, 'common', '*.test.ts')] }));
+    const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', timeout: 120_000 });
+    return { code: r.status, out: r.stdout + r.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the pure folder type-checks without DOM or node types, and that check fails on a DOM or node: use', () => {
+  const tree = pureCheck(null);
+  assert.equal(tree.code, 0, tree.out);
+  const dom = pureCheck(`export const title = document.title;\n`);
+  assert.notEqual(dom.code, 0);
+  assert.match(dom.out, /Cannot find name 'document'/);
+  const node = pureCheck(`import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n`);
+  assert.notEqual(node.code, 0);
+  assert.match(node.out, /Cannot find module 'node:fs'/);
+  const timer = pureCheck(`export const later = setTimeout;\n`);
+  assert.notEqual(timer.code, 0, 'setTimeout is a host API, not the language');
+});
+
+test('the README layout table names every top-level folder, and every folder it names exists', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Layout'));
+  assert.ok(section.startsWith('## Layout'), 'README has a Layout section');
+  const named = [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!.replace(/\/$/, ''));
+  for (const n of named) assert.ok(existsSync(join(ROOT, n)), `README names ${n}, which does not exist`);
+  const top = readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name)).map((e) => e.name);
+  for (const t of top) assert.ok(named.some((n) => n === t || n.startsWith(`${t}/`)), `README's layout table does not name ${t}/`);
+});

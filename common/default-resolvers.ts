@@ -1,8 +1,13 @@
 // The well-known public resolvers a person gets without configuring anything, with their bootstrap addresses, so
 // measuring never needs a lookup of its own. Pure (no `node:` or DOM): the host and the extension both import it.
-// The system's own resolver is not here: only the host can read the OS configuration (native-host/src/defaults.ts).
-// Never exercised in tests.
-import type { ResolverSpec } from './schema.js';
+// The person's current DNS becomes resolvers here too (currentDnsResolvers), from what the host found on the machine
+// (native-host/src/current-dns/): the public ones are never exercised in tests, the current DNS only with lab ones.
+import type { CurrentDns, EndpointSpec, ResolverSpec } from './schema.js';
+
+/** The resolver id of the person's current DNS: the baseline whenever it was measured. */
+export const CURRENT_DNS_ID = 'system';
+/** The resolver id of the local caching stub in front of it (systemd-resolved, dnsmasq, …), measured beside it. */
+export const LOCAL_STUB_ID = 'system-stub';
 
 /** Cloudflare, Google and Quad9 with their Do53, DoT and DoH endpoints (IPv4 bootstrap addresses). */
 export const PUBLIC_RESOLVERS: readonly ResolverSpec[] = [
@@ -28,4 +33,23 @@ function publicResolver(id: string, name: string, address: string, dohName: stri
       { transport: 'doh1', address, port: 443, serverName: dohName, path, method: 'POST' },
     ],
   };
+}
+
+/**
+ * The person's current DNS as resolvers to measure: `system`, the servers their lookups go to (over DoT where the
+ * local stub already encrypts, else Do53 over UDP and TCP), and `system-stub`, the caching stub on this machine in
+ * front of them (Do53 over UDP), labelled as such. Empty when nothing was found.
+ */
+export function currentDnsResolvers(current: CurrentDns): ResolverSpec[] {
+  const dot = current.encrypted?.transport === 'dot';
+  const endpoints = current.servers.slice(0, 4).flatMap((s): EndpointSpec[] =>
+    dot
+      ? [{ transport: 'dot', address: s.address, port: s.port === 53 ? 853 : s.port, serverName: s.tlsName ?? s.address.replace(/%.*$/, '') }]
+      : [{ transport: 'udp', address: s.address, port: s.port }, { transport: 'tcp', address: s.address, port: s.port }],
+  );
+  const out: ResolverSpec[] = endpoints.length ? [{ id: CURRENT_DNS_ID, name: current.description.slice(0, 128), endpoints }] : [];
+  if (current.stub) {
+    out.push({ id: LOCAL_STUB_ID, name: `your computer's DNS cache (${current.stub.software} on ${current.stub.address})`.slice(0, 128), endpoints: [{ transport: 'udp', address: current.stub.address, port: 53 }] });
+  }
+  return out;
 }

@@ -2,7 +2,7 @@
 // (small: its whole cost in the host's memory is about 3 MB); replies are typed here so both ends compile against
 // the same shapes.
 import * as v from 'valibot';
-import type { ErrorCode } from './errors.js';
+import { CODES, type ErrorCode } from './errors.js';
 import type { ExchangeRecord } from './record.js';
 import type { Summary } from './stats.js';
 import { MODES, QTYPES, TRANSPORT_IDS, type Mode, type QType, type TransportId } from './transports.js';
@@ -22,13 +22,20 @@ export const MAX_FRAME_BYTES = 1024 * 1024;
 const str = (min: number, max: number) => v.pipe(v.string(), v.minLength(min), v.maxLength(max));
 const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const id = v.union([str(1, 128), int(0, Number.MAX_SAFE_INTEGER)]);
+/** True for an IP literal, IPv6 with an optional `%zone` (a link-local server names its interface). */
+export function isIpLiteral(text: string): boolean {
+  const [address, zone] = text.split('%', 2) as [string, string | undefined];
+  if (!v.is(ipSchema, address)) return false;
+  return zone === undefined || (address.includes(':') && /^[\w.-]{1,32}$/.test(zone));
+}
+const ipSchema = v.pipe(v.string(), v.ip());
 const list = <T extends v.GenericSchema>(item: T, min: number, max: number) => v.pipe(v.array(item), v.minLength(min), v.maxLength(max));
 
 /** One resolver endpoint: a transport at an address, with the name its certificate must carry. */
 export const endpointSpec = v.strictObject({
   transport: v.picklist(TRANSPORT_IDS),
-  /** Where to connect: always an IP literal, so measuring never needs a DNS lookup of its own. */
-  address: v.pipe(v.string(), v.ip()),
+  /** Where to connect: always an IP literal (an IPv6 link-local one with its `%zone`), so measuring never needs a lookup of its own. */
+  address: v.pipe(v.string(), v.maxLength(80), v.check((a) => isIpLiteral(a), 'an IP address')),
   port: int(1, 65535),
   /** TLS server name (SNI and certificate check); defaults to the address. */
   serverName: v.optional(str(1, 253)),
@@ -139,6 +146,25 @@ export interface UnavailableEndpoint {
   message: string;
 }
 
+/**
+ * The person's current DNS as the host found it on this machine (native-host/src/current-dns/): the servers their
+ * lookups go to (behind a local caching stub, the stub's upstreams), the stub itself, and whether that path is
+ * already encrypted. The extension measures it by default and uses it as the baseline.
+ */
+export interface CurrentDns {
+  /** Where it was read: a file or a command (`/etc/resolv.conf`, `resolvectl status`, `scutil --dns`, …). */
+  source: string;
+  servers: Array<{ address: string; port: number; tlsName?: string }>;
+  /** The search domains (names under them are the person's own network's). */
+  search: string[];
+  /** A caching stub on this machine that the browser's lookups go through, and which software it is. */
+  stub: { address: string; software: string } | null;
+  /** The stub already speaks an encrypted transport upstream (e.g. systemd-resolved with DNSOverTLS=yes). */
+  encrypted: { transport: TransportId; by: string; opportunistic: boolean } | null;
+  /** For people: "your current DNS (192.168.1.1, through systemd-resolved on 127.0.0.53)". */
+  description: string;
+}
+
 /** Which network a measurement ran on: a fingerprint and what it is made of, for the person. */
 export interface NetworkInfo {
   /** NETWORK_ID: 16 hex digits, the same on the same network. */
@@ -161,7 +187,7 @@ export function networkInfo(value: unknown): NetworkInfo | null {
 
 /** Every reply the host sends; each echoes the request's id. */
 export type Reply =
-  | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[] }
+  | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[]; currentDns?: CurrentDns }
   | { id: RequestId; type: 'progress'; done: number; total: number }
   | { id: RequestId; type: 'records'; records: ExchangeRecord[] }
   | {
@@ -180,6 +206,78 @@ export type Reply =
       network?: NetworkInfo;
     }
   | { id: RequestId | null; type: 'error'; code: ErrorCode; message: string };
+
+// Replies, validated where they enter the extension (extension/src/background/host-connection.ts). What the extension
+// reads and stores is checked field by field; what it never reads (answers, layers, TLS details, events) passes
+// unchecked and is dropped by storedRecord (common/cost-model.ts) before anything is stored.
+const finite = v.pipe(v.number(), v.finite());
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const pair = v.object({ sent: count, received: count });
+const msOrNull = v.nullable(finite);
+const summary = v.object({ n: count, median: msOrNull, p5: msOrNull, p95: msOrNull, mean: msOrNull, rsd: msOrNull, min: msOrNull, max: msOrNull });
+const replyId = v.nullable(id);
+const exchangeRecord = v.looseObject({
+  host: str(1, 300),
+  qtype: v.picklist(QTYPES),
+  transport: v.picklist(TRANSPORT_IDS),
+  endpoint: str(1, 1024),
+  resolver: str(1, 128),
+  mode: v.picklist(MODES),
+  repeat: int(0, MAX_REPEAT),
+  ok: v.boolean(),
+  rcode: v.nullable(str(1, 32)),
+  error: v.nullable(v.looseObject({ code: v.picklist(Object.values(CODES)), message: v.string() })),
+  timings: v.object({ connect: msOrNull, tls: msOrNull, query: msOrNull, total: finite }),
+  startedAt: finite,
+  bytes: pair,
+  packets: pair,
+  replay: v.optional(v.object({ pageStartedAt: finite, scheduledAt: finite, endedAt: finite, waitedForConnection: msOrNull, paidSetup: v.boolean(), sharedWith: count })),
+});
+const replySchema = v.variant('type', [
+  v.looseObject({
+    id: replyId,
+    type: v.literal('hello'),
+    version: str(1, 64),
+    protocol: int(0, 1_000_000),
+    transports: v.array(v.string()),
+    currentDns: v.optional(v.object({
+      source: str(1, 200),
+      servers: v.pipe(v.array(v.object({ address: v.pipe(v.string(), v.check(isIpLiteral, 'an IP address')), port: int(1, 65535), tlsName: v.optional(str(1, 253)) })), v.maxLength(32)),
+      search: v.pipe(v.array(str(1, 253)), v.maxLength(32)),
+      stub: v.nullable(v.object({ address: v.pipe(v.string(), v.ip()), software: str(1, 64) })),
+      encrypted: v.nullable(v.object({ transport: v.picklist(TRANSPORT_IDS), by: str(1, 64), opportunistic: v.boolean() })),
+      description: str(1, 300),
+    })),
+  }),
+  v.object({ id, type: v.literal('progress'), done: count, total: count }),
+  v.object({ id, type: v.literal('records'), records: v.array(exchangeRecord) }),
+  v.looseObject({
+    id,
+    type: v.literal('done'),
+    seed: count,
+    primed: v.boolean(),
+    warmedUp: v.boolean(),
+    order: v.array(v.string()),
+    exchanges: count,
+    cancelled: v.boolean(),
+    summary: v.array(v.looseObject({
+      resolver: str(1, 128), endpoint: str(1, 1024), transport: v.picklist(TRANSPORT_IDS), mode: v.picklist(MODES), qtype: v.picklist(QTYPES),
+      total: summary, query: summary, ok: count, failed: count, bytesPerExchange: summary,
+    })),
+  }),
+  v.looseObject({ id: replyId, type: v.literal('error'), code: v.picklist(Object.values(CODES)), message: v.string() }),
+]);
+
+/**
+ * Validates a host reply: the reply, or the problems (at most five `path: message` lines). A hello's transports are
+ * not filtered here (the extension keeps the ids it knows); a done's network is checked by networkInfo.
+ */
+export function parseReply(value: unknown): { ok: true; reply: Reply } | { ok: false; problems: string[] } {
+  const result = v.safeParse(replySchema, value);
+  // The schema checks every field the extension reads; the rest of each record is the host's and passes through.
+  if (result.success) return { ok: true, reply: result.output as unknown as Reply };
+  return { ok: false, problems: result.issues.slice(0, 5).map((i) => `${(i.path ?? []).map((p) => String(p.key)).join('.') || '(reply)'}: ${i.message}`) };
+}
 
 /** Handler table typed over the union: compilation fails when a request type lacks a handler. */
 export type Handlers<Ctx> = { [T in RequestType]: (req: RequestOf<T>, ctx: Ctx) => Promise<void> | void };

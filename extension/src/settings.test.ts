@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'vitest';
 import type { ResolverSpec } from '../../common/schema.js';
-import { applyPolicy, defaultSettings, isExcluded, parseSettings } from './settings.js';
+import { TRANSPORT_IDS } from '../../common/transports.js';
+import { applyPolicy, defaultSettings, isExcluded, managedPolicySchema, parseSettings } from './settings.js';
 
 const lab: ResolverSpec = { id: 'lab', name: 'Lab', endpoints: [{ transport: 'udp', address: '127.0.0.1', port: 53 }] };
 const other: ResolverSpec = { id: 'corp', name: 'Corp', endpoints: [{ transport: 'dot', address: '10.0.0.1', port: 853, serverName: 'dns.corp' }] };
@@ -49,4 +51,12 @@ test('exclusions cover the site and its subdomains only', () => {
   const s = { exclusions: ['bank.example'] };
   for (const h of ['bank.example', 'www.bank.example', 'BANK.EXAMPLE.']) assert.equal(isExcluded(s, h), true, h);
   for (const h of ['notbank.example', 'bank.example.com', 'example']) assert.equal(isExcluded(s, h), false, h);
+});
+
+test("the managed-storage schema Chromium reads names every transport and every field the policy may fix", () => {
+  const schema = JSON.parse(readFileSync(new URL('./managed-schema.json', import.meta.url), 'utf8')) as {
+    properties: Record<string, unknown> & { resolvers: { items: { properties: { endpoints: { items: { properties: { transport: { enum: string[] } } } } } } } };
+  };
+  assert.deepEqual(schema.properties.resolvers.items.properties.endpoints.items.properties.transport.enum, [...TRANSPORT_IDS]);
+  assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(managedPolicySchema.entries).sort());
 });

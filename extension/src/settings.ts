@@ -48,6 +48,11 @@ export const settingsSchema = v.strictObject({
   version: v.literal(SETTINGS_VERSION),
   /** Resolvers to measure against (defaults plus custom ones); at least one. */
   resolvers: v.pipe(v.array(resolverSpec), v.minLength(1), v.maxLength(16)),
+  /**
+   * Also measure the person's current DNS, as the host finds it on this machine (and the local stub in front of it):
+   * the baseline every other resolver is compared with. On unless the person turns it off (absent in older settings).
+   */
+  currentDns: v.optional(v.boolean(), true),
   budget,
   /** Sites never recorded or measured: hostnames; each also covers its subdomains. */
   exclusions: v.pipe(v.array(v.pipe(v.string(), v.maxLength(253))), v.maxLength(1000)),
@@ -63,6 +68,7 @@ export function defaultSettings(resolvers: ResolverSpec[]): Settings {
   return {
     version: SETTINGS_VERSION,
     resolvers,
+    currentDns: true,
     budget: { pagesPerHour: 4, remeasureAfterHours: 24 },
     exclusions: [],
     consent: { given: false, at: null },
@@ -93,6 +99,7 @@ export function parseSettings(value: unknown): { ok: true; settings: Settings } 
  */
 export const managedPolicySchema = v.strictObject({
   resolvers: v.optional(v.pipe(v.array(resolverSpec), v.minLength(1), v.maxLength(16))),
+  currentDns: v.optional(v.boolean()),
   consent: v.optional(v.boolean()),
 });
 export type ManagedPolicy = v.InferOutput<typeof managedPolicySchema>;
@@ -109,6 +116,7 @@ export function applyPolicy(settings: Settings, policy: unknown): { settings: Se
     settings: {
       ...settings,
       ...(p.resolvers ? { resolvers: p.resolvers } : {}),
+      ...(p.currentDns !== undefined ? { currentDns: p.currentDns } : {}),
       ...(p.consent !== undefined ? { consent: { given: p.consent, at: settings.consent.at } } : {}),
     },
     policyProblems: [],

@@ -3,7 +3,9 @@
 // repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
 import type { MeasurePlanSummary } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
-import { MAX_HOSTS_PER_REQUEST, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
+import { MAX_HOSTS_PER_REQUEST, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
+import { currentDnsResolvers } from '../../../common/default-resolvers.js';
+import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
 
@@ -78,6 +80,16 @@ export function offeredEndpoints(resolvers: readonly ResolverSpec[], offered: re
     .map((r) => ({ ...r, endpoints: r.endpoints.filter((e) => offered.includes(e.transport)) }))
     .filter((r) => r.endpoints.length > 0);
   return kept.length > 0 ? kept : [...resolvers];
+}
+
+/**
+ * The resolvers to measure: the person's current DNS (as the host found it: `system`, and `system-stub` for a local
+ * cache in front of it) ahead of the configured ones, when the setting is on; a configured resolver with the same id
+ * (an administrator's or an older settings file's `system`) is replaced by what the host found now.
+ */
+export function withCurrentDns(settings: Pick<Settings, 'resolvers' | 'currentDns'>, current: CurrentDns | null): ResolverSpec[] {
+  const found = settings.currentDns && current ? currentDnsResolvers(current) : [];
+  return [...found, ...settings.resolvers.filter((r) => !found.some((f) => f.id === r.id))];
 }
 
 /** The measure request for `page` (without its id) and its summary; null when no host may be measured. */

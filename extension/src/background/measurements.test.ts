@@ -10,12 +10,12 @@ import type { PageReplies } from '../messages/page.js';
 import { pageCost, storedRecord } from '../../../common/cost-model.js';
 import { chooseBaseline, pageCostInput } from '../../../common/page-cost.js';
 import type { ExchangeRecord } from '../../../common/record.js';
-import type { MeasureRequest, ResolverSpec } from '../../../common/schema.js';
+import { isResolverSpec, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { defaultSettings, type Settings } from '../settings.js';
 import { HostConnection, type NativePort, type RoutedReply } from './host-connection.js';
 import { PROTOCOL_VERSION } from '../../../common/schema.js';
 import { internalNamesAllowed, isLoopbackAddress, MAX_REPLAY_AT_MS, measurableHosts, offeredEndpoints, planMeasurement } from './measure-plan.js';
-import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type MeasureDeps, type MeasureHost } from './measurements.js';
+import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type SchedulerDeps, type MeasureHost } from './measurements.js';
 import { exchange, FakeArea, host, pageRecord } from './test-fixtures.js';
 import { CODES } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
@@ -35,11 +35,12 @@ const PUBLIC: ResolverSpec = { id: 'quad9', name: 'Quad9', endpoints: [{ transpo
 
 class FakeHost implements MeasureHost {
   connected = true;
+  currentDns: CurrentDns | null = null;
   requests: Array<{ req: { id: string | number; type: string } & Record<string, unknown>; listener: (r: RoutedReply) => void }> = [];
   released: Array<string | number> = [];
   status(): HostStatus {
     return this.connected
-      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'] }
+      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns }
       : { ok: false, connected: false, code: 'host-missing', message: 'Specified native messaging host not found.', retryAt: null };
   }
   request(req: { id: string | number; type: string }, listener: (r: RoutedReply) => void): boolean {
@@ -57,7 +58,7 @@ class FakeHost implements MeasureHost {
   }
 }
 
-function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; area?: FakeArea; host?: FakeHost; onDone?: MeasureDeps['onDone'] } = {}) {
+function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; area?: FakeArea; host?: FakeHost; onDone?: SchedulerDeps['onDone'] } = {}) {
   const area = opts.area ?? new FakeArea();
   const fakeHost = opts.host ?? new FakeHost();
   let now = 1_000_000;
@@ -227,6 +228,35 @@ test('only the transports the host offers are asked for; with none of them offer
   const req = h.host.requests[0]!.req as unknown as MeasureRequest;
   assert.deepEqual(req.resolvers.map((r) => r.id), ['lab']);
   assert.ok(req.resolvers[0]!.endpoints.every((e) => e.transport !== 'doh3'));
+});
+
+test("the person's current DNS the host found is measured by default, first, with its local stub; not when turned off; DoT when the stub already encrypts", async () => {
+  const fake = new FakeHost();
+  fake.currentDns = {
+    source: 'resolvectl status', servers: [{ address: '192.0.2.53', port: 53 }, { address: 'fe80::1%eth0', port: 53 }], search: ['lan'],
+    stub: { address: '127.0.0.53', software: 'systemd-resolved' }, encrypted: null, description: 'your current DNS (192.0.2.53, fe80::1%eth0, through systemd-resolved on 127.0.0.53)',
+  };
+  // Public names: with a current DNS on the network, internal names are no longer sent anywhere (the lab override).
+  const pages = { 7: { ok: true as const, record: pageRecord('p1', [host('www.example.org', 0), host('cdn.example.net', 40)]) } };
+  const on = harness({ host: fake, pages });
+  assert.equal((await on.s.start(7, EXT)).ok, true);
+  const req = on.host.requests[0]!.req as unknown as MeasureRequest;
+  assert.deepEqual(req.resolvers.map((r) => r.id), ['system', 'system-stub', 'lab']);
+  assert.deepEqual(req.resolvers[0]!.endpoints.map((e) => `${e.transport} ${e.address}:${e.port}`), ['udp 192.0.2.53:53', 'tcp 192.0.2.53:53', 'udp fe80::1%eth0:53', 'tcp fe80::1%eth0:53']);
+  assert.equal(req.resolvers[0]!.name, fake.currentDns.description);
+  assert.match(req.resolvers[1]!.name, /systemd-resolved on 127\.0\.0\.53/);
+  for (const r of req.resolvers) assert.ok(isResolverSpec(r), r.id);
+  assert.deepEqual(chooseBaseline([{ resolver: 'lab', transport: 'udp' }, { resolver: 'system', transport: 'udp' }]), { resolver: 'system', transport: 'udp' }, 'the current DNS is the baseline');
+
+  const off = harness({ host: fake, pages, settings: { currentDns: false } });
+  await off.s.start(7, EXT);
+  assert.deepEqual((off.host.requests.at(-1)!.req as unknown as MeasureRequest).resolvers.map((r) => r.id), ['lab']);
+
+  fake.currentDns = { ...fake.currentDns, stub: null, servers: [{ address: '9.9.9.9', port: 53, tlsName: 'dns.quad9.net' }], encrypted: { transport: 'dot', by: 'systemd-resolved', opportunistic: false } };
+  const dot = harness({ host: fake, pages });
+  await dot.s.start(7, EXT);
+  const sys = (dot.host.requests.at(-1)!.req as unknown as MeasureRequest).resolvers[0]!;
+  assert.deepEqual(sys.endpoints, [{ transport: 'dot', address: '9.9.9.9', port: 853, serverName: 'dns.quad9.net' }]);
 });
 
 test('a host that goes away interrupts; cancel asks the host and ends as cancelled', async () => {

@@ -30,7 +30,7 @@ import type { PageReplies } from '../messages/page.js';
 import { networkInfo, type Request, type RequestId, type ResolverSpec } from '../../../common/schema.js';
 import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
-import { offeredEndpoints, planMeasurement } from './measure-plan.js';
+import { offeredEndpoints, planMeasurement, withCurrentDns } from './measure-plan.js';
 import { storedRecord } from '../../../common/cost-model.js';
 import { CODES, type Failure } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
@@ -68,7 +68,7 @@ export interface MeasureHost {
 }
 
 /** What the scheduler needs from its surroundings. */
-export interface MeasureDeps {
+export interface SchedulerDeps {
   area: MeasureStorageArea;
   host: MeasureHost;
   /** The settings in force (settings-store's loadSettings()). */
@@ -133,7 +133,7 @@ export class MeasurementScheduler {
   private running: Running | null = null;
   private writes: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly deps: MeasureDeps) {
+  constructor(private readonly deps: SchedulerDeps) {
     this.ready = this.load().catch((err) => this.deps.log(`measurements: could not read stored measurements: ${String(err)}`));
   }
 
@@ -147,7 +147,7 @@ export class MeasurementScheduler {
       if (this.running.meta.pageId === page.pageId) return this.status(tabId, sender, false);
       return fail(CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
     }
-    const plan = planMeasurement(page, this.offered(settings.resolvers));
+    const plan = planMeasurement(page, this.offered(settings));
     if (!plan) {
       return fail(CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
     }
@@ -175,7 +175,7 @@ export class MeasurementScheduler {
     if (this.running) return { started: false, reason: CODES.BUSY };
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
-    const plan = planMeasurement({ hosts: fresh }, this.offered(gate.settings.resolvers));
+    const plan = planMeasurement({ hosts: fresh }, this.offered(gate.settings));
     if (!plan) return { started: false, reason: fresh.length ? CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
     const begun = await this.begin(tabId, gate.page, plan, 'auto');
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
@@ -260,7 +260,7 @@ export class MeasurementScheduler {
       // The host answers a cancel only when it fails (the target already finished): then the measurement's own
       // `done` has come or comes, and this reply is only released.
       const sent = this.deps.host.request({ id, type: 'cancel', target: run.requestId }, () => this.deps.host.release(id));
-      if (!sent) this.finish(run, 'interrupted', { code: 'host-disconnected', message: 'the host went away while cancelling' });
+      if (!sent) this.finish(run, 'interrupted', { code: CODES.HOST_DISCONNECTED, message: 'the host went away while cancelling' });
     }
     return this.status(tabId, sender, false);
   }
@@ -339,9 +339,10 @@ export class MeasurementScheduler {
     return s.ok ? 'the native host went away' : `the native host is not connected (${s.code}): ${s.message}`;
   }
 
-  private offered(resolvers: readonly ResolverSpec[]): ResolverSpec[] {
+  /** The resolvers a measurement asks: the person's current DNS first (when on and the host found it), then theirs. */
+  private offered(settings: Pick<Settings, 'resolvers' | 'currentDns'>): ResolverSpec[] {
     const h = this.deps.host.status();
-    return offeredEndpoints(resolvers, h.ok ? h.transports : null);
+    return offeredEndpoints(withCurrentDns(settings, h.ok ? h.currentDns : null), h.ok ? h.transports : null);
   }
 
   private latestOfTab(tabId: number): MeasurementMeta | null {
@@ -379,7 +380,7 @@ export class MeasurementScheduler {
         this.finish(run, 'failed', { code: reply.code, message: reply.message });
         return;
       case 'closed':
-        this.finish(run, 'interrupted', { code: 'host-disconnected', message: `the native host went away during the measurement: ${reply.message}` });
+        this.finish(run, 'interrupted', { code: CODES.HOST_DISCONNECTED, message: `the native host went away during the measurement: ${reply.message}` });
         return;
       default:
         return;

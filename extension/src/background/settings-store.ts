@@ -9,6 +9,7 @@
 //
 // This module touches no browser global: storage areas and the clock are passed in, so it runs under Node with
 // fakes (extension/src/background/settings-store.test.ts).
+import type { ExtensionMessageOf } from '../messages/index.js';
 import { type PolicyField, type PolicyStatus, type SettingsFailure, type SettingsView } from '../messages/settings.js';
 import { applyPolicy, defaultSettings, parseSettings, type Settings } from '../settings.js';
 import type { ResolverSpec } from '../../../common/schema.js';
@@ -35,12 +36,7 @@ export interface SettingsStoreDeps {
 }
 
 /** A change of the person's own settings, as settings-set carries it (contents not yet validated). */
-export interface SettingsChanges {
-  resolvers?: unknown[];
-  budget?: { pagesPerHour?: number; remeasureAfterHours?: number };
-  exclusions?: unknown[];
-  upload?: { enabled?: boolean; paused?: boolean; collector?: string; network?: unknown };
-}
+export type SettingsChanges = ExtensionMessageOf<'settings-set'>['changes'];
 
 /**
  * Firefox rejects storage.managed.get() with "Managed storage manifest not found" when no administrator wrote one
@@ -70,7 +66,7 @@ export function policyStatus(read: { value: unknown } | { error: unknown } | nul
 /** The fields a valid policy fixes. Pure. */
 export function fixedFields(policy: unknown, problems: string[]): PolicyField[] {
   if (problems.length > 0 || typeof policy !== 'object' || policy === null) return [];
-  return (['resolvers', 'consent'] as const).filter((f) => (policy as Record<string, unknown>)[f] !== undefined);
+  return (['resolvers', 'currentDns', 'consent'] as const).filter((f) => (policy as Record<string, unknown>)[f] !== undefined);
 }
 
 /** `own` with `changes` applied and validated: the new settings, or the problems (each with its path). Pure. */
@@ -78,6 +74,7 @@ export function applyChanges(own: Settings, changes: SettingsChanges): { ok: tru
   const next: unknown = {
     ...own,
     ...(changes.resolvers !== undefined ? { resolvers: changes.resolvers } : {}),
+    ...(changes.currentDns !== undefined ? { currentDns: changes.currentDns } : {}),
     ...(changes.budget !== undefined ? { budget: { ...own.budget, ...changes.budget } } : {}),
     ...(changes.exclusions !== undefined ? { exclusions: changes.exclusions } : {}),
     ...(changes.upload !== undefined ? { upload: { ...own.upload, ...changes.upload } } : {}),
@@ -137,7 +134,9 @@ export class SettingsStore {
   set(changes: SettingsChanges): Promise<SettingsView | SettingsFailure> {
     return this.serial(async () => {
       const current = await this.view();
-      const blocked = current.fixed.filter((f) => f === 'resolvers' && changes.resolvers !== undefined && !sameJson(changes.resolvers, current.settings.resolvers));
+      const blocked = current.fixed.filter(
+        (f) => (f === 'resolvers' && changes.resolvers !== undefined && !sameJson(changes.resolvers, current.settings.resolvers)) || (f === 'currentDns' && changes.currentDns !== undefined && changes.currentDns !== current.settings.currentDns),
+      );
       if (blocked.length > 0) {
         return failure(CODES.POLICY_FIXED, `Your administrator's policy sets ${blocked.join(' and ')}; they cannot be changed here.`, [], blocked);
       }

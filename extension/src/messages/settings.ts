@@ -15,6 +15,7 @@ const settingsSet = v.strictObject({
   /** Only the fields to change; consent has its own messages. Contents are validated by parseSettings. */
   changes: v.strictObject({
     resolvers: v.optional(v.array(v.unknown())),
+    currentDns: v.optional(v.boolean()),
     budget: v.optional(v.strictObject({ pagesPerHour: v.optional(v.number()), remeasureAfterHours: v.optional(v.number()) })),
     exclusions: v.optional(v.array(v.unknown())),
     upload: v.optional(v.strictObject({ enabled: v.optional(v.boolean()), paused: v.optional(v.boolean()), collector: v.optional(v.string()), network: v.optional(v.unknown()) })),
@@ -30,7 +31,7 @@ const dataClear = v.strictObject({ type: v.literal('data-clear') });
 export const SETTINGS_MESSAGES = [settingsGet, settingsSet, settingsExport, settingsImport, consentGive, consentWithdraw, dataClear] as const;
 
 /** The settings fields an administrator's policy (storage.managed) can fix. */
-export type PolicyField = 'resolvers' | 'consent';
+export type PolicyField = 'resolvers' | 'currentDns' | 'consent';
 
 /**
  * What the browser's managed storage said: `none` (no policy), `applied` (its fields are in force), `invalid`

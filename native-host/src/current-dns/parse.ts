@@ -1,0 +1,232 @@
+// Readers of the OS's DNS configuration, one pure function per file format: resolv.conf, `resolvectl status`, dnsmasq,
+// unbound and stubby configuration, macOS `scutil --dns`, Windows `ipconfig /all`. Each takes the text and returns
+// what it says; none reads a file or runs a command (discover.ts does), so every format is tested with fixtures.
+import net from 'node:net';
+
+/** A DNS server as a configuration names it: an IP literal (IPv6 link-local keeps its zone), a port, a TLS name. */
+export interface ServerAddress {
+  address: string;
+  port: number;
+  /** The name its certificate must carry, where the configuration gives one (DoT upstreams). */
+  tlsName?: string;
+}
+
+/** True for 127.0.0.0/8 and ::1: a resolver on this machine (a caching stub, or the machine's own recursor). */
+export function isLoopback(address: string): boolean {
+  const a = address.replace(/%.*$/, '').toLowerCase();
+  return a === '::1' || /^127\./.test(a) || /^::ffff:127\./.test(a);
+}
+
+/** An IP literal (with an optional `%zone` on IPv6), or null. */
+function ip(text: string): string | null {
+  const [addr, zone] = text.trim().split('%', 2) as [string, string | undefined];
+  const kind = net.isIP(addr);
+  if (kind === 0) return null;
+  return kind === 6 && zone ? `${addr}%${zone}` : addr;
+}
+
+const uniq = (xs: ServerAddress[]): ServerAddress[] => xs.filter((x, i) => xs.findIndex((y) => y.address === x.address && y.port === x.port) === i);
+
+/** resolv.conf: `nameserver IP` lines in order, once each (zone ids kept), and the search domains (`search`/`domain`). */
+export function parseResolvConf(text: string): { servers: ServerAddress[]; search: string[] } {
+  const servers: ServerAddress[] = [];
+  let search: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/[#;].*$/, '').trim();
+    const m = /^(nameserver|search|domain)\s+(.+)$/.exec(line);
+    if (!m) continue;
+    if (m[1] === 'nameserver') {
+      const a = ip(m[2]!.split(/\s+/)[0]!);
+      if (a) servers.push({ address: a, port: 53 });
+    } else {
+      // The last search or domain line wins (resolv.conf(5)); "." means none.
+      search = m[2]!.split(/\s+/).filter((d) => d && d !== '.').map((d) => d.toLowerCase().replace(/\.$/, ''));
+    }
+  }
+  return { servers: uniq(servers), search };
+}
+
+/** `IP[#name]` or `IP:port` as systemd-resolved prints servers. */
+function resolvedServer(token: string): ServerAddress | null {
+  const [hostPart, name] = token.split('#', 2) as [string, string | undefined];
+  let host = hostPart;
+  let port = 53;
+  const v6port = /^\[(.+)\]:(\d+)$/.exec(hostPart);
+  const v4port = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(hostPart);
+  if (v6port) [host, port] = [v6port[1]!, Number(v6port[2])];
+  else if (v4port) [host, port] = [v4port[1]!, Number(v4port[2])];
+  const address = ip(host);
+  return address ? { address, port, ...(name ? { tlsName: name } : {}) } : null;
+}
+
+/**
+ * `resolvectl status`: the servers of the links with a default route (else the global ones), the current one first,
+ * the search domains, and whether DNS over TLS is on (`+DNSOverTLS` in the Protocols line; `opportunistic` when the
+ * line says so).
+ */
+export function parseResolvectl(text: string): { servers: ServerAddress[]; search: string[]; dot: 'yes' | 'opportunistic' | 'no' } {
+  type Block = { defaultRoute: boolean; current: ServerAddress[]; servers: ServerAddress[]; domains: string[]; dot: 'yes' | 'opportunistic' | 'no' | null };
+  const blocks: Block[] = [];
+  let block: Block | null = null;
+  let last = '';
+  for (const raw of text.split('\n')) {
+    if (/^(Global|Link \d+)/.test(raw)) {
+      block = { defaultRoute: raw.startsWith('Global'), current: [], servers: [], domains: [], dot: null };
+      blocks.push(block);
+      last = '';
+      continue;
+    }
+    if (!block) continue;
+    const m = /^\s*([A-Za-z. ]+?):\s*(.*)$/.exec(raw);
+    const key = m ? m[1]!.trim() : last;
+    const value = m ? m[2]! : raw.trim();
+    if (!value) continue;
+    last = key;
+    const tokens = value.split(/\s+/);
+    if (key === 'Protocols') {
+      if (tokens.includes('+DefaultRoute')) block.defaultRoute = true;
+      if (tokens.includes('-DefaultRoute') && !raw.startsWith('Global')) block.defaultRoute = false;
+      if (tokens.includes('+DNSOverTLS')) block.dot = 'yes';
+      else if (tokens.some((t) => /^DNSOverTLS=opportunistic/i.test(t))) block.dot = 'opportunistic';
+      else if (tokens.includes('-DNSOverTLS')) block.dot = 'no';
+    } else if (key === 'Current DNS Server') block.current.push(...tokens.map(resolvedServer).filter((s): s is ServerAddress => s !== null));
+    else if (key === 'DNS Servers') block.servers.push(...tokens.map(resolvedServer).filter((s): s is ServerAddress => s !== null));
+    else if (key === 'DNS Domain') block.domains.push(...tokens.map((d) => d.replace(/^~/, '').toLowerCase()).filter((d) => d && d !== '.'));
+  }
+  const links = blocks.slice(1).filter((b) => b.defaultRoute && b.servers.length);
+  const chosen = links.length ? links : blocks.filter((b) => b.servers.length);
+  const servers = uniq(chosen.flatMap((b) => [...b.current, ...b.servers]));
+  const search = [...new Set(blocks.flatMap((b) => b.domains))];
+  const dots = blocks.map((b) => b.dot).filter((d) => d !== null);
+  const dot = dots.includes('yes') ? 'yes' : dots.includes('opportunistic') ? 'opportunistic' : 'no';
+  return { servers, search, dot };
+}
+
+/** dnsmasq's configuration: its default upstreams (`server=IP[#port]`, not the per-domain `server=/d/IP` ones), `no-resolv`, `resolv-file`. */
+export function parseDnsmasqConf(text: string): { servers: ServerAddress[]; noResolv: boolean; resolvFile: string | null } {
+  const servers: ServerAddress[] = [];
+  let noResolv = false;
+  let resolvFile: string | null = null;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#(?![0-9]).*$/, '').trim();
+    if (line === 'no-resolv') noResolv = true;
+    const rf = /^resolv-file=(.+)$/.exec(line);
+    if (rf) resolvFile = rf[1]!.trim();
+    const m = /^(?:server|nameserver)=([^/].*)$/.exec(line);
+    if (!m) continue;
+    const [host, port] = m[1]!.split('#', 2) as [string, string | undefined];
+    const address = ip(host.split('@')[0]!);
+    if (address) servers.push({ address, port: port ? Number(port) : 53 });
+  }
+  return { servers: uniq(servers), noResolv, resolvFile };
+}
+
+/** unbound's configuration: the root forward-zone's upstreams (`forward-addr: IP[@port][#name]`), whether they are over TLS, or recursion. */
+export function parseUnboundConf(text: string): { servers: ServerAddress[]; tls: boolean; recursive: boolean } {
+  const servers: ServerAddress[] = [];
+  let inRootForward = false;
+  let sawRootForward = false;
+  let tls = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#.*$/, (c) => (/@\d+#/.test(raw) ? c : '')).trim();
+    if (/^[a-z-]+:\s*$/.test(line)) {
+      inRootForward = false;
+      continue;
+    }
+    const name = /^name:\s*"?([^"\s]+)"?/.exec(line);
+    if (name && /^(forward-zone)?/.test(line)) {
+      inRootForward = name[1] === '.';
+      if (inRootForward) sawRootForward = true;
+      continue;
+    }
+    if (!inRootForward) continue;
+    if (/^forward-(tls|ssl)-upstream:\s*yes/.test(line)) tls = true;
+    const fa = /^forward-addr:\s*(\S+)/.exec(raw.trim());
+    if (fa) {
+      const [hostPort, tlsName] = fa[1]!.split('#', 2) as [string, string | undefined];
+      const [host, port] = hostPort.split('@', 2) as [string, string | undefined];
+      const address = ip(host);
+      if (address) servers.push({ address, port: port ? Number(port) : 0, ...(tlsName ? { tlsName } : {}) });
+    }
+  }
+  const fixed = servers.map((s) => ({ ...s, port: s.port || (tls ? 853 : 53) }));
+  return { servers: uniq(fixed), tls, recursive: !sawRootForward };
+}
+
+/** stubby's YAML: its upstreams (`address_data`, `tls_auth_name`, `tls_port`); stubby speaks DoT to them. */
+export function parseStubbyYml(text: string): { servers: ServerAddress[] } {
+  const servers: ServerAddress[] = [];
+  let inUpstreams = false;
+  let current: ServerAddress | null = null;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/#.*$/, '');
+    if (/^\S/.test(line)) {
+      inUpstreams = /^upstream_recursive_servers:/.test(line);
+      continue;
+    }
+    if (!inUpstreams) continue;
+    const addr = /address_data:\s*"?([^"\s]+)"?/.exec(line);
+    if (addr) {
+      const address = ip(addr[1]!);
+      current = address ? { address, port: 853 } : null;
+      if (current) servers.push(current);
+      continue;
+    }
+    const name = /tls_auth_name:\s*"?([^"\s]+)"?/.exec(line);
+    if (name && current) current.tlsName = name[1]!;
+    const port = /tls_port:\s*(\d+)/.exec(line);
+    if (port && current) current.port = Number(port[1]);
+  }
+  return { servers };
+}
+
+/**
+ * macOS `scutil --dns`: the servers of the first resolver of the main section that is not for one domain
+ * (no `domain`, not Supplemental), in order, link-local zones kept (`fe80::1%en0`); and its search domains.
+ */
+export function parseScutilDns(text: string): { servers: ServerAddress[]; search: string[] } {
+  const main = text.split(/^DNS configuration \(for scoped queries\)/m)[0] ?? '';
+  for (const block of main.split(/^resolver #\d+/m).slice(1)) {
+    if (/^\s*domain\s*:/m.test(block) || /flags\s*:.*Supplemental/.test(block)) continue;
+    const servers = [...block.matchAll(/^\s*nameserver\[\d+\]\s*:\s*(\S+)/gm)].map((m) => ip(m[1]!)).filter((a): a is string => a !== null);
+    if (!servers.length) continue;
+    const search = [...block.matchAll(/^\s*search domain\[\d+\]\s*:\s*(\S+)/gm)].map((m) => m[1]!.toLowerCase());
+    return { servers: uniq(servers.map((address) => ({ address, port: 53 }))), search };
+  }
+  return { servers: [], search: [] };
+}
+
+/**
+ * Windows `ipconfig /all`: the DNS servers of the connected adapters that have a default gateway (the ones a
+ * lookup goes out through), in adapter order, link-local zones kept (`fe80::1%12`); and the suffix search list.
+ */
+export function parseIpconfigAll(text: string): { servers: ServerAddress[]; search: string[] } {
+  const lines = text.replace(/\r/g, '').split('\n');
+  type Adapter = { up: boolean; gateway: boolean; servers: string[] };
+  const adapters: Adapter[] = [];
+  let adapter: Adapter | null = null;
+  let key = '';
+  let search: string[] = [];
+  for (const raw of lines) {
+    if (/^\S.*adapter .*:\s*$/.test(raw)) {
+      adapter = { up: true, gateway: false, servers: [] };
+      adapters.push(adapter);
+      key = '';
+      continue;
+    }
+    const m = /^\s+([^.:]+?)[ .]*:\s*(.*)$/.exec(raw);
+    const value = (m ? m[2]! : raw).trim().replace(/\(Preferred\)/, '').trim();
+    if (m) key = m[1]!.trim();
+    else if (!/^\s{20,}\S/.test(raw)) key = '';
+    if (!adapter) {
+      if (key === 'DNS Suffix Search List' && value) search = [...search, value.toLowerCase()];
+      continue;
+    }
+    if (key === 'Media State' && /disconnected/i.test(value)) adapter.up = false;
+    if (key === 'Default Gateway' && value) adapter.gateway = true;
+    if (key === 'DNS Servers' && value) adapter.servers.push(value);
+  }
+  const chosen = adapters.filter((a) => a.up && a.gateway);
+  const servers = (chosen.length ? chosen : adapters.filter((a) => a.up)).flatMap((a) => a.servers).map(ip).filter((a): a is string => a !== null);
+  return { servers: uniq(servers.map((address) => ({ address, port: 53 }))), search };
+}

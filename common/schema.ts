@@ -2,7 +2,7 @@
 // (small: its whole cost in the host's memory is about 3 MB); replies are typed here so both ends compile against
 // the same shapes.
 import * as v from 'valibot';
-import { CODES, type ErrorCode } from './errors.js';
+import { CODES, type ErrorCode, type Failure } from './errors.js';
 import type { ExchangeRecord } from './record.js';
 import type { Summary } from './stats.js';
 import { MODES, QTYPES, TRANSPORT_IDS, type Mode, type QType, type TransportId } from './transports.js';
@@ -205,7 +205,7 @@ export type Reply =
       /** The network the machine was on when it started (native-host/src/network.ts); absent when there is none to tell. */
       network?: NetworkInfo;
     }
-  | { id: RequestId | null; type: 'error'; code: ErrorCode; message: string };
+  | ({ id: RequestId | null; type: 'error' } & Failure<ErrorCode>);
 
 // Replies, validated where they enter the extension (extension/src/background/host-connection.ts). What the extension
 // reads and stores is checked field by field; what it never reads (answers, layers, TLS details, events) passes
@@ -265,7 +265,8 @@ const replySchema = v.variant('type', [
       total: summary, query: summary, ok: count, failed: count, bytesPerExchange: summary,
     })),
   }),
-  v.looseObject({ id: replyId, type: v.literal('error'), code: v.picklist(Object.values(CODES)), message: v.string() }),
+  // `ok: false` makes it the one failure shape; a host from before it was sent is read the same way.
+  v.looseObject({ id: replyId, type: v.literal('error'), ok: v.optional(v.literal(false), false), code: v.picklist(Object.values(CODES)), message: v.string() }),
 ]);
 
 /**

@@ -146,3 +146,42 @@ test('the README layout table names every top-level folder, and every folder it 
   const top = readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name)).map((e) => e.name);
   for (const t of top) assert.ok(named.some((n) => n === t || n.startsWith(`${t}/`)), `README's layout table does not name ${t}/`);
 });
+
+/** The packages `file` imports by name (not node: built-ins), e.g. `valibot`, `@electric-sql/pglite`. */
+function packagesOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const info = ts.preProcessFile(text, true, true);
+  // A package whose files are served rather than imported (the collector serves uPlot) is resolved by require.resolve.
+  const resolved = [...text.matchAll(/require\.resolve\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  return [...info.importedFiles.map((f) => f.fileName), ...resolved]
+    .filter((n) => !n.startsWith('.') && !n.startsWith('node:'))
+    .map((n) => (n.startsWith('@') ? n.split('/').slice(0, 2).join('/') : n.split('/')[0]!));
+}
+
+/** Every source file `entry` reaches through relative imports (tests left out). */
+function reach(entry: string): string[] {
+  const seen = new Set<string>();
+  const todo = [entry];
+  while (todo.length) {
+    const f = todo.pop()!;
+    if (seen.has(f) || f.includes('.test.')) continue;
+    seen.add(f);
+    todo.push(...(GRAPH.get(f) ?? importsOf(f)));
+  }
+  return [...seen];
+}
+
+test('dependencies by who needs them: the host and the collector each declare exactly the packages their code imports', () => {
+  const pkg = (dir: string) => JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+  const root = pkg('.');
+  const builtins = new Set(['typescript']);
+  for (const [dir, entries] of [['native-host', ['native-host/src/main.ts']], ['collector', ['collector/main.ts']]] as const) {
+    const own = pkg(dir);
+    assert.equal(own.version, root.version, `${dir}/package.json has the checkout's version`);
+    const used = [...new Set(entries.flatMap(reach).flatMap(packagesOf))].filter((p) => !builtins.has(p)).sort();
+    // The host's `lab` command starts the lab's resolvers, which a packaged host does not ship (issue 12): not its deps.
+    const shipped = used.filter((p) => !(dir === 'native-host' && p === 'node-forge'));
+    assert.deepEqual(Object.keys(own.dependencies ?? {}).sort(), shipped, `${dir}/package.json dependencies`);
+  }
+  assert.equal((JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as { version: string }).version, root.version, 'the extension has the same version');
+});

@@ -1,4 +1,4 @@
-// The cost-model validation site (bench/validate-cost-model.ts): pages needing 1, 10, 30 and 100 distinct hostnames,
+// The cost-model validation site (bench/validate/): pages needing 1, 10, 30 and 100 distinct hostnames,
 // some chained (a script on one host loads a script or an image from a host nobody named before), served by one
 // node:http server that answers by Host header. Its names live in their own zone (VALIDATION_ZONE), which the lab
 // resolver answers with the server's address inside the lab namespaces, so a browser resolves every one for real.

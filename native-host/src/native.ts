@@ -3,7 +3,7 @@
 // progress and records) go to stdout as frames, nothing else ever does; when stdin ends, running measurements are
 // cancelled and the process exits once its last frame is written.
 import type { Readable, Writable } from 'node:stream';
-import { CODES, DnscostError, toErrorData } from '../../common/errors.js';
+import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
@@ -124,14 +124,13 @@ export async function runNative(options: NativeOptions): Promise<void> {
     if (outputClosed) return;
     let body = JSON.stringify(reply);
     if (Buffer.byteLength(body) > MAX_FRAME_BYTES) {
-      body = JSON.stringify({ id: reply.id, type: 'error', code: CODES.INTERNAL, message: 'reply larger than 1 MiB was not sent' });
+      body = JSON.stringify({ id: reply.id, type: 'error', ...failure(CODES.INTERNAL, 'reply larger than 1 MiB was not sent') });
     }
     const frame = encodeFrame(body);
     if (!output.write(frame)) writing = writing.then(() => new Promise<void>((resolve) => output.once('drain', resolve)));
   };
   const ctx: Ctx = { send, running: new Map() };
-  const error = (id: RequestId | null, code: (typeof CODES)[keyof typeof CODES], message: string): void =>
-    send({ id, type: 'error', code, message });
+  const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
   const dispatch = (event: FrameEvent): void => {
     if (event.kind === 'too-large') {

@@ -1,4 +1,4 @@
-// The cost-model validation experiment's smallest case (bench/validate-cost-model.ts): one profile (fiber), the
+// The cost-model validation experiment's smallest case (bench/validate/): one profile (fiber), the
 // 1-host and 10-host pages, 3 loads per transport in headless Chromium. It checks the plumbing, not the accuracy:
 // the browser really resolved every name of both pages over each transport (the lab resolver's query log per scheme:
 // dns for Do53, tls for DoT through unbound (with TCP_NODELAY, as the committed run), https for DoH), every load finished, and every Do53 visit gave a finite

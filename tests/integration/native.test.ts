@@ -58,6 +58,9 @@ test('hello, measure, 1,000 malformed frames, still answering, clean exit on std
   const errorCode = async (): Promise<string> => {
     const reply = await host.next(20_000);
     assert.equal(reply.type, 'error', JSON.stringify(reply));
+    // The one failure shape at every boundary: { ok: false, code, message }.
+    assert.equal(reply.ok, false, JSON.stringify(reply));
+    assert.equal(typeof reply.message, 'string');
     return String(reply.code);
   };
   const big = Buffer.alloc(1024 * 1024 + 16, 0x20);

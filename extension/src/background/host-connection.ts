@@ -14,7 +14,7 @@
 // so it runs under Node with a fake port (extension/src/background/host-connection.test.ts).
 import { parseReply, PROTOCOL_VERSION, type CurrentDns, type Reply, type Request, type RequestId } from '../../../common/schema.js';
 import { isTransportId, type TransportId } from '../../../common/transports.js';
-import { CODES, type HostStatusCode } from '../../../common/errors.js';
+import { CODES, failure, type HostStatusCode } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
 
 /** The part of runtime.Port this module uses (Chromium's and Firefox's ports both have it). */
@@ -202,7 +202,7 @@ export class HostConnection {
       if (!listener) return;
       // Every reply passes the protocol's validator before anything reads it; a malformed one fails its request.
       const parsed = parseReply(message);
-      listener(parsed.ok ? parsed.reply : { id: id!, type: 'error', code: CODES.BAD_REPLY, message: `the host sent a malformed reply: ${parsed.problems.join('; ')}` });
+      listener(parsed.ok ? parsed.reply : { id: id!, type: 'error', ...failure(CODES.BAD_REPLY, `the host sent a malformed reply: ${parsed.problems.join('; ')}`) });
       return;
     }
     if (this.state.kind !== 'connecting') return;

@@ -31,7 +31,7 @@ async function inner(name: BrowserName): Promise<void> {
   const b = await launchWithExtension(name, { extensionDir, workDir: work });
   try {
     const ext = await b.openExtensionPage('options/options.html');
-    await sendFromPage(ext, { type: 'settings-set', changes: { resolvers: [labResolverSpec(lab)] } });
+    await sendFromPage(ext, { type: 'settings-set', changes: { resolvers: [labResolverSpec(lab)], currentDns: false } });
     await sendFromPage(ext, { type: 'consent-give' });
     await poll('the native host to connect', 30_000, async () => (((await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));
     say(`${name} started with the extension; the native host answered; settings: the lab resolver only, consent given`);

@@ -5,6 +5,7 @@ import { CODES, DnscostError } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_HOSTS_PER_REQUEST, parseRequest, type MeasureRequest, type ResolverSpec, type SummaryRow } from '../../common/schema.js';
 import { isQType, MODES, TRANSPORT_IDS, type Mode, type QType } from '../../common/transports.js';
+import { discoverCurrentDns } from './current-dns/discover.js';
 import { defaultResolvers } from './defaults.js';
 import { parseEndpoint } from './endpoints.js';
 import { measure } from './engine/measure.js';
@@ -33,7 +34,8 @@ Measure options:
                       with --resume, DoH3 GET queries may go in 0-RTT
   --connect NAME=IP   reach NAME at IP without a DNS lookup (like curl --resolve); repeatable
   --ca FILE           also trust this CA certificate (PEM) for TLS endpoints
-  --resolver ID       measure a default resolver: system, cloudflare, google, quad9; repeatable
+  --resolver ID       measure a default resolver: system (your current DNS: behind a local stub, its
+                      upstreams), system-stub (that stub), cloudflare, google, quad9; repeatable
   --transport LIST    only these transports of the resolvers (udp,tcp,dot,doh,doh1,doq,doh3)
   --mode cold|warm    cold: a new connection per lookup (pays the handshakes); warm: one open
                       connection reused (DoT idles out after 10 s). "cold,warm" runs both. Default cold
@@ -72,7 +74,7 @@ Nothing is sent anywhere but the endpoints you name (or the default resolvers yo
 `;
 
 /** Turns `measure` arguments into a validated measure request. */
-export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers()): { req: MeasureRequest; json: boolean; quiet: boolean } {
+export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers(null)): { req: MeasureRequest; json: boolean; quiet: boolean } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -210,7 +212,9 @@ export function formatFailures(records: readonly ExchangeRecord[]): string {
 
 /** Runs `dnscost-host measure ARGS`; resolves with the process exit code. */
 export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
-  const { req, json, quiet } = parseMeasureArgs(argv);
+  // The current DNS is looked for only when a default resolver is asked for (it may run resolvectl or scutil).
+  const current = argv.some((a) => a === '--resolver' || a.startsWith('--resolver=')) ? await discoverCurrentDns() : null;
+  const { req, json, quiet } = parseMeasureArgs(argv, () => defaultResolvers(current));
   const progress = !quiet && err.isTTY !== false;
   let lastShown = 0;
   const result = await measure(req, {

@@ -5,7 +5,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
-import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
+import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type CurrentDns, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
+import { discoverCurrentDns } from './current-dns/discover.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './engine/measure.js';
 import { currentNetwork } from './network.js';
@@ -32,11 +33,13 @@ export interface NativeOptions {
 interface Ctx {
   send(reply: Reply): void;
   running: Map<RequestId, AbortController>;
+  /** The person's current DNS, found once per process (discovery starts with the host, before the first hello). */
+  currentDns(): Promise<CurrentDns>;
 }
 
 const handlers: Handlers<Ctx> = {
-  hello(req, ctx) {
-    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: availableTransports() });
+  async hello(req, ctx) {
+    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: availableTransports(), currentDns: await ctx.currentDns() });
   },
   async measure(req, ctx) {
     if (ctx.running.size >= MAX_CONCURRENT_MEASURES) {
@@ -129,7 +132,8 @@ export async function runNative(options: NativeOptions): Promise<void> {
     const frame = encodeFrame(body);
     if (!output.write(frame)) writing = writing.then(() => new Promise<void>((resolve) => output.once('drain', resolve)));
   };
-  const ctx: Ctx = { send, running: new Map() };
+  const found = discoverCurrentDns();
+  const ctx: Ctx = { send, running: new Map(), currentDns: () => found };
   const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
   const dispatch = (event: FrameEvent): void => {

@@ -7,13 +7,13 @@
 // - the default gateway's address, interface and link-layer address (Linux: /proc/net/route and /proc/net/arp) —
 //   the gateway's MAC tells two home networks that both use 192.168.1.0/24 apart;
 // - the IPv4 subnets of the interfaces that are up (os.networkInterfaces(), every OS);
-// - the system resolver's addresses (resolv.conf, where there is one).
+// - the system resolver's addresses (resolv.conf, where there is one; zone ids left out).
 // Nothing in it changes between two measurements on the same network (no ports, no time, no IPv6 privacy address).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { MAX_NETWORK_DESCRIPTION, type NetworkInfo } from '../../common/schema.js';
-import { parseResolvConf } from './defaults.js';
+import { parseResolvConf } from './current-dns/parse.js';
 
 /** The default route: gateway address and interface, with the gateway's link-layer address when known. */
 export interface Gateway {
@@ -97,5 +97,5 @@ function readOr(path: string): string {
 export function currentNetwork(): NetworkInfo | null {
   const route = parseDefaultRoute(readOr('/proc/net/route'));
   const gateway = route ? { ...route, mac: parseArpMac(readOr('/proc/net/arp'), route.address, route.iface) } : null;
-  return networkFingerprint({ gateway, interfaces: os.networkInterfaces(), resolvers: parseResolvConf(readOr('/etc/resolv.conf')) });
+  return networkFingerprint({ gateway, interfaces: os.networkInterfaces(), resolvers: parseResolvConf(readOr('/etc/resolv.conf')).servers.map((s) => s.address.replace(/%.*$/, '')) });
 }

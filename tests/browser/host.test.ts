@@ -76,7 +76,10 @@ function innerTests(name: BrowserName): void {
         version: VERSION,
         protocol: PROTOCOL_VERSION,
         transports: hello.transports,
+        // The host's own finding, passed on as it is (in this namespace: the machine's /etc/resolv.conf).
+        currentDns: hello.currentDns ?? null,
       });
+      assert.ok(hello.currentDns, 'the host reports the current DNS in its hello');
       assert.ok(Array.isArray(hello.transports) && hello.transports.length > 0);
       for (const bad of [{ type: 'no-such-message' }, { type: 'host-status', extra: true }, 'host-status', null]) {
         const reply = (await sendFromPage(page, bad)) as { ok: boolean; code: string };

@@ -82,7 +82,11 @@ export async function discoverCurrentDns(deps: DiscoverDeps = realDeps): Promise
     if (parsed.servers.length) return plain('ipconfig /all', parsed.servers, parsed.search);
     return plain('node:dns getServers()', deps.nodeServers().map((a) => ({ address: a.replace(/^\[(.*)\](:\d+)?$/, '$1'), port: 53 })), []);
   }
-  return linux(deps);
+  const found = await linux(deps);
+  // Where a stub's upstreams cannot be seen (or it recurses itself), the stub is the current DNS: it is what the
+  // browser's lookups go to.
+  if (found.servers.length === 0 && found.stub) return { ...found, servers: [{ address: found.stub.address, port: 53 }] };
+  return found;
 }
 
 function plain(source: string, servers: ServerAddress[], search: string[]): CurrentDns {
@@ -96,7 +100,7 @@ async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
   const stubAddress = local[0]!.address;
   const running = new Set(deps.processes());
   const stub = (software: string) => ({ address: stubAddress, software });
-  const described = (what: string, servers: ServerAddress[]) => (servers.length ? `your current DNS (${serverText(servers)}, through ${what} on ${stubAddress})` : `your computer's own resolver (${what} on ${stubAddress})`);
+  const described = (what: string, servers: ServerAddress[]) => (servers.length ? `your current DNS (${serverText(servers)}, through ${what} on ${stubAddress})` : `your current DNS (${what} on ${stubAddress}; its upstreams unknown)`);
 
   // systemd-resolved: 127.0.0.53/54 or the process; its upstreams from resolvectl, else its upstream resolv.conf.
   if (/^127\.0\.0\.5[34]$/.test(stubAddress) || running.has('systemd-resolve')) {
@@ -130,7 +134,7 @@ async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
       search: resolv.search,
       stub: stub(conf.recursive ? 'unbound (recursive)' : 'unbound'),
       encrypted: conf.tls ? { transport: 'dot', by: 'unbound', opportunistic: false } : null,
-      description: described('unbound', servers),
+      description: conf.recursive ? `your computer's own resolver (unbound on ${stubAddress}, resolving from the root)` : described('unbound', servers),
     };
   }
   if (running.has('stubby')) {

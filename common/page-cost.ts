@@ -2,6 +2,7 @@
 // shape (common/cost-model.ts StoredRecord). measuredPageCost is the one function the popup, the history and the
 // validation call, so each of them runs the model that was validated. Pure: no DOM, no node: imports.
 import { pageCost, type CellCost, type CostOptions, type NavigationInput, type PageInput, type StoredRecord } from './cost-model.js';
+import { CURRENT_DNS_ID } from './default-resolvers.js';
 import type { PageRecord } from './page-record.js';
 
 /** The parts of a page record the model reads (the validation builds them from a browser's timings). */
@@ -50,11 +51,12 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
 }
 
 /**
- * The baseline replay where the browser exposed no lookup: the `system` resolver's Do53 over UDP when measured,
- * else the first resolver measured over UDP (a lab or custom resolver), else none.
+ * The baseline: the person's current DNS (`system`) as measured — over UDP, or over the transport it already uses
+ * (DoT behind a stub that encrypts) — else the first resolver measured over UDP (a lab or custom one), else none.
  */
 export function chooseBaseline(records: readonly Pick<StoredRecord, 'resolver' | 'transport'>[]): CostOptions['baseline'] | undefined {
-  if (records.some((r) => r.resolver === 'system' && r.transport === 'udp')) return { resolver: 'system', transport: 'udp' };
+  const current = records.filter((r) => r.resolver === CURRENT_DNS_ID);
+  if (current.length) return { resolver: CURRENT_DNS_ID, transport: current.some((r) => r.transport === 'udp') ? 'udp' : current[0]!.transport };
   const udp = records.find((r) => r.transport === 'udp');
   return udp ? { resolver: udp.resolver, transport: 'udp' } : undefined;
 }

@@ -4,7 +4,7 @@
 import type { MeasurePlanSummary } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
 import { MAX_HOSTS_PER_REQUEST, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
-import { currentDnsResolvers } from '../../../common/default-resolvers.js';
+import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-resolvers.js';
 import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
@@ -96,6 +96,8 @@ export function withCurrentDns(settings: Pick<Settings, 'resolvers' | 'currentDn
 export function planMeasurement(
   page: Pick<PageRecord, 'hosts'>,
   resolvers: readonly ResolverSpec[],
+  /** The person's current DNS when it is among `resolvers` (kept with the plan, so the panel can say what it was). */
+  currentDns: CurrentDns | null = null,
 ): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {
   const chosen = measurableHosts(page, resolvers);
   if (chosen.hosts.length === 0) return null;
@@ -117,6 +119,7 @@ export function planMeasurement(
     repeat: MEASURE_REPEAT,
     prime: true,
     schedule: 'replay',
+    currentDns: resolvers.some((r) => r.id === CURRENT_DNS_ID) ? currentDns : null,
   };
   return { request, summary };
 }

@@ -257,6 +257,8 @@ test("the person's current DNS the host found is measured by default, first, wit
   await dot.s.start(7, EXT);
   const sys = (dot.host.requests.at(-1)!.req as unknown as MeasureRequest).resolvers[0]!;
   assert.deepEqual(sys.endpoints, [{ transport: 'dot', address: '9.9.9.9', port: 853, serverName: 'dns.quad9.net' }]);
+  assert.deepEqual(chooseBaseline([{ resolver: 'lab', transport: 'udp' }, { resolver: 'system', transport: 'dot' }]), { resolver: 'system', transport: 'dot' }, 'an encrypted current DNS is still the baseline');
+  assert.equal((dot.host.requests.at(-1)!.req as unknown as MeasureRequest).resolvers.length, 2, 'no stub reported: none measured');
 });
 
 test('a host that goes away interrupts; cancel asks the host and ends as cancelled', async () => {

@@ -27,7 +27,8 @@
 import type { MessageSender } from '../messages/index.js';
 import { type MeasureCode, type MeasurementMeta, type MeasureStatus } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
-import { networkInfo, type Request, type RequestId, type ResolverSpec } from '../../../common/schema.js';
+import { networkInfo, type Request, type RequestId } from '../../../common/schema.js';
+import type { PageRecord } from '../../../common/page-record.js';
 import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
 import { offeredEndpoints, planMeasurement, withCurrentDns } from './measure-plan.js';
@@ -147,7 +148,7 @@ export class MeasurementScheduler {
       if (this.running.meta.pageId === page.pageId) return this.status(tabId, sender, false);
       return fail(CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
     }
-    const plan = planMeasurement(page, this.offered(settings));
+    const plan = this.plan(page, settings);
     if (!plan) {
       return fail(CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
     }
@@ -175,7 +176,7 @@ export class MeasurementScheduler {
     if (this.running) return { started: false, reason: CODES.BUSY };
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
-    const plan = planMeasurement({ hosts: fresh }, this.offered(gate.settings));
+    const plan = this.plan({ hosts: fresh }, gate.settings);
     if (!plan) return { started: false, reason: fresh.length ? CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
     const begun = await this.begin(tabId, gate.page, plan, 'auto');
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
@@ -240,7 +241,7 @@ export class MeasurementScheduler {
     let blocked: MeasureStatus['blocked'] = gate.ok ? null : { code: gate.code, message: gate.message };
     if (!blocked && !(this.running && this.running.meta.pageId === pageId)) {
       if (this.running) blocked = { code: CODES.BUSY, message: `another page (${this.running.meta.host}) is being measured` };
-      else if (!planMeasurement(gate.ok ? gate.page : { hosts: [] }, gate.ok ? gate.settings.resolvers : [])) {
+      else if (!(gate.ok && this.plan(gate.page, gate.settings))) {
         blocked = { code: CODES.NO_MEASURABLE_HOSTS, message: 'this page needed no hostname that may be sent to your resolvers' };
       }
     }
@@ -339,10 +340,11 @@ export class MeasurementScheduler {
     return s.ok ? 'the native host went away' : `the native host is not connected (${s.code}): ${s.message}`;
   }
 
-  /** The resolvers a measurement asks: the person's current DNS first (when on and the host found it), then theirs. */
-  private offered(settings: Pick<Settings, 'resolvers' | 'currentDns'>): ResolverSpec[] {
+  /** The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers. */
+  private plan(page: Pick<PageRecord, 'hosts'>, settings: Pick<Settings, 'resolvers' | 'currentDns'>): ReturnType<typeof planMeasurement> {
     const h = this.deps.host.status();
-    return offeredEndpoints(withCurrentDns(settings, h.ok ? h.currentDns : null), h.ok ? h.transports : null);
+    const current = h.ok && settings.currentDns ? h.currentDns : null;
+    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), current);
   }
 
   private latestOfTab(tabId: number): MeasurementMeta | null {

@@ -3,7 +3,7 @@
 // into the one union of extension/src/messages/index.ts; their replies are typed here. Pure: no DOM, no node: imports.
 import * as v from 'valibot';
 import type { PageRecord } from '../../../common/page-record.js';
-import type { NetworkInfo, SummaryRow } from '../../../common/schema.js';
+import type { CurrentDns, NetworkInfo, SummaryRow } from '../../../common/schema.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
 import type { CODES, Failure } from '../../../common/errors.js';
 import { StoredRecord } from '../../../common/cost-model.js';
@@ -44,6 +44,8 @@ export interface MeasurePlanSummary {
   internalAllowed: boolean;
   /** Hosts of the page not sent, with why (internal, ip-literal, invalid). */
   skipped: Array<{ name: string; reason: 'internal' | 'ip-literal' | 'invalid' }>;
+  /** The person's current DNS as the host found it, when it was measured (absent in measurements from before). */
+  currentDns?: CurrentDns | null;
 }
 
 /** A page's measurement as the background keeps it (without its records). */

@@ -4,6 +4,7 @@
 import { INDISTINGUISHABLE_MS, type CellCost, type StoredRecord } from '../../../common/cost-model.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
+import { CURRENT_DNS_ID } from '../../../common/default-resolvers.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
 import { TRANSPORT_IDS, TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
 import { el } from '../ui/dom.js';
@@ -30,6 +31,8 @@ const transportOrder = (t: TransportId) => TRANSPORT_IDS.indexOf(t);
 export interface Results {
   cells: CellCost[];
   baseline: { resolver: string; transport: TransportId } | undefined;
+  /** One sentence: what every change is compared with (the person's current DNS, whenever it was measured). */
+  comparedWith: string;
 }
 
 /** Runs the cost model over a measurement's stored records. */
@@ -38,7 +41,22 @@ export function computeResults(meta: MeasurementMeta, records: readonly StoredRe
   const baseline = chooseBaseline(records);
   const resolverOrder = new Map(meta.plan.resolvers.map((r, i) => [r.id, i]));
   cells.sort((a, b) => (resolverOrder.get(a.resolver) ?? 99) - (resolverOrder.get(b.resolver) ?? 99) || transportOrder(a.transport) - transportOrder(b.transport) || MODE_ORDER[a.mode] - MODE_ORDER[b.mode]);
-  return { cells, baseline };
+  return { cells, baseline, comparedWith: comparedWith(meta, baseline) };
+}
+
+/** What the changes are compared with, in words: the person's current DNS (and whether it is already encrypted), or else which replay. */
+export function comparedWith(meta: Pick<MeasurementMeta, 'plan'>, baseline: Results['baseline']): string {
+  if (!baseline) return 'No plain-UDP replay to compare with: changes are known only where the browser exposed its own lookup.';
+  const name = meta.plan.resolvers.find((r) => r.id === baseline.resolver)?.name ?? baseline.resolver;
+  if (baseline.resolver === CURRENT_DNS_ID) {
+    const current = meta.plan.currentDns;
+    const enc = current?.encrypted;
+    const already = enc
+      ? ` It is already encrypted (${TRANSPORTS[enc.transport].name} through ${enc.by}${enc.opportunistic ? ', when the server offers it' : ''}): the changes below are against it, not a switch from plain DNS.`
+      : '';
+    return `Compared with ${name}, replayed the same way.${already}`;
+  }
+  return `Compared with ${name} over ${TRANSPORTS[baseline.transport]?.name ?? baseline.transport} (your current DNS was not measured), where the browser did not expose its own lookup.`;
 }
 
 function table(headers: string[]): { table: HTMLTableElement; body: HTMLTableSectionElement } {
@@ -74,11 +92,12 @@ export function renderSummary(results: Results, resolverNames: Map<string, strin
   }
   box.append(t);
   const base = results.baseline;
-  box.append(el('p', base
-    ? `Compared with ${resolverNames.get(base.resolver) ?? base.resolver} over ${TRANSPORTS[base.transport]?.name ?? base.transport} where the browser did not expose its own lookup. ` +
+  box.append(el('p', results.comparedWith, 'compared-with'));
+  if (base) {
+    box.append(el('p',
       'Lookups that gate the page (the document, and hosts needed before the first paint) move onLoad; parallel ones mostly do not. ' +
-      `Differences under ${INDISTINGUISHABLE_MS} ms are indistinguishable. DNS time is the sum of every lookup, without parallelism.`
-    : 'No plain-UDP replay to compare with: changes are known only where the browser exposed its own lookup.', 'detail'));
+      `Differences under ${INDISTINGUISHABLE_MS} ms are indistinguishable. DNS time is the sum of every lookup, without parallelism.`, 'detail'));
+  }
   return box;
 }
 

@@ -1,0 +1,26 @@
+// What the popup says it compares with: the person's current DNS whenever it was measured (and whether it is
+// already encrypted), otherwise which replay stood in for it.
+import assert from 'node:assert/strict';
+import { test } from 'vitest';
+import type { CurrentDns } from '../../../common/schema.js';
+import type { MeasurementMeta } from '../messages/measure.js';
+import { comparedWith } from './cost-view.js';
+
+const plan = (currentDns: CurrentDns | null): Pick<MeasurementMeta, 'plan'> => ({
+  plan: {
+    hosts: [], qtypes: ['A'], modes: ['cold'], repeat: 1, prime: true, schedule: 'replay', internalAllowed: false, skipped: [],
+    resolvers: [{ id: 'system', name: 'your current DNS (192.0.2.53, through systemd-resolved on 127.0.0.53)', transports: ['udp', 'tcp'] }, { id: 'lab', name: 'Lab', transports: ['udp', 'dot'] }],
+    currentDns,
+  },
+});
+const current: CurrentDns = { source: 'resolvectl status', servers: [{ address: '192.0.2.53', port: 53 }], search: [], stub: { address: '127.0.0.53', software: 'systemd-resolved' }, encrypted: null, description: 'x' };
+
+test('the panel names the baseline: your current DNS, already encrypted or not; else the replay that stood in', () => {
+  assert.equal(comparedWith(plan(current), { resolver: 'system', transport: 'udp' }), 'Compared with your current DNS (192.0.2.53, through systemd-resolved on 127.0.0.53), replayed the same way.');
+  assert.match(
+    comparedWith(plan({ ...current, encrypted: { transport: 'dot', by: 'systemd-resolved', opportunistic: false } }), { resolver: 'system', transport: 'dot' }),
+    /^Compared with your current DNS .* It is already encrypted \(DNS over TLS through systemd-resolved\): the changes below are against it, not a switch from plain DNS\.$/,
+  );
+  assert.match(comparedWith(plan(null), { resolver: 'lab', transport: 'udp' }), /^Compared with Lab over plain DNS over UDP \(your current DNS was not measured\)/);
+  assert.match(comparedWith(plan(null), undefined), /No plain-UDP replay/);
+});

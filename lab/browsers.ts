@@ -118,13 +118,19 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
     timeout: 30_000,
     protocolTimeout: 30_000,
   });
+  let workerSeen = false;
   return {
     name: 'chromium',
     browser,
     registerHost,
     async openExtensionPage(path, timeoutMs = 20_000) {
-      // The extension is ready when its service worker runs.
-      await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(extensionBase('chromium')), { timeout: timeoutMs });
+      // The extension is ready when its service worker first runs. Only the first time: a worker stopped later (idle,
+      // or by a test) starts again on the page's first message, so waiting for it before opening the page would wait
+      // for an event that only the page can cause.
+      if (!workerSeen) {
+        await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(extensionBase('chromium')), { timeout: timeoutMs });
+        workerSeen = true;
+      }
       const page = await browser.newPage();
       await page.goto(extensionBase('chromium') + path, { timeout: timeoutMs });
       return page;

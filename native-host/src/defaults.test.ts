@@ -46,7 +46,7 @@ test('public defaults are valid resolver specs with every TCP-based transport an
     assert.deepEqual(r.endpoints.map((e) => e.transport), TRANSPORT_IDS.filter((t) => t !== 'doq' && t !== 'doh3'));
     for (const e of r.endpoints) if (e.transport !== 'udp' && e.transport !== 'tcp') assert.ok(e.serverName, `${r.id} ${e.transport}`);
   }
-  // Behind an unknown local stub, the stub is the current DNS and is also listed as the local stub.
+  // Behind systemd-resolved whose upstreams cannot be read, the stub is the current DNS and is also listed as the stub.
   const all = defaultResolvers(await discoverCurrentDns(withResolvConf(fixture('resolv-systemd.conf'))));
   assert.deepEqual(all.map((r) => r.id), [CURRENT_DNS_ID, LOCAL_STUB_ID, 'cloudflare', 'google', 'quad9']);
   assert.deepEqual(defaultResolvers(null).map((r) => r.id), ['cloudflare', 'google', 'quad9']);

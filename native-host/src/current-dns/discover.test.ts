@@ -111,7 +111,8 @@ test('Linux behind dnsmasq (its own servers, else its resolv-file or NetworkMana
 
   const unknown = await discoverCurrentDns(machine({ files: { '/etc/resolv.conf': loopback } }));
   assert.deepEqual(addrs(unknown.servers), ['127.0.0.1']);
-  assert.equal(unknown.stub?.software, 'an unknown local resolver');
+  assert.equal(unknown.stub, null, 'a resolver on this machine that is none of the known stubs is the current DNS itself');
+  assert.equal(unknown.description, 'your current DNS (127.0.0.1, a resolver on this computer)');
   const none = await discoverCurrentDns(machine({}));
   assert.deepEqual(none.servers, []);
   assert.equal(none.description, 'no DNS server found');

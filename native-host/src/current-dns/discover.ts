@@ -141,6 +141,7 @@ async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
     const conf = parseStubbyYml(deps.read('/etc/stubby/stubby.yml') ?? '');
     return { source: 'stubby configuration', servers: conf.servers, search: resolv.search, stub: stub('stubby'), encrypted: { transport: 'dot', by: 'stubby', opportunistic: false }, description: described('stubby', conf.servers) };
   }
-  // A loopback resolver we cannot see behind: it is the current DNS as far as anyone can tell.
-  return { ...plain('/etc/resolv.conf', resolv.servers, resolv.search), stub: stub('an unknown local resolver') };
+  // A resolver on this machine we cannot see behind: it is the current DNS as far as anyone can tell, not a cache of
+  // something else (so it is not measured twice).
+  return { ...plain('/etc/resolv.conf', resolv.servers, resolv.search), description: `your current DNS (${serverText(resolv.servers)}, a resolver on this computer)` };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput, type StoredRecord } from './cost-model.js';
+import { chromiumHttpsWait, classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput } from './cost-model.js';
+import { type StoredRecord } from './stored-record.js';
 import type { Mode, QType, TransportId } from './transports.js';
 
 /** A page: the document looked up from 5 to 25 ms, first paint at 300, onLoad at 1000. */
@@ -238,4 +239,30 @@ test('a lookup that waited for the document\'s connection in the replay waits th
   assert.deepEqual([x.lookup, x.delta], [100, 20]);
   // The document's +80, then x.test's own +20 (without the credit: +80 + 80).
   assert.equal(only(costs, 'r', 'doh').onLoad.delta, 100);
+});
+
+test("a host is done when the recording browser has what it waits for: Chromium bounds its wait for HTTPS, Firefox waits for every type", () => {
+  // One host besides the document; over the candidate its HTTPS answer comes 200 ms after its addresses.
+  const rec = (resolver: string, transport: TransportId, qtype: QType, host: string, total: number, ok = true): StoredRecord => ({
+    host, qtype, resolver, transport, mode: 'cold', repeat: 1, ok, error: ok ? null : 'servfail',
+    bytes: { sent: 100, received: 100 }, packets: { sent: 1, received: 1 }, timings: { connect: null, tls: null, query: total, total },
+    replay: { pageStartedAt: 0, scheduledAt: host === 'doc.test' ? 0 : 120, endedAt: (host === 'doc.test' ? 0 : 120) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
+  });
+  const records = [
+    ...['doc.test', 'cdn.test'].flatMap((h) => [rec('system', 'udp', 'A', h, 20), rec('system', 'udp', 'HTTPS', h, 20)]),
+    ...['doc.test', 'cdn.test'].flatMap((h) => [rec('r', 'doh', 'A', h, 40), rec('r', 'doh', 'HTTPS', h, 240)]),
+  ];
+  const of = (browser: 'chromium' | 'firefox') => only(pageCost({ ...page([{ name: 'cdn.test', firstNeededAt: 120 }]), browser }, records), 'r', 'doh').hosts.find((h) => h.name === 'cdn.test')!;
+  // Chromium: 40 ms of addresses, then at most 20 % of that (8 ms) more for HTTPS.
+  assert.equal(of('chromium').lookup, 48);
+  assert.equal(of('chromium').delta, 48 - 20, 'against the baseline, whose HTTPS came with its addresses');
+  assert.equal(of('firefox').lookup, 240, 'Firefox waits for the HTTPS record');
+  // An address type must answer: HTTPS alone does not resolve a host; a failed HTTPS does not fail it.
+  const noAddress = records.map((r) => (r.resolver === 'r' && r.qtype === 'A' && r.host === 'cdn.test' ? { ...r, ok: false, error: 'servfail' } : r));
+  assert.deepEqual(only(pageCost({ ...page([{ name: 'cdn.test', firstNeededAt: 120 }]), browser: 'chromium' }, noAddress), 'r', 'doh').unresolved, ['cdn.test']);
+  const noHttps = records.map((r) => (r.resolver === 'r' && r.qtype === 'HTTPS' ? { ...r, ok: false, error: 'servfail' } : r));
+  assert.deepEqual(only(pageCost({ ...page([{ name: 'cdn.test', firstNeededAt: 120 }]), browser: 'chromium' }, noHttps), 'r', 'doh').unresolved, []);
+  assert.equal(chromiumHttpsWait(1), 5);
+  assert.equal(chromiumHttpsWait(100), 20);
+  assert.equal(chromiumHttpsWait(1000), 50);
 });

@@ -7,9 +7,11 @@
 // offset, per resolver × transport × mode, over repeats.
 //
 // Definitions.
-// - A host's lookup time in one replay is from its scheduled offset until its LAST record type arrived (a browser
-//   waits for A and AAAA together), so waiting for a connection and head-of-line blocking count. Per cell: the
-//   median over repeats. A host resolves in a replay when at least one of its record types answered.
+// - A host's lookup time in one replay is from its scheduled offset until the browser has what it waits for: every
+//   address type it asked (A and AAAA together), and its other types (HTTPS) — all of them for Firefox, for Chromium
+//   at most chromiumHttpsWait after the addresses — so waiting for a connection and head-of-line blocking count. The
+//   replay asks the types the recording browser asks (common/browser-queries.ts). Per cell: the median over repeats.
+//   A host resolves in a replay when an address type answered (A or AAAA).
 // - Baseline, per host: the baseline replay (default the `system` resolver's Do53 over UDP), measured the same way as
 //   the candidate, so the difference is replay against replay. The browser's observed lookup (Resource Timing; the
 //   document's `domainLookupEnd − domainLookupStart`) places the host on the page's timeline, and stands in as the
@@ -62,11 +64,13 @@
 // slow link with DNS: where the page fills the uplink (DSL's 0.8 Mbit/s, 100 hosts), every extra byte of an encrypted
 // query waits behind the page's requests, which the replay, alone on the link, does not; pricing that would need the
 // link's capacity, which neither the extension nor the host knows.
+import type { RecordingBrowser } from './browser-queries.js';
 import { CODES } from './errors.js';
 import { modelBytes, type DotOverhead, type ModelBytes } from './bytes-model.js';
-import type { ExchangeRecord, Pair, ReplayInfo, Timings } from './record.js';
+import type { Pair } from './record.js';
+import type { StoredRecord } from './stored-record.js';
 import { percentile } from './stats.js';
-import type { Mode, QType, TransportId } from './transports.js';
+import type { Mode, TransportId } from './transports.js';
 
 /** Differences smaller than this are "indistinguishable" (one frame at 30 Hz — Hounsel et al.). */
 export const INDISTINGUISHABLE_MS = 30;
@@ -106,64 +110,14 @@ export interface PageHostInput {
 
 /** A page as the browser loaded it. */
 export interface PageInput {
+  /** The browser that loaded it: how long it waits for a host's record types beyond its addresses (chromiumHttpsWait). */
+  browser?: RecordingBrowser | null;
   /** The document's host; its observed lookup comes from Navigation Timing. */
   documentHost: string;
   navigation: NavigationInput;
   /** onLoad time (ms since navigation start); `navigation.loadEventEnd` when absent. */
   onLoad?: number;
   hosts: PageHostInput[];
-}
-
-/**
- * One exchange as the model reads it, and so as the extension stores it: the host's ExchangeRecord without what no
- * reader needs (answers, layers, TLS details, events), its error as the stable code, times to the microsecond. The
- * popup, the history and the validation all read records in this one shape (storedRecord), so all run this model.
- */
-export interface StoredRecord {
-  host: string;
-  qtype: QType;
-  resolver: string;
-  transport: TransportId;
-  mode: Mode;
-  repeat: number;
-  ok: boolean;
-  /** The error's stable code when not ok. */
-  error: string | null;
-  timings: Timings;
-  bytes: Pair;
-  packets: Pair;
-  /** Where the lookup sat in its replayed page (every field: waiting for a connection is part of the model). */
-  replay: ReplayInfo | null;
-}
-
-const us = (x: number): number => Math.round(x * 1000) / 1000;
-const usOrNull = (x: number | null): number | null => (x === null ? null : us(x));
-
-/** The stored form of a host record: what the cost model and the waterfall read, nothing more. */
-export function storedRecord(r: ExchangeRecord): StoredRecord {
-  return {
-    host: r.host,
-    qtype: r.qtype,
-    resolver: r.resolver,
-    transport: r.transport,
-    mode: r.mode,
-    repeat: r.repeat,
-    ok: r.ok,
-    error: r.ok ? null : (r.error?.code ?? 'unknown'),
-    timings: { connect: usOrNull(r.timings.connect), tls: usOrNull(r.timings.tls), query: usOrNull(r.timings.query), total: us(r.timings.total) },
-    bytes: { sent: r.bytes.sent, received: r.bytes.received },
-    packets: { sent: r.packets.sent, received: r.packets.received },
-    replay: r.replay
-      ? {
-          pageStartedAt: us(r.replay.pageStartedAt),
-          scheduledAt: r.replay.scheduledAt,
-          endedAt: us(r.replay.endedAt),
-          waitedForConnection: usOrNull(r.replay.waitedForConnection),
-          paidSetup: r.replay.paidSetup,
-          sharedWith: r.replay.sharedWith,
-        }
-      : null,
-  };
 }
 
 /** Which replay is the baseline, which DoT overhead the bytes model uses, and the stub's UDP retransmission timeout. */
@@ -233,6 +187,17 @@ export interface CellCost {
 
 const median = (xs: readonly number[]): number | null => percentile([...xs].sort((a, b) => a - b), 50);
 
+/** The record types that give a host its addresses: a host resolves when one of them answered. */
+const ADDRESS_TYPES: ReadonlySet<string> = new Set(['A', 'AAAA']);
+
+/**
+ * How much longer than its address lookups Chromium waits for a host's HTTPS record before it goes on without it
+ * (net/base/features.cc kUseDnsHttpsSvcb…ExtraTime: 20 % of the time the addresses took, at least 5 ms, at most 50 ms).
+ */
+export function chromiumHttpsWait(addressMs: number): number {
+  return Math.min(50, Math.max(5, 0.2 * addressMs));
+}
+
 /** Where the critical path ends for the model: first paint, else DOMContentLoaded, else onLoad; and which one. */
 export function criticalMark(page: PageInput): { at: number; reason: CriticalReason } {
   const n = page.navigation;
@@ -262,7 +227,7 @@ function hostsOf(page: PageInput): PageHostInput[] {
 /** Per host of one cell: lookup per repeat (null when it did not resolve), failures and totals. */
 type HostLookups = { perRepeat: Map<number, number | null>; waited: Map<number, number>; failed: number; total: number };
 
-function lookups(records: readonly StoredRecord[], udpRetryMs: number): Map<string, HostLookups> {
+function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null): Map<string, HostLookups> {
   const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total);
   // A Do53 query lost over UDP is not the end for a browser: its stub asks again after its retransmission timeout.
   const lost = (r: StoredRecord) => !r.ok && r.transport === 'udp' && r.error === CODES.TIMEOUT;
@@ -281,16 +246,23 @@ function lookups(records: readonly StoredRecord[], udpRetryMs: number): Map<stri
     for (const [repeat, rs] of perHost) {
       h.total += rs.length;
       h.failed += rs.filter((r) => !r.ok).length;
-      // From the scheduled offset to the answer (a sequential record, without replay info, counts its own duration);
-      // the host waits for its last record type.
+      // From the scheduled offset to the answer (a sequential record, without replay info, counts its own duration).
       const ok = rs.filter((r) => r.ok).map(lookupOf);
       // The retry is answered as the host's other record types were in this replay, else as a typical UDP lookup.
       const retry = ok.length ? Math.max(...ok) : typicalUdp;
-      const retried = retry === null ? [] : rs.filter(lost).map(() => udpRetryMs + retry);
-      // A failure that is not retried still counts the time until it arrived: the browser waited for it.
-      const done = [...rs.filter((r) => !lost(r)).map(lookupOf), ...retried];
-      // The host resolves when at least one record type answered (or would have, after the retry).
-      h.perRepeat.set(repeat, ok.length > 0 || retried.length > 0 ? Math.max(...done) : null);
+      // When each record type was done for the browser: a failure that is not retried still counts the time until it
+      // arrived (the browser waited for it); a lost UDP query, its retry.
+      const finish = (r: StoredRecord): number | null => (lost(r) ? (retry === null ? null : udpRetryMs + retry) : lookupOf(r));
+      const answered = (r: StoredRecord) => r.ok || (lost(r) && retry !== null);
+      // A host resolves when an address record type answered (A or AAAA; any type where no address type was asked).
+      const addresses = rs.some((r) => ADDRESS_TYPES.has(r.qtype)) ? rs.filter((r) => ADDRESS_TYPES.has(r.qtype)) : rs;
+      const times = (xs: readonly StoredRecord[]) => xs.map(finish).filter((x): x is number => x !== null);
+      const addressDone = Math.max(...times(addresses));
+      const rest = times(rs.filter((r) => !addresses.includes(r)));
+      // The browser waits for its other types too: Chromium for an HTTPS record only a bounded extra time after the
+      // addresses (then goes on without it); Firefox for all of them.
+      const done = rest.length === 0 ? addressDone : browser === 'chromium' ? Math.max(addressDone, Math.min(Math.max(...rest), addressDone + chromiumHttpsWait(addressDone))) : Math.max(addressDone, ...rest);
+      h.perRepeat.set(repeat, addresses.some(answered) ? done : null);
       h.waited.set(repeat, Math.max(0, ...rs.map((r) => r.replay?.waitedForConnection ?? 0)));
     }
   }
@@ -330,7 +302,7 @@ export function pageCost(page: PageInput, records: readonly StoredRecord[], opti
     const first = list[0]!;
     const base = baselineFor(first.mode);
     const retry = options.udpRetryMs ?? UDP_RETRY_MS;
-    return cellCost(page, list, base ? lookups(base, retry) : null, options.dotOverhead ?? 'formula', retry);
+    return cellCost(page, list, base ? lookups(base, retry, page.browser ?? null) : null, options.dotOverhead ?? 'formula', retry);
   });
 }
 
@@ -343,7 +315,7 @@ function cellCost(
 ): CellCost {
   const first = records[0]!;
   const onLoad = page.onLoad ?? page.navigation.loadEventEnd;
-  const measured = lookups(records, udpRetryMs);
+  const measured = lookups(records, udpRetryMs, page.browser ?? null);
   const costOf = (h: PageHostInput, credit: number): HostCost => {
     const m = measured.get(h.name);
     // `lookup` is the replay as measured; the difference uses it less any wait the document's slowdown absorbs.

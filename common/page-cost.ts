@@ -1,12 +1,13 @@
 // A page's cost from a stored measurement: the page record and the replay records of its hosts in the one stored
 // shape (common/cost-model.ts StoredRecord). measuredPageCost is the one function the popup, the history and the
 // validation call, so each of them runs the model that was validated. Pure: no DOM, no node: imports.
-import { pageCost, type CellCost, type CostOptions, type NavigationInput, type PageInput, type StoredRecord } from './cost-model.js';
+import { pageCost, type CellCost, type CostOptions, type NavigationInput, type PageInput } from './cost-model.js';
+import { type StoredRecord } from './stored-record.js';
 import { CURRENT_DNS_ID } from './default-resolvers.js';
 import type { PageRecord } from './page-record.js';
 
 /** The parts of a page record the model reads (the validation builds them from a browser's timings). */
-export type PageForCost = Pick<PageRecord, 'host' | 'hosts' | 'navigationTiming' | 'onLoadMs'>;
+export type PageForCost = Pick<PageRecord, 'host' | 'hosts' | 'navigationTiming' | 'onLoadMs'> & Partial<Pick<PageRecord, 'browser'>>;
 
 /**
  * The cost of `page` under every resolver × transport × mode that `records` cover, against the baseline
@@ -47,7 +48,7 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
       const completedAt = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
       return { name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedAt };
     });
-  return { documentHost: page.host, navigation, onLoad, hosts };
+  return { documentHost: page.host, navigation, onLoad, hosts, browser: page.browser ?? null };
 }
 
 /**

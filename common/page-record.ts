@@ -2,6 +2,7 @@
 // request counts and resource types per host, IPs and protocols seen, redirects — plus the page's Navigation Timing
 // entry, its onLoad time and the DNS lookups Resource Timing exposes. The shape the extension's background reports
 // (extension/src/background/page-state.ts builds it from browser events) and the cost model and the validation read.
+import type { RecordingBrowser } from './browser-queries.js';
 
 /** Version of the page record's JSON shape. */
 export const PAGE_RECORD_VERSION = 1;
@@ -121,4 +122,6 @@ export interface PageRecord {
   dropped: PageDropped;
   resourceTiming: { entries: number; hostsExposed: number } | null;
   caps: { hosts: number; redirects: number };
+  /** The browser that recorded it (which record types it asks: common/browser-queries.ts); absent when not known. */
+  browser?: RecordingBrowser;
 }

@@ -60,10 +60,17 @@ export type ResolverSpec = v.InferOutput<typeof resolverSpec>;
 export const SCHEDULES = ['sequential', 'replay'] as const;
 export type Schedule = (typeof SCHEDULES)[number];
 
-/** A host a page needed and, for replay, when it first needed it (ms since navigation start). */
+/**
+ * A host a page needed and, for replay, when it first needed it (ms since navigation start) and which record types the
+ * recording browser asked for it (common/browser-queries.ts; default the request's `qtypes`).
+ */
 export const hostSpec = v.union([
   str(0, 300),
-  v.strictObject({ name: str(0, 300), at: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000))) }),
+  v.strictObject({
+    name: str(0, 300),
+    at: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000))),
+    qtypes: v.optional(list(v.picklist(QTYPES), 1, QTYPES.length)),
+  }),
 ]);
 
 const helloRequest = v.strictObject({ id, type: v.literal('hello') });
@@ -187,7 +194,7 @@ export function networkInfo(value: unknown): NetworkInfo | null {
 
 /** Every reply the host sends; each echoes the request's id. */
 export type Reply =
-  | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[]; currentDns?: CurrentDns }
+  | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[]; currentDns?: CurrentDns; ipv6?: boolean }
   | { id: RequestId; type: 'progress'; done: number; total: number }
   | { id: RequestId; type: 'records'; records: ExchangeRecord[] }
   | {
@@ -240,6 +247,7 @@ const replySchema = v.variant('type', [
     version: str(1, 64),
     protocol: int(0, 1_000_000),
     transports: v.array(v.string()),
+    ipv6: v.optional(v.boolean()),
     currentDns: v.optional(v.object({
       source: str(1, 200),
       servers: v.pipe(v.array(v.object({ address: v.pipe(v.string(), v.check(isIpLiteral, 'an IP address')), port: int(1, 65535), tlsName: v.optional(str(1, 253)) })), v.maxLength(32)),

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { predict } from '../bench/validate/analysis.js';
-import { storedRecord, type StoredRecord } from '../common/cost-model.js';
+import { storedRecord, type StoredRecord } from '../common/stored-record.js';
 import { measuredPageCost } from '../common/page-cost.js';
 import type { ExchangeRecord } from '../common/record.js';
 import { PROTOCOL_VERSION, type ResolverSpec } from '../common/schema.js';

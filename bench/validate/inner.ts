@@ -17,7 +17,7 @@
 //   resource's startTime; its lookup where Timing-Allow-Origin exposes it).
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { storedRecord, type StoredRecord } from '../../common/cost-model.js';
+import { storedRecord, type StoredRecord } from '../../common/stored-record.js';
 import type { PageForCost } from '../../common/page-cost.js';
 import type { MeasureRequest } from '../../common/schema.js';
 import { seededRandom, shuffled } from '../../common/stats.js';

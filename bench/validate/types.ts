@@ -1,7 +1,7 @@
 // The validation experiment's shared words: the browser transports and DoT stubs it knows, the lab addresses both
 // halves use, what to run (ValidationOptions), what a run records (Visit, ProfileRun, ValidationRun: the raw file's
 // shape) and what the outer half hands the inner one (InnerConfig, as config.json).
-import type { StoredRecord } from '../../common/cost-model.js';
+import type { StoredRecord } from '../../common/stored-record.js';
 import type { PageForCost } from '../../common/page-cost.js';
 import type { NetProfile } from '../../lab/profiles.js';
 

@@ -4,7 +4,8 @@
 // failure rates (Table 2) — and what an upload aggregates from. It stays on the person's machine: it names the
 // page's host. Pure: no DOM, no node: imports.
 import * as v from 'valibot';
-import type { CellCost, StoredRecord } from '../../common/cost-model.js';
+import type { CellCost } from '../../common/cost-model.js';
+import type { StoredRecord } from '../../common/stored-record.js';
 import type { MeasurementMeta } from './messages/measure.js';
 import { measuredPageCost } from '../../common/page-cost.js';
 import { MAX_NETWORK_DESCRIPTION, NETWORK_ID, type NetworkInfo } from '../../common/schema.js';

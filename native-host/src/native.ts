@@ -7,6 +7,7 @@ import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../..
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type CurrentDns, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { discoverCurrentDns } from './current-dns/discover.js';
+import { ipv6Reachable } from './ipv6.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './engine/measure.js';
 import { currentNetwork } from './network.js';
@@ -39,7 +40,7 @@ interface Ctx {
 
 const handlers: Handlers<Ctx> = {
   async hello(req, ctx) {
-    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: availableTransports(), currentDns: await ctx.currentDns() });
+    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: availableTransports(), currentDns: await ctx.currentDns(), ipv6: await ipv6Reachable() });
   },
   async measure(req, ctx) {
     if (ctx.running.size >= MAX_CONCURRENT_MEASURES) {

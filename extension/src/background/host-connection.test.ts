@@ -78,7 +78,7 @@ test('hello with the right protocol connects; transports are the known ids', () 
   assert.equal(h.conn.status().ok, false);
   assert.deepEqual(h.conn.status(), { ok: false, connected: false, code: 'host-connecting', message: 'connecting to the native host', retryAt: null });
   h.hello();
-  assert.deepEqual(h.conn.status(), { ok: true, connected: true, version: '9.9.9', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot'], currentDns: null });
+  assert.deepEqual(h.conn.status(), { ok: true, connected: true, version: '9.9.9', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot'], currentDns: null, ipv6: null });
   assert.equal(h.timers.size, 0, 'no hello timeout or retry left pending');
 });
 

@@ -51,6 +51,8 @@ export interface HostHello {
   transports: TransportId[];
   /** The person's current DNS as the host found it on the machine; null from a host that does not say. */
   currentDns: CurrentDns | null;
+  /** The machine reaches the IPv6 internet (the host's probe, as Chromium's); null from a host that does not say. */
+  ipv6: boolean | null;
 }
 
 /** What a request's listener receives: the host's replies with its id, then possibly `closed` when the port went. */
@@ -93,7 +95,7 @@ export function checkHello(reply: unknown): { ok: true; hello: HostHello } | { o
       message: `dnscost-host ${r.version} speaks protocol ${r.protocol}; this extension speaks protocol ${PROTOCOL_VERSION}`,
     };
   }
-  return { ok: true, hello: { version: r.version, protocol: r.protocol, transports: r.transports.filter(isTransportId), currentDns: r.currentDns ?? null } };
+  return { ok: true, hello: { version: r.version, protocol: r.protocol, transports: r.transports.filter(isTransportId), currentDns: r.currentDns ?? null, ipv6: r.ipv6 ?? null } };
 }
 
 /** One native-host connection with automatic reconnection; see the lifecycle note at the top of this file. */

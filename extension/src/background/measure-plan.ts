@@ -7,10 +7,9 @@ import { MAX_HOSTS_PER_REQUEST, type CurrentDns, type MeasureRequest, type Resol
 import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-resolvers.js';
 import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
-import type { Mode, QType, TransportId } from '../../../common/transports.js';
+import { QTYPES, type Mode, type TransportId } from '../../../common/transports.js';
+import { browserQtypes } from '../../../common/browser-queries.js';
 
-/** Record types a browser asks for every host (HTTPS/type 65 is left for a later version). */
-export const MEASURE_QTYPES: QType[] = ['A', 'AAAA'];
 /** Cold (each replay opens its connection) and warm (the connection was already open). */
 export const MEASURE_MODES: Mode[] = ['cold', 'warm'];
 /** Replays of the page per mode and endpoint: enough for a median, few enough to stay polite to public resolvers. */
@@ -92,20 +91,30 @@ export function withCurrentDns(settings: Pick<Settings, 'resolvers' | 'currentDn
   return [...found, ...settings.resolvers.filter((r) => !found.some((f) => f.id === r.id))];
 }
 
+/** What the plan takes from the host besides the page: the current DNS it found, and the machine's IPv6 reachability. */
+export interface PlanContext {
+  /** The person's current DNS when it is among the resolvers (kept with the plan, so the panel can say what it was). */
+  currentDns?: CurrentDns | null;
+  /** The machine reaches the IPv6 internet (Chromium then asks AAAA too). */
+  ipv6?: boolean | null;
+}
+
 /** The measure request for `page` (without its id) and its summary; null when no host may be measured. */
 export function planMeasurement(
-  page: Pick<PageRecord, 'hosts'>,
+  page: Pick<PageRecord, 'hosts'> & Partial<Pick<PageRecord, 'host' | 'browser'>>,
   resolvers: readonly ResolverSpec[],
-  /** The person's current DNS when it is among `resolvers` (kept with the plan, so the panel can say what it was). */
-  currentDns: CurrentDns | null = null,
+  context: PlanContext = {},
 ): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {
   const chosen = measurableHosts(page, resolvers);
   if (chosen.hosts.length === 0) return null;
+  // Each host is asked for what the recording browser asked for it (common/browser-queries.ts).
+  const hosts = chosen.hosts.map((h) => ({ name: h.name, at: h.at, qtypes: browserQtypes(page.browser ?? null, { ipv6: context.ipv6 ?? false, document: h.name === page.host }) }));
+  const qtypes = QTYPES.filter((q) => hosts.some((h) => h.qtypes.includes(q)));
   const request: Omit<MeasureRequest, 'id'> = {
     type: 'measure',
-    hosts: chosen.hosts.map((h) => ({ name: h.name, at: h.at })),
+    hosts,
     resolvers: resolvers.map((r) => ({ ...r, endpoints: r.endpoints.map((e) => ({ ...e })) })),
-    qtypes: [...MEASURE_QTYPES],
+    qtypes,
     modes: [...MEASURE_MODES],
     repeat: MEASURE_REPEAT,
     prime: true,
@@ -114,12 +123,13 @@ export function planMeasurement(
   const summary: MeasurePlanSummary = {
     ...chosen,
     resolvers: resolvers.map((r) => ({ id: r.id, name: r.name, transports: [...new Set(r.endpoints.map((e) => e.transport))] })),
-    qtypes: [...MEASURE_QTYPES],
+    qtypes,
+    browser: page.browser ?? null,
     modes: [...MEASURE_MODES],
     repeat: MEASURE_REPEAT,
     prime: true,
     schedule: 'replay',
-    currentDns: resolvers.some((r) => r.id === CURRENT_DNS_ID) ? currentDns : null,
+    currentDns: resolvers.some((r) => r.id === CURRENT_DNS_ID) ? (context.currentDns ?? null) : null,
   };
   return { request, summary };
 }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import type { MessageSender } from '../messages/index.js';
 import { type MeasureStatus } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
-import { pageCost, storedRecord } from '../../../common/cost-model.js';
+import { pageCost } from '../../../common/cost-model.js';
+import { storedRecord } from '../../../common/stored-record.js';
 import { chooseBaseline, pageCostInput } from '../../../common/page-cost.js';
 import type { ExchangeRecord } from '../../../common/record.js';
 import { isResolverSpec, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
@@ -36,11 +37,12 @@ const PUBLIC: ResolverSpec = { id: 'quad9', name: 'Quad9', endpoints: [{ transpo
 class FakeHost implements MeasureHost {
   connected = true;
   currentDns: CurrentDns | null = null;
+  ipv6: boolean | null = null;
   requests: Array<{ req: { id: string | number; type: string } & Record<string, unknown>; listener: (r: RoutedReply) => void }> = [];
   released: Array<string | number> = [];
   status(): HostStatus {
     return this.connected
-      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns }
+      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns, ipv6: this.ipv6 }
       : { ok: false, connected: false, code: 'host-missing', message: 'Specified native messaging host not found.', retryAt: null };
   }
   request(req: { id: string | number; type: string }, listener: (r: RoutedReply) => void): boolean {
@@ -106,7 +108,8 @@ test('the measure request: hosts at their first-needed offsets, resolvers, A/AAA
   const plan = planMeasurement(page, [PUBLIC])!;
   assert.deepEqual(plan.request, {
     type: 'measure',
-    hosts: [{ name: 'www.example.com', at: 0 }, { name: 'cdn.example.net', at: 13 }, { name: 'late.example.org', at: MAX_REPLAY_AT_MS }],
+    // A browser not known: A and AAAA for every host.
+    hosts: [{ name: 'www.example.com', at: 0, qtypes: ['A', 'AAAA'] }, { name: 'cdn.example.net', at: 13, qtypes: ['A', 'AAAA'] }, { name: 'late.example.org', at: MAX_REPLAY_AT_MS, qtypes: ['A', 'AAAA'] }],
     resolvers: [PUBLIC],
     qtypes: ['A', 'AAAA'],
     modes: ['cold', 'warm'],
@@ -116,6 +119,19 @@ test('the measure request: hosts at their first-needed offsets, resolvers, A/AAA
   });
   assert.deepEqual(plan.summary.resolvers, [{ id: 'quad9', name: 'Quad9', transports: ['udp'] }]);
   assert.equal(planMeasurement(pageRecord('q', [host('a.site.localhost', 0)]), [PUBLIC]), null);
+});
+
+test("each host is asked what the recording browser asks for it (bench/results/browser-queries.md)", () => {
+  const page = pageRecord('p', [host('www.example.com', 0), host('cdn.example.net', 12)]);
+  const types = (browser: 'chromium' | 'firefox', ipv6: boolean) =>
+    planMeasurement({ ...page, browser }, [PUBLIC], { ipv6 })!.request.hosts.map((h) => (h as { name: string; qtypes: string[] }).qtypes.join('+'));
+  assert.deepEqual(types('chromium', false), ['HTTPS+A', 'HTTPS+A']);
+  assert.deepEqual(types('chromium', true), ['HTTPS+AAAA+A', 'HTTPS+AAAA+A']);
+  assert.deepEqual(types('firefox', false), ['A+AAAA+HTTPS', 'A+AAAA'], 'Firefox asks HTTPS for the page it navigates to only');
+  assert.deepEqual(types('firefox', true), ['A+AAAA+HTTPS', 'A+AAAA']);
+  const plan = planMeasurement({ ...page, browser: 'chromium' }, [PUBLIC], { ipv6: false })!;
+  assert.deepEqual(plan.request.qtypes, ['A', 'HTTPS'], 'the request lists every type asked');
+  assert.equal(plan.summary.browser, 'chromium');
 });
 
 test('refusals have stable codes', async () => {
@@ -156,7 +172,7 @@ test('progress, records stored as they arrive, done; a restart mid-way reports i
   assert.equal(started.measurement?.state, 'running');
   const req = h.host.requests[0]!.req as unknown as MeasureRequest;
   assert.equal(req.type, 'measure');
-  assert.deepEqual(req.hosts, [{ name: 'a.site.localhost', at: 0 }, { name: 'css.site.localhost', at: 40 }, { name: 'img.site.localhost', at: 90 }], 'lab override: .localhost names go to the loopback lab');
+  assert.deepEqual(req.hosts, [{ name: 'a.site.localhost', at: 0, qtypes: ['A', 'AAAA'] }, { name: 'css.site.localhost', at: 40, qtypes: ['A', 'AAAA'] }, { name: 'img.site.localhost', at: 90, qtypes: ['A', 'AAAA'] }], 'lab override: .localhost names go to the loopback lab');
   assert.deepEqual(req.resolvers, [LAB]);
 
   h.host.reply({ type: 'progress', done: 2, total: 36 });
@@ -378,7 +394,7 @@ test('the automatic sampler: only after consent, within the hourly budget, only 
   h.advance(3600_000 + 1);
   assert.deepEqual(await h.s.sample(8), { started: true, hosts: 1 });
   const req = h.host.requests.at(-1)!.req as unknown as MeasureRequest;
-  assert.deepEqual(req.hosts, [{ name: 'c.site.localhost', at: 20 }], 'a.site.localhost was measured within the window');
+  assert.deepEqual(req.hosts, [{ name: 'c.site.localhost', at: 20, qtypes: ['A', 'AAAA'] }], 'a.site.localhost was measured within the window');
   h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [] });
   await settle();
   h.advance(3600_000 + 1);

@@ -28,14 +28,13 @@ import type { MessageSender } from '../messages/index.js';
 import { type MeasureCode, type MeasurementMeta, type MeasureStatus } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
 import { networkInfo, type Request, type RequestId } from '../../../common/schema.js';
-import type { PageRecord } from '../../../common/page-record.js';
 import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
 import { offeredEndpoints, planMeasurement, withCurrentDns } from './measure-plan.js';
-import { storedRecord } from '../../../common/cost-model.js';
+import { storedRecord } from '../../../common/stored-record.js';
 import { CODES, type Failure } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
-import { type StoredRecord } from '../../../common/cost-model.js';
+import { type StoredRecord } from '../../../common/stored-record.js';
 
 /** storage.local keys: the index, one meta per measured page, record chunks per page. */
 export const MEASURE_KEYS = {
@@ -176,7 +175,7 @@ export class MeasurementScheduler {
     if (this.running) return { started: false, reason: CODES.BUSY };
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
-    const plan = this.plan({ hosts: fresh }, gate.settings);
+    const plan = this.plan({ ...gate.page, hosts: fresh }, gate.settings);
     if (!plan) return { started: false, reason: fresh.length ? CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
     const begun = await this.begin(tabId, gate.page, plan, 'auto');
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
@@ -341,10 +340,10 @@ export class MeasurementScheduler {
   }
 
   /** The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers. */
-  private plan(page: Pick<PageRecord, 'hosts'>, settings: Pick<Settings, 'resolvers' | 'currentDns'>): ReturnType<typeof planMeasurement> {
+  private plan(page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns'>): ReturnType<typeof planMeasurement> {
     const h = this.deps.host.status();
     const current = h.ok && settings.currentDns ? h.currentDns : null;
-    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), current);
+    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null });
   }
 
   private latestOfTab(tabId: number): MeasurementMeta | null {

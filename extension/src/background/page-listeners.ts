@@ -3,7 +3,7 @@
 // worker woken by an event must have its listeners in place before that event is dispatched). Each event waits for
 // the recorder's `ready` (stored pages read back), in arrival order.
 import type { MessageSender } from '../messages/index.js';
-import { browser, type Runtime } from '../browser.js';
+import { browser, recordingBrowser, type Runtime } from '../browser.js';
 import { isIncognitoTab } from './incognito.js';
 import { PageRecorder, type RequestDetails } from './page-records.js';
 
@@ -20,6 +20,7 @@ export function createPageRecorder(settings: { loadSettings(): Promise<{ exclusi
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
     log: (message) => console.warn(message),
+    browser: recordingBrowser(),
   });
 }
 

@@ -19,6 +19,7 @@ import type { MessageSender } from '../messages/index.js';
 import { type PageCode, type PageReplies, type PageTimingMessage } from '../messages/page.js';
 import { isExcluded } from '../settings.js';
 import { CODES, type Failure } from '../../../common/errors.js';
+import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import { pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
 
 /** storage.session key prefix of a tab's pages. */
@@ -52,6 +53,8 @@ export interface PageRecorderDeps {
   clearTimer(handle: unknown): void;
   /** Where a failure of storage is reported (never thrown into the browser's event dispatch). */
   log(message: string): void;
+  /** The browser recording (its report says so: it decides which record types a replay asks). */
+  browser?: RecordingBrowser;
 }
 
 type Gate = 'checking' | 'ok' | 'private' | 'excluded';
@@ -300,7 +303,7 @@ export class PageRecorder {
     await entry.gateDone;
     const why = this.refusal(entry);
     if (why) return why;
-    return { ok: true, record: toPageReport(entry.page) };
+    return { ok: true, record: { ...toPageReport(entry.page), ...(this.deps.browser ? { browser: this.deps.browser } : {}) } };
   }
 
   // ---- inside ----

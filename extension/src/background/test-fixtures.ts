@@ -2,7 +2,7 @@
 import type { MeasurementMeta } from '../messages/measure.js';
 import type { ExchangeRecord } from '../../../common/record.js';
 import type { PageHost, PageRecord } from '../../../common/page-record.js';
-import { storedRecord, type StoredRecord } from '../../../common/cost-model.js';
+import { storedRecord, type StoredRecord } from '../../../common/stored-record.js';
 
 /** A page host as the recorder keeps it (names under .localhost, .local or single-label are internal). */
 export function host(name: string, firstNeededMs: number, extra: Partial<PageHost> = {}): PageHost {

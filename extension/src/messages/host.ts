@@ -13,7 +13,7 @@ export const HOST_MESSAGES = [hostStatus, hostReconnect] as const;
 
 /** The host's state: connected (its hello), or why not, with when the next attempt is due (ms since epoch). */
 export type HostStatus =
-  | { ok: true; connected: true; version: string; protocol: number; transports: TransportId[]; currentDns: CurrentDns | null }
+  | { ok: true; connected: true; version: string; protocol: number; transports: TransportId[]; currentDns: CurrentDns | null; ipv6: boolean | null }
   | (Failure<HostStatusCode> & { connected: false; retryAt: number | null });
 
 /** The replies of the host messages. */

@@ -4,9 +4,10 @@
 import * as v from 'valibot';
 import type { PageRecord } from '../../../common/page-record.js';
 import type { CurrentDns, NetworkInfo, SummaryRow } from '../../../common/schema.js';
+import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
 import type { CODES, Failure } from '../../../common/errors.js';
-import { StoredRecord } from '../../../common/cost-model.js';
+import { StoredRecord } from '../../../common/stored-record.js';
 
 const tabId = v.pipe(v.number(), v.integer(), v.minValue(0));
 const measureStart = v.strictObject({ type: v.literal('measure-start'), tabId });
@@ -44,6 +45,8 @@ export interface MeasurePlanSummary {
   internalAllowed: boolean;
   /** Hosts of the page not sent, with why (internal, ip-literal, invalid). */
   skipped: Array<{ name: string; reason: 'internal' | 'ip-literal' | 'invalid' }>;
+  /** The browser whose way of asking the plan follows (null: not known, A and AAAA); absent in older measurements. */
+  browser?: RecordingBrowser | null;
   /** The person's current DNS as the host found it, when it was measured (absent in measurements from before). */
   currentDns?: CurrentDns | null;
 }

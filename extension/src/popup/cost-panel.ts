@@ -12,7 +12,7 @@ import { send } from '../ui/messages.js';
 import { download, el } from '../ui/dom.js';
 import { computeResults, renderBytes, renderSummary, renderWaterfall } from './cost-view.js';
 import { CODES } from '../../../common/errors.js';
-import { type StoredRecord } from '../../../common/cost-model.js';
+import { type StoredRecord } from '../../../common/stored-record.js';
 
 /** Progress is asked for this often while measuring. */
 export const POLL_MS = 500;

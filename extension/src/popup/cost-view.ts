@@ -1,7 +1,8 @@
 // The per-site cost panel's results, drawn with DOM APIs only: every hostname, resolver name and error code from a
 // page or a host reply goes in as textContent, never as markup. Work is proportional to hosts × transports × modes of
 // one resolver (the waterfall shows one resolver at a time), so a 200-host page draws in a few tens of ms.
-import { INDISTINGUISHABLE_MS, type CellCost, type StoredRecord } from '../../../common/cost-model.js';
+import { INDISTINGUISHABLE_MS, type CellCost } from '../../../common/cost-model.js';
+import { type StoredRecord } from '../../../common/stored-record.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
 import { CURRENT_DNS_ID } from '../../../common/default-resolvers.js';

@@ -283,6 +283,25 @@ test('replay: warm, the connection is open before the page starts and nobody wai
   assert.deepEqual(sum(dot), { bytes: w.bytes.sent + w.bytes.received, packets: w.packets.sent + w.packets.received });
 });
 
+test('each host can carry its own record types (what the recording browser asked for it): replayed, primed and counted', async () => {
+  const req = request({
+    hosts: [{ name: 'doc.test', at: 0, qtypes: ['A', 'AAAA', 'HTTPS'] }, { name: 'img.test', at: 5 }, 'css.test'],
+    qtypes: ['A', 'AAAA'], schedule: 'replay', modes: ['cold'], repeat: 2, prime: true, seed: 3,
+  });
+  const progress: Array<[number, number]> = [];
+  const clock = { now: 0 };
+  const fake = fakeTransports(clock, { udp: 1, tcp: 2, dot: 3, doh: 4 });
+  const result = await measure(req, { onProgress: (d, t) => progress.push([d, t]) }, undefined, { clock: () => clock.now, transports: fake.transports });
+  const asked = (host: string) => [...new Set(result.records.filter((r) => r.host === host).map((r) => r.qtype))].sort();
+  assert.deepEqual(asked('doc.test'), ['A', 'AAAA', 'HTTPS']);
+  assert.deepEqual(asked('img.test'), ['A', 'AAAA'], 'a host without its own types gets the request\'s');
+  assert.deepEqual(asked('css.test'), ['A', 'AAAA']);
+  // 7 questions × 4 endpoints × 2 repeats, and progress counts exactly that.
+  assert.equal(result.records.length, 7 * 4 * 2);
+  assert.deepEqual(progress.at(-1), [56, 56]);
+  assert.ok(result.records.every((r) => r.ok));
+});
+
 test('splitEvenly gives integer shares that add up exactly', () => {
   assert.deepEqual(splitEvenly(10, 3), [4, 3, 3]);
   assert.deepEqual(splitEvenly(-4, 3), [-1, -1, -2]);

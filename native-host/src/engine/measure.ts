@@ -60,8 +60,10 @@ export async function measure(
   signal?: AbortSignal,
   deps: EngineDeps = { clock: monotonic, transports: TRANSPORTS },
 ): Promise<MeasureResult> {
-  const plan = req.hosts.map((h) => ({ name: normalizeHostname(typeof h === 'string' ? h : h.name), at: typeof h === 'string' ? 0 : (h.at ?? 0) }));
-  const hosts = plan.map((h) => h.name);
+  const qtypes: QType[] = req.qtypes ?? ['A'];
+  // Each host with its own record types where the request names them (what the recording browser asked for it).
+  const plan = req.hosts.map((h) => (typeof h === 'string' ? { name: normalizeHostname(h), at: 0, qtypes } : { name: normalizeHostname(h.name), at: h.at ?? 0, qtypes: h.qtypes ?? qtypes }));
+  const questions = plan.flatMap((h) => h.qtypes.map((qtype) => ({ name: h.name, qtype })));
   const candidates = targetsOf(req, deps.transports);
   if (candidates.length === 0) throw new DnscostError(CODES.BAD_REQUEST, 'no endpoint matches the requested transports');
   // Companions and trust stores load before any clock runs; then what cannot run here is set aside, not failed.
@@ -75,7 +77,6 @@ export async function measure(
   if (targets.length === 0) {
     throw new DnscostError(CODES.TRANSPORT_UNAVAILABLE, `no requested endpoint can run here: ${[...new Set(unavailable.map((u) => u.message))].join('; ')}`);
   }
-  const qtypes: QType[] = req.qtypes ?? ['A'];
   const modes: Mode[] = req.modes ?? ['cold'];
   const repeat = req.repeat ?? 1;
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -85,16 +86,16 @@ export async function measure(
   for (const t of targets) if (TRANSPORT_INFO[t.transport.id].encrypted) secureContextFor(t.resolver.ca);
   const pool = new SessionPool(deps.clock, timeoutMs, req.resume ?? false);
   const records: ExchangeRecord[] = [];
-  const total = hosts.length * qtypes.length * modes.length * repeat * targets.length;
+  const total = questions.length * modes.length * repeat * targets.length;
   let done = 0;
   let order: string[] = [];
   let cancelled = false;
   try {
-    if (req.prime) await prime(pool, hosts, qtypes, targets, signal);
-    if (req.warmup !== false) await warmup(pool, { name: hosts[0]!, qtype: qtypes[0]! }, targets, signal);
+    if (req.prime) await prime(pool, questions, targets, signal);
+    if (req.warmup !== false) await warmup(pool, questions[0]!, targets, signal);
     if (req.schedule === 'replay') {
       // A browser asks a host's record types together, in the order it first needed the hosts.
-      const lookups: Lookup[] = plan.flatMap((h) => qtypes.map((qtype) => ({ name: h.name, qtype, at: h.at }))).sort((a, b) => a.at - b.at);
+      const lookups: Lookup[] = plan.flatMap((h) => h.qtypes.map((qtype) => ({ name: h.name, qtype, at: h.at }))).sort((a, b) => a.at - b.at);
       replay: for (let r = 1; r <= repeat; r++) {
         for (const mode of modes) {
           // Endpoints in a seeded shuffled order, one endpoint's page at a time (the cache-fairness of sequential).
@@ -115,21 +116,19 @@ export async function measure(
       }
     } else outer: for (let r = 1; r <= repeat; r++) {
       for (const mode of modes) {
-        for (const host of hosts) {
-          for (const qtype of qtypes) {
-            // Shuffled per round so no transport always asks second, after another filled the cache.
-            const round = shuffled(targets, random);
-            if (order.length === 0) order = round.map((t) => `${t.resolver.id} ${t.url}`);
-            for (const target of round) {
-              if (signal?.aborted) {
-                cancelled = true;
-                break outer;
-              }
-              const record = await exchange(pool, target, { name: host, qtype }, mode, r);
-              records.push(record);
-              callbacks.onRecord?.(record);
-              callbacks.onProgress?.(++done, total);
+        for (const question of questions) {
+          // Shuffled per round so no transport always asks second, after another filled the cache.
+          const round = shuffled(targets, random);
+          if (order.length === 0) order = round.map((t) => `${t.resolver.id} ${t.url}`);
+          for (const target of round) {
+            if (signal?.aborted) {
+              cancelled = true;
+              break outer;
             }
+            const record = await exchange(pool, target, question, mode, r);
+            records.push(record);
+            callbacks.onRecord?.(record);
+            callbacks.onProgress?.(++done, total);
           }
         }
       }
@@ -141,15 +140,13 @@ export async function measure(
 }
 
 /** Asks every name once per resolver (over its first endpoint) so no measured exchange fills the cache. */
-async function prime(pool: SessionPool, hosts: string[], qtypes: QType[], targets: MeasuredEndpoint[], signal?: AbortSignal): Promise<void> {
+async function prime(pool: SessionPool, questions: readonly Question[], targets: MeasuredEndpoint[], signal?: AbortSignal): Promise<void> {
   const first = new Map<string, MeasuredEndpoint>();
   for (const t of targets) if (!first.has(t.resolver.id)) first.set(t.resolver.id, t);
   for (const target of first.values()) {
-    for (const host of hosts) {
-      for (const qtype of qtypes) {
-        if (signal?.aborted) return;
-        await exchange(pool, target, { name: host, qtype }, 'warm', 0);
-      }
+    for (const question of questions) {
+      if (signal?.aborted) return;
+      await exchange(pool, target, question, 'warm', 0);
     }
   }
   pool.closeAll();

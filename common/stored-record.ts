@@ -1,0 +1,56 @@
+// The one stored shape of a host record: what the cost model (common/cost-model.ts) reads, and so what the extension
+// stores, the validation keeps and the popup, the history and the validation compute a page's cost from.
+import type { ExchangeRecord, Pair, ReplayInfo, Timings } from './record.js';
+import type { Mode, QType, TransportId } from './transports.js';
+
+/**
+ * One exchange as the model reads it, and so as the extension stores it: the host's ExchangeRecord without what no
+ * reader needs (answers, layers, TLS details, events), its error as the stable code, times to the microsecond. The
+ * popup, the history and the validation all read records in this one shape (storedRecord), so all run this model.
+ */
+export interface StoredRecord {
+  host: string;
+  qtype: QType;
+  resolver: string;
+  transport: TransportId;
+  mode: Mode;
+  repeat: number;
+  ok: boolean;
+  /** The error's stable code when not ok. */
+  error: string | null;
+  timings: Timings;
+  bytes: Pair;
+  packets: Pair;
+  /** Where the lookup sat in its replayed page (every field: waiting for a connection is part of the model). */
+  replay: ReplayInfo | null;
+}
+
+const us = (x: number): number => Math.round(x * 1000) / 1000;
+const usOrNull = (x: number | null): number | null => (x === null ? null : us(x));
+
+/** The stored form of a host record: what the cost model and the waterfall read, nothing more. */
+export function storedRecord(r: ExchangeRecord): StoredRecord {
+  return {
+    host: r.host,
+    qtype: r.qtype,
+    resolver: r.resolver,
+    transport: r.transport,
+    mode: r.mode,
+    repeat: r.repeat,
+    ok: r.ok,
+    error: r.ok ? null : (r.error?.code ?? 'unknown'),
+    timings: { connect: usOrNull(r.timings.connect), tls: usOrNull(r.timings.tls), query: usOrNull(r.timings.query), total: us(r.timings.total) },
+    bytes: { sent: r.bytes.sent, received: r.bytes.received },
+    packets: { sent: r.packets.sent, received: r.packets.received },
+    replay: r.replay
+      ? {
+          pageStartedAt: us(r.replay.pageStartedAt),
+          scheduledAt: r.replay.scheduledAt,
+          endedAt: us(r.replay.endedAt),
+          waitedForConnection: usOrNull(r.replay.waitedForConnection),
+          paidSetup: r.replay.paidSetup,
+          sharedWith: r.replay.sharedWith,
+        }
+      : null,
+  };
+}

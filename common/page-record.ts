@@ -124,4 +124,10 @@ export interface PageRecord {
   caps: { hosts: number; redirects: number };
   /** The browser that recorded it (which record types it asks: common/browser-queries.ts); absent when not known. */
   browser?: RecordingBrowser;
+  /**
+   * How long the browser's pages had made no request before this one started (ms): whether its encrypted DNS
+   * connection would still have been open (common/connection-state.ts). null: no page before it since the browser (or
+   * the recording) started; absent in records from before it was kept.
+   */
+  idleBeforeMs?: number | null;
 }

@@ -8,6 +8,7 @@ import type { CellCost } from '../../common/cost-model.js';
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { MeasurementMeta } from './messages/measure.js';
 import { measuredPageCost } from '../../common/page-cost.js';
+import { expectedModeOf } from '../../common/connection-state.js';
 import { MAX_NETWORK_DESCRIPTION, NETWORK_ID, type NetworkInfo } from '../../common/schema.js';
 import { percentile } from '../../common/stats.js';
 import { MODES, TRANSPORT_IDS, type Mode, type TransportId } from '../../common/transports.js';
@@ -42,6 +43,8 @@ export interface HistoryCell {
    * queries); null when not counted. */
   bytesPerLookup: number | null;
   packetsPerLookup: number | null;
+  /** This mode is the connection state the visit would have had (common/connection-state.ts); absent in older entries. */
+  expected?: boolean;
 }
 
 /** One finished measurement. */
@@ -93,6 +96,7 @@ export function historyEntry(meta: MeasurementMeta, records: readonly StoredReco
       verdict: c.verdict,
       bytesPerLookup: q > 0 && c.bytes.sent !== null && c.bytes.received !== null ? round((c.bytes.sent + c.bytes.received) / q) : null,
       packetsPerLookup: q > 0 && pair ? round((pair.sent + pair.received) / q, 2) : null,
+      expected: expectedModeOf(c.transport, meta.page, meta.plan.currentDns?.stub?.software ?? null) === c.mode,
     };
   });
   return {
@@ -114,6 +118,7 @@ const historyCell = v.strictObject({
   onLoad: v.nullable(v.strictObject({ delta: v.pipe(v.number(), v.finite()), lower: v.pipe(v.number(), v.finite()), upper: v.pipe(v.number(), v.finite()) })),
   verdict: v.picklist(['indistinguishable', 'slower', 'faster', 'fails', 'unknown']),
   bytesPerLookup: v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))), packetsPerLookup: v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))),
+  expected: v.optional(v.boolean()),
 });
 /** A stored entry, checked when read back (storage is the extension's, but an older version may have written it). */
 export const historyEntrySchema = v.strictObject({

@@ -78,3 +78,22 @@ for (const order of ['navigation first', 'requests trail the commit'] as const) 
     assert.equal(r.hosts.find((h) => h.name === 'img.example.org')?.fromSubframe, false);
   });
 }
+
+test('page recorder: each page says how long the browser had been idle before it (the last request of any page to its start)', async () => {
+  const pages = recorder();
+  await pages.ready;
+  pages.onBeforeNavigate(nav(START, 100));
+  pages.onBeforeRequest(req('m1', START, 'main_frame', 101));
+  pages.onCompleted({ ...req('m1', START, 'main_frame', 140), statusCode: 200 });
+  pages.onBeforeRequest(req('i1', 'http://img.example.org/x.gif', 'image', 150));
+  pages.onCompleted({ ...req('i1', 'http://img.example.org/x.gif', 'image', 900), statusCode: 200 });
+  const first = await pages.report(TAB, { url: `${BASE}popup/popup.html` });
+  assert.ok(first.ok);
+  assert.equal(first.record.idleBeforeMs, null, 'nothing before the first page');
+  // Another tab navigates 30 s after the last response of the first page.
+  pages.onBeforeNavigate({ tabId: 8, frameId: 0, url: PAGE, timeStamp: 30_900 });
+  pages.onBeforeRequest({ ...req('m2', PAGE, 'main_frame', 30_901), tabId: 8 });
+  const second = await pages.report(8, { url: `${BASE}popup/popup.html` });
+  assert.ok(second.ok, JSON.stringify(second));
+  assert.equal(second.record.idleBeforeMs, 30_000);
+});

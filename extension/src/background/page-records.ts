@@ -20,7 +20,7 @@ import { type PageCode, type PageReplies, type PageTimingMessage } from '../mess
 import { isExcluded } from '../settings.js';
 import { CODES, type Failure } from '../../../common/errors.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
-import { pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
+import { lastActivityOf, pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
 
 /** storage.session key prefix of a tab's pages. */
 export const TAB_KEY_PREFIX = 'pages:tab:';
@@ -99,6 +99,8 @@ export class PageRecorder {
   private readonly privateTabs = new Set<number>();
   private readonly redirecting = new Set<string>();
   private writes: Promise<unknown> = Promise.resolve();
+  /** The latest request any recorded page made (ms since epoch): what a new page's idle time is measured from. */
+  private lastActivityAt: number | null = null;
   /** Resolves once the stored tab states are back in memory. */
   readonly ready: Promise<void>;
 
@@ -340,7 +342,7 @@ export class PageRecorder {
   }
 
   private startEntry(tabId: number, url: string, at: number, incognito: boolean | undefined): Entry {
-    const page = newPage(tabId, url, at, this.deps.newId());
+    const page = newPage(tabId, url, at, this.deps.newId(), this.lastActivityAt === null ? null : Math.max(0, at - this.lastActivityAt));
     const entry: Entry = { page, index: indexPage(page), gate: 'checking', gateDone: Promise.resolve(), navigateSeen: false };
     this.checkGate(entry, incognito);
     return entry;
@@ -401,6 +403,7 @@ export class PageRecorder {
   private add(tabId: number, entry: Entry, change: (page: PageState, index: PageIndex) => unknown): void {
     if (entry.gate === 'private' || entry.gate === 'excluded') return;
     change(entry.page, entry.index);
+    this.noteActivity(entry.page);
     if (entry.gate === 'ok') this.scheduleWrite(tabId, WRITE_DELAY_MS);
   }
 
@@ -445,6 +448,11 @@ export class PageRecorder {
     return run;
   }
 
+  /** Keeps the latest moment of network activity of any recorded page (after a change to `page`). */
+  private noteActivity(page: PageState): void {
+    this.lastActivityAt = Math.max(this.lastActivityAt ?? 0, lastActivityOf(page));
+  }
+
   private async hydrate(): Promise<void> {
     const all = await this.deps.area.get(null);
     for (const [key, value] of Object.entries(all)) {
@@ -455,6 +463,8 @@ export class PageRecorder {
         isPageState(p) ? { page: p, index: indexPage(p), gate: 'ok', gateDone: Promise.resolve(), navigateSeen: true } : null;
       // Events that arrived before hydration finished were queued behind `ready`, so nothing newer is lost here.
       if (!this.tabs.has(tabId)) this.tabs.set(tabId, { current: revive(current), pending: revive(pending), writeTimer: null, writeDue: 0 });
+      // A restarted background remembers the latest activity from the pages it kept.
+      for (const p of [current, pending]) if (isPageState(p)) this.noteActivity(p);
     }
   }
 }

@@ -93,6 +93,8 @@ export interface PageState {
   onLoadMs: number | null;
   timeOrigin: number | null;
   resourceTiming: { entries: number; hostsExposed: number } | null;
+  /** How long the browser's recorded pages had made no request before this one started (ms); null: none before. */
+  idleBeforeMs?: number | null;
 }
 
 function emptyDropped(): PageDropped {
@@ -115,7 +117,7 @@ export function hostOfUrl(url: string): { host: string; scheme: string } | null 
 }
 
 /** A new page for `tabId` started at `at` (epoch ms) on `url`. */
-export function newPage(tabId: number, url: string, at: number, pageId: string): PageState {
+export function newPage(tabId: number, url: string, at: number, pageId: string, idleBeforeMs: number | null = null): PageState {
   return {
     version: PAGE_RECORD_VERSION,
     tabId,
@@ -134,6 +136,7 @@ export function newPage(tabId: number, url: string, at: number, pageId: string):
     onLoadMs: null,
     timeOrigin: null,
     resourceTiming: null,
+    idleBeforeMs,
   };
 }
 
@@ -332,7 +335,13 @@ export function toPageReport(page: PageState): PageRecord {
     dropped: { ...page.dropped, invalidSamples: [...page.dropped.invalidSamples] },
     resourceTiming: page.resourceTiming,
     caps: { hosts: PAGE_CAPS.hosts, redirects: PAGE_CAPS.redirects },
+    idleBeforeMs: typeof page.idleBeforeMs === 'number' ? page.idleBeforeMs : null,
   };
+}
+
+/** The last moment `page` made a request that the browser saw go out or come back (its start when none). */
+export function lastActivityOf(page: PageState): number {
+  return Math.max(page.startedAt, page.completedAt ?? 0, ...page.hosts.map((h) => Math.max(h.firstSeenAt, h.lastCompletedAt ?? 0)));
 }
 
 /** Checks the shape of a stored page state (storage may hold an older or damaged value): true when usable. */

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { combos, comboStats, CSV_COLUMNS, csvField, defaultNetwork, filterEntries, lookupCdf, networkOptions, onLoadDeltas, parseJsonExport, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type ComboStats, type Names } from './analysis.js';
+import { combos, comboStats, CSV_COLUMNS, csvField, defaultNetwork, filterEntries, inView, lookupCdf, networkOptions, onLoadDeltas, parseJsonExport, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type ComboStats, type Names } from './analysis.js';
 import { HISTORY_VERSION, isHistoryEntry, LOOKUP_BUCKETS_MS, lookupHistogram, type HistoryCell, type HistoryEntry } from '../history.js';
 import type { Mode, TransportId } from '../../../common/transports.js';
 
@@ -132,11 +132,29 @@ test('lookup CDF pooled from histograms per transport, at the bucket bounds', ()
 
 test('combo statistics: failures, rates, median and shares of the onLoad change', () => {
   const es = [10, 20, 50, -40, null].map((d, i) => entry(`p${i}`, i, 'x.test', [cell('c', 'doh', 'cold', d, { failures: i === 0 ? 2 : 0, lookups: 10, verdict: i === 0 ? 'fails' : d === null ? 'unknown' : 'slower' })]));
-  const [s] = comboStats(es, combos(es));
+  const all = comboStats(es, combos(es));
+  const s = all.find((x) => x.mode === 'cold');
   assert.deepEqual({ ...s }, {
     resolver: 'c', transport: 'doh', mode: 'cold', pages: 5, estimated: 4, lookups: 50, failures: 2, failureRate: 0.04, pagesWithFailures: 1, pagesFailing: 1,
     medianDelta: 15, p95Delta: 45.5, indistinguishable: 0.5, slower: 0.25, faster: 0.25,
   });
+  // Entries from before the expected state was kept count their cold cells as expected.
+  assert.deepEqual({ ...all.find((x) => x.mode === 'expected') }, { ...s, mode: 'expected' });
+  assert.deepEqual(all.map((x) => x.mode), ['expected', 'cold']);
+});
+
+test('the expected view takes each page\'s cell in the state its visit would have had', () => {
+  const es = [
+    entry('p0', 0, 'x.test', [{ ...cell('c', 'doh', 'cold', 100), expected: false }, { ...cell('c', 'doh', 'warm', 10), expected: true }]),
+    entry('p1', 1, 'x.test', [{ ...cell('c', 'doh', 'cold', 120), expected: true }, { ...cell('c', 'doh', 'warm', 12), expected: false }]),
+  ];
+  assert.deepEqual(onLoadDeltas(es, 'expected', combos(es)), [[10, 120]]);
+  assert.deepEqual(onLoadDeltas(es, 'cold', combos(es)), [[100, 120]]);
+  assert.deepEqual(onLoadDeltas(es, 'warm', combos(es)), [[10, 12]]);
+  const expected = comboStats(es, combos(es)).find((x) => x.mode === 'expected')!;
+  assert.equal(expected.pages, 2);
+  assert.equal(expected.medianDelta, 65);
+  assert.equal(inView({ mode: 'warm' }, 'expected'), false, 'no flag: the cold cell stands for the visit');
 });
 
 function stats(transport: TransportId, medianDelta: number | null, over: Partial<ComboStats> = {}): ComboStats {

@@ -5,7 +5,7 @@
 // only draws what these return.
 import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
 import { isHistoryEntry, LOOKUP_BUCKETS_MS, matchesFilter, UNKNOWN_NETWORK, type HistoryCell, type HistoryEntry, type HistoryFilter } from '../history.js';
-import { isEncrypted, TRANSPORT_IDS, type Mode, type TransportId } from '../../../common/transports.js';
+import { isEncrypted, TRANSPORT_IDS, type TransportId } from '../../../common/transports.js';
 
 /** The time windows the page offers, in ms (`all`: no lower bound). */
 export const WINDOWS_MS = { '24h': 24 * 3600_000, '7d': 7 * 24 * 3600_000, '30d': 30 * 24 * 3600_000, all: null } as const;
@@ -104,13 +104,25 @@ export function combos(entries: readonly HistoryEntry[], resolverOrder: readonly
   return [...seen.values()].sort((a, b) => rank(a.resolver) - rank(b.resolver) || a.resolver.localeCompare(b.resolver) || TRANSPORT_IDS.indexOf(a.transport) - TRANSPORT_IDS.indexOf(b.transport));
 }
 
-/** Per combo, the sorted estimated onLoad changes (ms) of the pages that have one, in `mode`. */
-export function onLoadDeltas(entries: readonly HistoryEntry[], mode: Mode, order: readonly Combo[]): number[][] {
+/**
+ * Which cells a view shows: `expected`, each page's cost in the connection state its visit would have had
+ * (common/connection-state.ts; the cold one for entries from before it was kept), or every page `cold` or `warm`.
+ */
+export const VIEWS = ['expected', 'cold', 'warm'] as const;
+export type View = (typeof VIEWS)[number];
+
+/** True when cell `c` belongs to `view`. */
+export function inView(c: Pick<HistoryCell, 'mode' | 'expected'>, view: View): boolean {
+  return view === 'expected' ? (c.expected ?? c.mode === 'cold') : c.mode === view;
+}
+
+/** Per combo, the sorted estimated onLoad changes (ms) of the pages that have one, in `view`. */
+export function onLoadDeltas(entries: readonly HistoryEntry[], view: View, order: readonly Combo[]): number[][] {
   const index = new Map(order.map((c, i) => [comboKey(c.resolver, c.transport), i]));
   const out = order.map(() => [] as number[]);
   for (const e of entries) {
     for (const c of e.cells) {
-      if (c.mode !== mode || c.onLoad === null) continue;
+      if (!inView(c, view) || c.onLoad === null) continue;
       const i = index.get(comboKey(c.resolver, c.transport));
       if (i !== undefined) out[i]!.push(c.onLoad.delta);
     }
@@ -154,11 +166,11 @@ export function sharedCdf(samples: readonly (readonly number[])[], maxPoints = C
  * buckets' upper bounds (LOOKUP_BUCKETS_MS), y the share of hosts' lookups at or below it (slower ones never reach
  * 1 within the axis); `n` the lookups counted per transport. Transports without any lookup are left out.
  */
-export function lookupCdf(entries: readonly HistoryEntry[], mode: Mode): { x: number[]; series: Array<{ transport: TransportId; n: number; y: number[] }> } {
+export function lookupCdf(entries: readonly HistoryEntry[], view: View): { x: number[]; series: Array<{ transport: TransportId; n: number; y: number[] }> } {
   const sums = new Map<TransportId, number[]>();
   for (const e of entries) {
     for (const c of e.cells) {
-      if (c.mode !== mode) continue;
+      if (!inView(c, view)) continue;
       let s = sums.get(c.transport);
       if (!s) sums.set(c.transport, (s = new Array<number>(LOOKUP_BUCKETS_MS.length + 1).fill(0)));
       c.histogram.forEach((n, i) => (s![i]! += n));
@@ -177,7 +189,7 @@ export function lookupCdf(entries: readonly HistoryEntry[], mode: Mode): { x: nu
 
 /** Per resolver × transport × mode: lookups and failures summed over pages, and the onLoad change's summary. */
 export interface ComboStats extends Combo {
-  mode: Mode;
+  mode: View;
   /** Pages with this cell, and of them those with an onLoad estimate. */
   pages: number;
   estimated: number;
@@ -206,27 +218,30 @@ const quantile = (sorted: ArrayLike<number>, p: number): number | null => {
   return Number((sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (r - lo)).toFixed(1));
 };
 
-/** The statistics of every resolver × transport × mode of `entries`, in `order` then cold before warm. */
+/** The statistics of every resolver × transport × view of `entries`, in `order` then expected, cold, warm. */
 export function comboStats(entries: readonly HistoryEntry[], order: readonly Combo[]): ComboStats[] {
   // One pass over the cells (tens of thousands for a long history), accumulating per key.
   interface Acc { pages: number; deltas: number[]; lookups: number; failures: number; withFailures: number; failing: number }
   const accs = new Map<string, Acc>();
   for (const e of entries) {
     for (const c of e.cells) {
-      const k = `${c.resolver}/${c.transport}/${c.mode}`;
-      let a = accs.get(k);
-      if (!a) accs.set(k, (a = { pages: 0, deltas: [], lookups: 0, failures: 0, withFailures: 0, failing: 0 }));
-      a.pages++;
-      if (c.onLoad) a.deltas.push(c.onLoad.delta);
-      a.lookups += c.lookups;
-      a.failures += c.failures;
-      if (c.failures > 0) a.withFailures++;
-      if (c.verdict === 'fails') a.failing++;
+      for (const view of VIEWS) {
+        if (!inView(c, view)) continue;
+        const k = `${c.resolver}/${c.transport}/${view}`;
+        let a = accs.get(k);
+        if (!a) accs.set(k, (a = { pages: 0, deltas: [], lookups: 0, failures: 0, withFailures: 0, failing: 0 }));
+        a.pages++;
+        if (c.onLoad) a.deltas.push(c.onLoad.delta);
+        a.lookups += c.lookups;
+        a.failures += c.failures;
+        if (c.failures > 0) a.withFailures++;
+        if (c.verdict === 'fails') a.failing++;
+      }
     }
   }
   const out: ComboStats[] = [];
   for (const combo of order) {
-    for (const mode of ['cold', 'warm'] as const) {
+    for (const mode of VIEWS) {
       const a = accs.get(`${comboKey(combo.resolver, combo.transport)}/${mode}`);
       if (!a) continue;
       const deltas = Float64Array.from(a.deltas).sort();
@@ -294,11 +309,11 @@ function changeWords(s: ComboStats): string {
  * options (DoT, DoH) measured on at least MIN_PAGES pages, the most reliable then cheapest one, in words. The pages
  * are those measured on the network the person was on; `pages` is how many there are.
  */
-export function recommend(stats: readonly ComboStats[], mode: Mode, pages: number, names: Names): Recommendation {
+export function recommend(stats: readonly ComboStats[], mode: View, pages: number, names: Names): Recommendation {
   if (pages === 0) return { kind: 'nothing', best: null, sentences: ['Nothing measured yet: dnscost recommends once it has measured some of your pages.'] };
   const encrypted = stats.filter((s) => s.mode === mode && isEncrypted(s.transport));
   if (encrypted.length === 0) {
-    return { kind: 'no-encrypted', best: null, sentences: [`No encrypted transport (DNS over TLS or HTTPS) was measured ${mode} on these ${pages} pages: choose resolvers with DoT or DoH endpoints in the options.`] };
+    return { kind: 'no-encrypted', best: null, sentences: [`No encrypted transport (DNS over TLS or HTTPS) was measured ${mode === 'expected' ? '' : `${mode} `}on these ${pages} pages: choose resolvers with DoT or DoH endpoints in the options.`] };
   }
   const enough = encrypted.filter((s) => s.estimated >= MIN_PAGES && s.medianDelta !== null);
   if (enough.length === 0) {
@@ -308,7 +323,7 @@ export function recommend(stats: readonly ComboStats[], mode: Mode, pages: numbe
   const rate = (s: ComboStats) => s.failureRate ?? 0;
   const byCost = (a: ComboStats, b: ComboStats) => a.medianDelta! - b.medianDelta! || (a.p95Delta ?? 0) - (b.p95Delta ?? 0) || rate(a) - rate(b);
   const reliable = enough.filter((s) => rate(s) <= MAX_FAILURE_RATE).sort(byCost);
-  const scope = `On the ${pages} page${pages === 1 ? '' : 's'} you measured here (${mode} connections)`;
+  const scope = `On the ${pages} page${pages === 1 ? '' : 's'} you measured here (${mode === 'expected' ? 'with the connections your browsing would have had' : `${mode} connections`})`;
   if (reliable.length === 0) {
     const best = [...enough].sort((a, b) => rate(a) - rate(b) || byCost(a, b))[0]!;
     return {

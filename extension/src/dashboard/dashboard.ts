@@ -8,9 +8,9 @@
 // `dataset.shown` how many pages are in view. Text from data (hosts, resolver names) only goes in as textContent
 // (uPlot sets its labels the same way).
 import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
-import { combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type Combo, type ComboStats, type NetworkOption, type WindowId } from './analysis.js';
+import { combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type Combo, type ComboStats, type NetworkOption, type View, type WindowId } from './analysis.js';
 import type { HistoryEntry, HistoryFilter } from '../history.js';
-import { TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
+import { TRANSPORTS, type TransportId } from '../../../common/transports.js';
 import { $, download, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
 import { drawLookupCdf, drawOnLoadCdf, type Chart } from './plots.js';
@@ -113,7 +113,7 @@ export async function mountDashboard(): Promise<void> {
     const started = performance.now();
     const mine = ++generation;
     filter = formFilter(Date.now());
-    const mode = $<HTMLSelectElement>('mode').value as Mode;
+    const mode = $<HTMLSelectElement>('mode').value as View;
     shown = filterEntries(all, filter);
     for (const c of charts) c.plot.destroy();
     charts = [];

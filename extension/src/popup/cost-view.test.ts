@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import type { CurrentDns } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
-import { comparedWith } from './cost-view.js';
+import { comparedWith, expectedWhy } from './cost-view.js';
 
 const plan = (currentDns: CurrentDns | null): Pick<MeasurementMeta, 'plan'> => ({
   plan: {
@@ -23,4 +23,18 @@ test('the panel names the baseline: your current DNS, already encrypted or not; 
   );
   assert.match(comparedWith(plan(null), { resolver: 'lab', transport: 'udp' }), /^Compared with Lab over plain DNS over UDP \(your current DNS was not measured\)/);
   assert.match(comparedWith(plan(null), undefined), /No plain-UDP replay/);
+});
+
+test('the panel says which connection state each transport would have had at this visit, and why', () => {
+  const page = (idleBeforeMs: number | null, browser: 'chromium' | 'firefox') => ({ page: { idleBeforeMs, browser } as MeasurementMeta['page'] });
+  const soon = expectedWhy(page(4_000, 'chromium'), ['udp', 'dot', 'doh'], null);
+  assert.match(soon, /^Your browser had been idle 4 s before this page, so the connection would have been: /);
+  assert.match(soon, /DoT open \(warm\), as systemd-resolved \(DNS over TLS\) keeps it 10 s/);
+  assert.match(soon, /DoH open \(warm\), as Chromium's DNS over HTTPS keeps it until the server closes it/);
+  assert.doesNotMatch(soon, /Do53/, 'plain DNS has no connection to keep');
+  const later = expectedWhy(page(30_000, 'chromium'), ['dot', 'doh'], 'unbound');
+  assert.match(later, /DoT open \(warm\), as unbound \(DNS over TLS\) keeps it 60 s/);
+  assert.match(expectedWhy(page(90_000, 'firefox'), ['dot'], 'unbound'), /DoT closed \(cold\)/);
+  assert.match(expectedWhy(page(null, 'firefox'), ['doh'], null), /^This was the first page since your browser started, .*DoH closed \(cold\)/);
+  assert.equal(expectedWhy(page(1_000, 'firefox'), ['udp', 'tcp'], null), '');
 });

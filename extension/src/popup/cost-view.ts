@@ -6,6 +6,7 @@ import { type StoredRecord } from '../../../common/stored-record.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
 import { CURRENT_DNS_ID } from '../../../common/default-resolvers.js';
+import { expectedModeOf, holderOf, HOLDERS } from '../../../common/connection-state.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
 import { TRANSPORT_IDS, TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
 import { el } from '../ui/dom.js';
@@ -34,6 +35,10 @@ export interface Results {
   baseline: { resolver: string; transport: TransportId } | undefined;
   /** One sentence: what every change is compared with (the person's current DNS, whenever it was measured). */
   comparedWith: string;
+  /** Per transport, the connection state this visit would have had (common/connection-state.ts). */
+  expected: Partial<Record<TransportId, Mode>>;
+  /** One sentence: why those states (how long the browser had been idle, who would hold each connection). */
+  expectedWhy: string;
 }
 
 /** Runs the cost model over a measurement's stored records. */
@@ -42,7 +47,22 @@ export function computeResults(meta: MeasurementMeta, records: readonly StoredRe
   const baseline = chooseBaseline(records);
   const resolverOrder = new Map(meta.plan.resolvers.map((r, i) => [r.id, i]));
   cells.sort((a, b) => (resolverOrder.get(a.resolver) ?? 99) - (resolverOrder.get(b.resolver) ?? 99) || transportOrder(a.transport) - transportOrder(b.transport) || MODE_ORDER[a.mode] - MODE_ORDER[b.mode]);
-  return { cells, baseline, comparedWith: comparedWith(meta, baseline) };
+  const stub = meta.plan.currentDns?.stub?.software ?? null;
+  const expected: Results['expected'] = {};
+  for (const c of cells) expected[c.transport] = expectedModeOf(c.transport, meta.page, stub);
+  return { cells, baseline, comparedWith: comparedWith(meta, baseline), expected, expectedWhy: expectedWhy(meta, Object.keys(expected) as TransportId[], stub) };
+}
+
+/** Why each encrypted transport's expected state is what it is, in words. */
+export function expectedWhy(meta: Pick<MeasurementMeta, 'page'>, transports: readonly TransportId[], stub: string | null): string {
+  const idle = meta.page.idleBeforeMs;
+  const parts = transports.flatMap((t) => {
+    const holder = holderOf(t, meta.page.browser ?? null, stub);
+    return holder ? [`${TRANSPORTS[t].short} ${expectedModeOf(t, meta.page, stub) === 'warm' ? 'open (warm)' : 'closed (cold)'}, as ${HOLDERS[holder].name} keeps it ${HOLDERS[holder].idleMs === null ? 'until the server closes it' : `${HOLDERS[holder].idleMs / 1000} s`}`] : [];
+  });
+  if (parts.length === 0) return '';
+  const when = idle === null || idle === undefined ? 'This was the first page since your browser started' : `Your browser had been idle ${idle < 1000 ? `${Math.round(idle)} ms` : `${Math.round(idle / 1000)} s`} before this page`;
+  return `${when}, so the connection would have been: ${parts.join('; ')}. The expected rows are marked; cold and warm are both shown.`;
 }
 
 /** What the changes are compared with, in words: the person's current DNS (and whether it is already encrypted), or else which replay. */
@@ -81,17 +101,19 @@ export function renderSummary(results: Results, resolverNames: Map<string, strin
   const { table: t, body } = table(['Resolver', 'Transport', 'Connection', 'Change of onLoad (point, bounds)', 'DNS time (sum)', 'Failures']);
   for (const c of results.cells) {
     const isBaseline = results.baseline?.resolver === c.resolver && results.baseline.transport === c.transport;
+    const expected = results.expected[c.transport] === c.mode;
     const dns = c.dnsTime.candidate === null ? '–' : `${ms(c.dnsTime.candidate)}${c.dnsTime.delta !== null && !isBaseline ? ` (${signed(c.dnsTime.delta)})` : ''}`;
     row(body, [
       resolverNames.get(c.resolver) ?? c.resolver,
       TRANSPORTS[c.transport]?.name ?? c.transport,
-      c.mode,
+      expected ? `${c.mode} (expected)` : c.mode,
       isBaseline ? 'baseline' : onLoadWords(c),
       dns,
       `${c.failures.failed} of ${c.failures.total}`,
-    ], { resolver: c.resolver, transport: c.transport, mode: c.mode, verdict: isBaseline ? 'baseline' : c.verdict });
+    ], { resolver: c.resolver, transport: c.transport, mode: c.mode, verdict: isBaseline ? 'baseline' : c.verdict, expected: String(expected) });
   }
   box.append(t);
+  if (results.expectedWhy) box.append(el('p', results.expectedWhy, 'expected-why'));
   const base = results.baseline;
   box.append(el('p', results.comparedWith, 'compared-with'));
   if (base) {

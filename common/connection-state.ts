@@ -1,0 +1,65 @@
+// Which connection state a visit would have had (issue 11, item 2): an encrypted transport pays its handshakes only
+// when its connection is not open, and whoever holds it (the browser for DoH, a stub for DoT and DoQ) keeps it open
+// for a while after the last lookup. From the person's own timeline — how long their browser had been idle before
+// the page (PageRecord.idleBeforeMs) — each visit has an expected state, cold or warm, and the expected cost is the
+// cost in that state.
+//
+// How long each holder keeps an idle connection, measured with the real programs in the lab
+// (bench/idle-lifetimes.ts, bench/results/idle-lifetimes.md) and read in their sources (the constants named):
+// - Chromium's DoH: no idle limit of its own (an HTTP/2 session lives until the server closes it; after 10 s without
+//   a read the next request carries a PING: net/spdy kDefaultConnectionAtRiskOfLossSeconds).
+// - Firefox's TRR: 3,400 s after the last data read (network.http.http2.timeout 170 × largeKeepaliveFactor 20).
+// - unbound forwarding over TLS: 60 s (tcp-reuse-timeout); stubby: 10 s (idle_timeout, Debian's configuration);
+//   systemd-resolved with DNSOverTLS: 10 s (DNS_STREAM_ESTABLISHED_TIMEOUT_USEC) — the default DoT path on Linux.
+// - AdGuard dnsproxy towards a DoQ upstream: none (a keep-alive PING every 15 s).
+// The server may close sooner; where its limit is known (serverIdleMs) the shorter one applies.
+import type { RecordingBrowser } from './browser-queries.js';
+import type { Mode, TransportId } from './transports.js';
+
+/** What holds an encrypted DNS connection between a browser's lookups. */
+export const HOLDERS = {
+  'chromium-doh': { name: "Chromium's DNS over HTTPS", idleMs: null },
+  'firefox-trr': { name: "Firefox's DNS over HTTPS (TRR)", idleMs: 3_400_000 },
+  unbound: { name: 'unbound (DNS over TLS)', idleMs: 60_000 },
+  stubby: { name: 'stubby (DNS over TLS)', idleMs: 10_000 },
+  'systemd-resolved': { name: 'systemd-resolved (DNS over TLS)', idleMs: 10_000 },
+  dnsproxy: { name: 'dnsproxy (DNS over QUIC)', idleMs: null },
+} as const satisfies Record<string, { name: string; idleMs: number | null }>;
+export type Holder = keyof typeof HOLDERS;
+
+/**
+ * Who would hold the connection if the person switched to `transport`: for DoH their browser; for DoT their
+ * machine's stub (the one they run, else systemd-resolved, Linux's default); for DoQ dnsproxy. Null for the
+ * transports with no connection to keep (Do53 over UDP) or none a browser uses (Do53 over TCP).
+ */
+export function holderOf(transport: TransportId, browser: RecordingBrowser | null, stub: string | null = null): Holder | null {
+  switch (transport) {
+    case 'doh':
+    case 'doh1':
+    case 'doh3':
+      return browser === 'firefox' ? 'firefox-trr' : 'chromium-doh';
+    case 'dot':
+      return stub === 'unbound' || stub === 'stubby' ? stub : 'systemd-resolved';
+    case 'doq':
+      return 'dnsproxy';
+    default:
+      return null;
+  }
+}
+
+/** The mode whose cost is the expected one for `transport` at this page's visit (see expectedMode). */
+export function expectedModeOf(transport: TransportId, page: { browser?: RecordingBrowser | null | undefined; idleBeforeMs?: number | null | undefined }, stub: string | null = null): Mode {
+  return expectedMode(page.idleBeforeMs, holderOf(transport, page.browser ?? null, stub));
+}
+
+/**
+ * The state the candidate's connection would have been in at this visit: warm when the holder keeps an idle
+ * connection at least as long as the browser had been idle before the page (and the server does too), else cold. A
+ * visit with nothing before it (the browser's first page) is cold; a transport without a connection is cold.
+ */
+export function expectedMode(idleBeforeMs: number | null | undefined, holder: Holder | null, serverIdleMs: number | null = null): Mode {
+  if (holder === null || idleBeforeMs === null || idleBeforeMs === undefined) return 'cold';
+  const limits = [HOLDERS[holder].idleMs, serverIdleMs].filter((x): x is number => x !== null);
+  const keptMs = limits.length ? Math.min(...limits) : Infinity;
+  return idleBeforeMs <= keptMs ? 'warm' : 'cold';
+}

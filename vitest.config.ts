@@ -16,7 +16,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['common/**/*.test.ts', 'native-host/src/**/*.test.ts', 'collector/**/*.test.ts', 'extension/src/**/*.test.ts', 'tests/*.test.ts'],
+          include: ['common/**/*.test.ts', 'native-host/src/**/*.test.ts', 'collector/**/*.test.ts', 'extension/src/**/*.test.ts', 'lab/**/*.test.ts', 'tests/*.test.ts'],
           testTimeout: 60_000,
           sequence: { groupOrder: 0 },
         },

@@ -90,10 +90,10 @@ export function issueLeaf(
   return { certPem: pki.certificateToPem(cert), keyPem: pki.privateKeyToPem(keys.privateKey) };
 }
 
-/** Makes a fresh CA plus the standard lab server cert and writes ca.pem, server.pem, server.key into dir. */
-export async function makeCerts(dir: string): Promise<LabCerts & { ca: CertAuthority }> {
+/** Makes a fresh CA plus the standard lab server cert (also naming `extraNames`) and writes ca.pem, server.pem, server.key into dir. */
+export async function makeCerts(dir: string, extraNames: string[] = []): Promise<LabCerts & { ca: CertAuthority }> {
   const ca = makeCA();
-  const leaf = issueLeaf(ca, { names: LAB_CERT_NAMES, ips: LAB_CERT_IPS });
+  const leaf = issueLeaf(ca, { names: [...LAB_CERT_NAMES, ...extraNames.filter((n) => !LAB_CERT_NAMES.includes(n))], ips: LAB_CERT_IPS });
   await mkdir(dir, { recursive: true });
   const caFile = join(dir, 'ca.pem');
   const certFile = join(dir, 'server.pem');

@@ -50,8 +50,14 @@ export interface StartOptions {
   /**
    * CoreDNS only: one more zone whose every name answers these addresses (A, and AAAA when given), e.g. a test site
    * served inside a lab namespace. Names under `*.localhost` never reach a resolver in browsers, hence a zone of its own.
+   * A list makes each name a zone (a page rebuilt from a HAR: lab/har/zone.ts).
    */
-  siteZone?: { zone: string; a: string; aaaa?: string };
+  siteZone?: { zone: string | string[]; a: string; aaaa?: string };
+  /**
+   * CoreDNS only: how long it keeps an idle DoT, DoH or DoQ connection (s); CoreDNS's default is 10 s, shorter than
+   * a browser or a stub keeps theirs.
+   */
+  idleTimeoutS?: number;
   /** CoreDNS only: log every query as `dnscost-query SCHEME TYPE NAME` (scheme dns, tls, https, …) to its output. */
   logQueries?: boolean;
   /** Called with everything the process writes (stdout and stderr), uncapped, as it arrives. */
@@ -315,24 +321,27 @@ export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
           `template IN AAAA ${LAB_SITE_ZONE} {`, `  answer "{{ .Name }} 60 IN AAAA ::1"`, '}',
         ];
         const extraZone = opts.siteZone;
+        const extraZones = extraZone ? [extraZone.zone].flat() : [];
         if (extraZone) {
-          site.push(`template IN A ${extraZone.zone} {`, `  answer "{{ .Name }} 60 IN A ${extraZone.a}"`, '}');
-          if (extraZone.aaaa) site.push(`template IN AAAA ${extraZone.zone} {`, `  answer "{{ .Name }} 60 IN AAAA ${extraZone.aaaa}"`, '}');
+          const z = extraZones.join(' ');
+          site.push(`template IN A ${z} {`, `  answer "{{ .Name }} 60 IN A ${extraZone.a}"`, '}');
+          if (extraZone.aaaa) site.push(`template IN AAAA ${z} {`, `  answer "{{ .Name }} 60 IN AAAA ${extraZone.aaaa}"`, '}');
           // Other types get NODATA (the browser's HTTPS/type-65 queries), not REFUSED.
-          site.push(`template ANY ANY ${extraZone.zone} {`, '  rcode NOERROR', '}');
+          site.push(`template ANY ANY ${z} {`, '  rcode NOERROR', '}');
         }
         const zones = (scheme: string, port: number) =>
-          [`test.`, `${LAB_SITE_ZONE}.`, ...(extraZone ? [`${extraZone.zone}.`] : [])].map((z) => `${scheme}://${z}:${port}`).join(' ');
+          [`test.`, `${LAB_SITE_ZONE}.`, ...extraZones.map((z) => `${z}.`)].map((z) => `${scheme}://${z}:${port}`).join(' ');
         const block = (scheme: string, port: number, extra: string[]) =>
           [`${zones(scheme, port)} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l),
             ...(opts.logQueries ? [`  log . "dnscost-query ${scheme} {type} {name}"`] : []),
             `  file ${zoneFile} test.`, ...site.map((l) => '  ' + l), '  errors', '}'].join('\n');
         const tls = `tls ${certs.certFile} ${certs.keyFile}`;
+        const idle = opts.idleTimeoutS ? [`timeouts {`, `  idle ${opts.idleTimeoutS}s`, '}'] : [];
         const corefile = [
           block('dns', ports.dns, []),
-          block('tls', ports.tls, [tls]),
-          block('quic', ports.tls, [tls, 'quic']),
-          block('https', ports.https, [tls, 'https']),
+          block('tls', ports.tls, [tls, ...idle]),
+          block('quic', ports.tls, [tls, 'quic', ...idle]),
+          block('https', ports.https, [tls, 'https', ...idle]),
           block('https3', ports.https, [tls, 'https3']),
         ].join('\n') + '\n';
         const conf = join(dir, 'Corefile');

@@ -23,11 +23,14 @@ export async function buildNoDelayShim(work: string): Promise<string> {
   return lib;
 }
 
+/** Which stub, where its files go, the lab CA it authenticates the resolver with, a library to preload into it. */
+export type DotStubOptions = Pick<InnerConfig, 'work' | 'dotStub' | 'caFile'> & { stubPreload?: string | null | undefined };
+
 /**
  * A fresh DoT stub (c.dotStub, with c.stubPreload if given) on 127.0.0.1:53 forwarding over TLS to the lab
  * resolver; resolves once it listens.
  */
-export async function startDotStub(c: InnerConfig): Promise<ChildProcess> {
+export async function startDotStub(c: DotStubOptions): Promise<ChildProcess> {
   const dir = join(c.work, c.dotStub);
   mkdirSync(dir, { recursive: true });
   const args = c.dotStub === 'unbound' ? unboundArgs(c, dir) : stubbyArgs(c, dir);
@@ -41,7 +44,7 @@ export async function startDotStub(c: InnerConfig): Promise<ChildProcess> {
  * it pipelines the queries of a burst over a reused TLS stream. Like stubby it leaves Nagle's algorithm on
  * (ValidationOptions.stubNoDelay).
  */
-function unboundArgs(c: InnerConfig, dir: string): string[] {
+function unboundArgs(c: DotStubOptions, dir: string): string[] {
   const conf = join(dir, 'unbound.conf');
   writeFileSync(conf, [
     'server:',
@@ -71,7 +74,7 @@ function unboundArgs(c: InnerConfig, dir: string): string[] {
 }
 
 /** stubby's arguments, its configuration written to `dir`: on 127.0.0.1:53, every query over TLS to the lab resolver. */
-function stubbyArgs(c: InnerConfig, dir: string): string[] {
+function stubbyArgs(c: DotStubOptions, dir: string): string[] {
   const conf = join(dir, 'stubby.yml');
   writeFileSync(conf, [
     'resolution_type: GETDNS_RESOLUTION_STUB',

@@ -13,13 +13,14 @@ import (
 	_ "github.com/coredns/coredns/plugin/log"
 	_ "github.com/coredns/coredns/plugin/quic"
 	_ "github.com/coredns/coredns/plugin/template"
+	_ "github.com/coredns/coredns/plugin/timeouts"
 	_ "github.com/coredns/coredns/plugin/tls"
 )
 
 // Directives order decides plugin chaining; CoreDNS has no default for a custom build.
 func init() {
 	dnsserver.Directives = []string{
-		"bind", "errors", "file", "https", "https3", "log", "quic", "template", "tls",
+		"bind", "timeouts", "errors", "file", "https", "https3", "log", "quic", "template", "tls",
 	}
 }
 

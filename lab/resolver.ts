@@ -301,9 +301,10 @@ async function launch(spec: Launch, opts: StartOptions, s: Setup): Promise<LabRe
   return { name: spec.name, address: s.address, endpoints, certs: s.certs, logs, stop };
 }
 
-/** Starts CoreDNS serving labZone() over dns://, tls://, https:// (h2 + HTTP/1.1), quic:// and https3://. */
 /** The browser tests' site zone: CoreDNS answers every name under it with loopback addresses (A and AAAA). */
 export const LAB_SITE_ZONE = 'site.localhost';
+
+/** Starts CoreDNS serving labZone() over dns://, tls://, https:// (h2 + HTTP/1.1), quic:// and https3://. */
 
 export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
   return start(
@@ -319,6 +320,8 @@ export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
         const site = [
           `template IN A ${LAB_SITE_ZONE} {`, `  answer "{{ .Name }} 60 IN A 127.0.0.1"`, '}',
           `template IN AAAA ${LAB_SITE_ZONE} {`, `  answer "{{ .Name }} 60 IN AAAA ::1"`, '}',
+          // Other types (the browsers' HTTPS/type-65 queries) get NODATA, not REFUSED.
+          `template ANY ANY ${LAB_SITE_ZONE} {`, '  rcode NOERROR', '}',
         ];
         const extraZone = opts.siteZone;
         const extraZones = extraZone ? [extraZone.zone].flat() : [];

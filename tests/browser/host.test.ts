@@ -78,7 +78,10 @@ function innerTests(name: BrowserName): void {
         transports: hello.transports,
         // The host's own finding, passed on as it is (in this namespace: the machine's /etc/resolv.conf).
         currentDns: hello.currentDns ?? null,
+        // The host's IPv6 probe (in this loopback-only namespace: no global route).
+        ipv6: hello.ipv6 ?? null,
       });
+      assert.equal(hello.ipv6, false, 'no global IPv6 route in a loopback-only namespace');
       assert.ok(hello.currentDns, 'the host reports the current DNS in its hello');
       assert.ok(Array.isArray(hello.transports) && hello.transports.length > 0);
       for (const bad of [{ type: 'no-such-message' }, { type: 'host-status', extra: true }, 'host-status', null]) {

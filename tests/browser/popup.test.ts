@@ -31,6 +31,7 @@ import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
 import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../../lab/synthetic-measurement.js';
 import { ROOT } from '../../lab/paths.js';
+import { browserQtypes } from '../../common/browser-queries.js';
 
 const INNER = process.env.DNSCOST_COST_INNER as BrowserName | undefined;
 const RUN_DIR = join(ROOT, 'tests/.run');
@@ -96,20 +97,25 @@ function innerTests(name: BrowserName): void {
       const records = full.records!;
       const m = full.measurement!;
       assert.equal(m.records, records.length, JSON.stringify({ ...m, page: undefined, plan: undefined, summary: undefined }));
-      // Every host × transport × mode × qtype × repeat of the lab resolver.
-      assert.equal(records.length, expected.length * TRANSPORTS.length * 2 * 2 * 3, `records: ${records.length}`);
+      // Every host × transport × mode × record type × repeat of the lab resolver; the types the recording browser
+      // asks for that host (common/browser-queries.ts; no global IPv6 route in this namespace).
+      const qtypesOf = (host: string) => browserQtypes(name, { ipv6: false, document: host === record.host });
+      assert.equal(record.browser, name);
+      const perMode = expected.map((h) => qtypesOf(h).length * 3).reduce((a, b) => a + b, 0);
+      assert.equal(records.length, perMode * TRANSPORTS.length * 2, `records: ${records.length}`);
       for (const host of expected) {
         for (const transport of TRANSPORTS) {
           for (const mode of ['cold', 'warm'] as const) {
-            const n = records.filter((r) => r.host === host && r.transport === transport && r.mode === mode && r.resolver === 'lab').length;
-            assert.equal(n, 6, `${host} over ${transport} ${mode}: ${n} records (A and AAAA × 3)`);
+            const mine = records.filter((r) => r.host === host && r.transport === transport && r.mode === mode && r.resolver === 'lab');
+            assert.deepEqual([...new Set(mine.map((r) => r.qtype))].sort(), [...qtypesOf(host)].sort(), `${host} over ${transport} ${mode}: the browser's types`);
+            assert.equal(mine.length, qtypesOf(host).length * 3, `${host} over ${transport} ${mode}: ${mine.length} records`);
           }
         }
       }
       for (const r of records) {
         assert.ok(r.replay, 'replayed');
         // The lab resolver answers the site's names (LAB_SITE_ZONE) with loopback addresses: every lookup resolves.
-        assert.ok(r.ok, `${r.host} ${r.transport} ${r.mode}: ${r.error}`);
+        assert.ok(r.ok, `${r.host} ${r.qtype} ${r.transport} ${r.mode}: ${r.error}`);
       }
 
       // The panel, opened as a page for that tab.

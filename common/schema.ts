@@ -172,6 +172,33 @@ export interface CurrentDns {
   description: string;
 }
 
+/**
+ * The DNS over HTTPS of the browser that started the host (native-host/src/current-dns/browser-doh.ts): where its
+ * secure DNS is on, its lookups do not go to the current DNS in plain text, and a switch to DoH already happened.
+ */
+export interface BrowserDoh {
+  browser: 'chromium' | 'firefox';
+  /** For people: "Chromium", "Google Chrome", "Microsoft Edge", "Firefox", … */
+  product: string;
+  /** Chromium's DnsOverHttpsMode; Firefox's network.trr.mode 2 is `automatic`, 3 `secure`, everything else `off`. */
+  mode: 'off' | 'automatic' | 'secure';
+  /** The browser's lookups go over DoH now: secure; automatic with a template or an upgraded provider; Firefox's mode 2. */
+  active: boolean;
+  /** The DoH URI templates in force (RFC 8484 §4.1); empty when the browser's own default, which is not guessed. */
+  templates: string[];
+  /** Where the mode was read: a policy file or key, `Local State`, `prefs.js`/`user.js`, or `default`. */
+  source: string;
+  /** Who set it: an administrator's policy, the person's settings, Mozilla's DoH rollout, or the browser's default. */
+  setBy: 'policy' | 'settings' | 'rollout' | 'default';
+  /** Lookups may still go over plain DNS when DoH fails (automatic modes); false in secure mode and when off. */
+  fallback: boolean;
+  /** Chromium's automatic mode: the system's DNS server whose provider's DoH it upgrades to; null otherwise. */
+  upgradedFrom: string | null;
+}
+
+/** Limits of a BrowserDoh in a hello (the host clips to them, so one odd setting cannot make the hello invalid). */
+export const BROWSER_DOH_LIMITS = { templates: 8, template: 1024, source: 512, product: 64 } as const;
+
 /** Which network a measurement ran on: a fingerprint and what it is made of, for the person. */
 export interface NetworkInfo {
   /** NETWORK_ID: 16 hex digits, the same on the same network. */
@@ -194,7 +221,7 @@ export function networkInfo(value: unknown): NetworkInfo | null {
 
 /** Every reply the host sends; each echoes the request's id. */
 export type Reply =
-  | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[]; currentDns?: CurrentDns; ipv6?: boolean }
+  | { id: RequestId | null; type: 'hello'; version: string; protocol: number; transports: TransportId[]; currentDns?: CurrentDns; ipv6?: boolean; browserDoh?: BrowserDoh | null }
   | { id: RequestId; type: 'progress'; done: number; total: number }
   | { id: RequestId; type: 'records'; records: ExchangeRecord[] }
   | {
@@ -256,6 +283,19 @@ const replySchema = v.variant('type', [
       encrypted: v.nullable(v.object({ transport: v.picklist(TRANSPORT_IDS), by: str(1, 64), opportunistic: v.boolean() })),
       description: str(1, 300),
     })),
+    // Absent from hosts that predate it; null when no browser started the host (a terminal, doctor, a test). One that
+    // does not check is taken as null: an optional fact about the browser must not cost the connection.
+    browserDoh: v.optional(v.fallback(v.nullable(v.object({
+      browser: v.picklist(['chromium', 'firefox']),
+      product: str(1, BROWSER_DOH_LIMITS.product),
+      mode: v.picklist(['off', 'automatic', 'secure']),
+      active: v.boolean(),
+      templates: v.pipe(v.array(str(1, BROWSER_DOH_LIMITS.template)), v.maxLength(BROWSER_DOH_LIMITS.templates)),
+      source: str(1, BROWSER_DOH_LIMITS.source),
+      setBy: v.picklist(['policy', 'settings', 'rollout', 'default']),
+      fallback: v.boolean(),
+      upgradedFrom: v.nullable(v.pipe(v.string(), v.check(isIpLiteral, 'an IP address'))),
+    })), null)),
   }),
   v.object({ id, type: v.literal('progress'), done: count, total: count }),
   v.object({ id, type: v.literal('records'), records: v.array(exchangeRecord) }),

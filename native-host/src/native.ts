@@ -5,7 +5,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
-import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type CurrentDns, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
+import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type BrowserDoh, type CurrentDns, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
+import { discoverBrowserDoh } from './current-dns/browser-doh.js';
 import { discoverCurrentDns } from './current-dns/discover.js';
 import { ipv6Reachable } from './ipv6.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
@@ -36,11 +37,16 @@ interface Ctx {
   running: Map<RequestId, AbortController>;
   /** The person's current DNS, found once per process (discovery starts with the host, before the first hello). */
   currentDns(): Promise<CurrentDns>;
+  /** The DoH of the browser that started the host (null when none did), found once beside the current DNS. */
+  browserDoh(): Promise<BrowserDoh | null>;
 }
 
 const handlers: Handlers<Ctx> = {
   async hello(req, ctx) {
-    ctx.send({ id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: availableTransports(), currentDns: await ctx.currentDns(), ipv6: await ipv6Reachable() });
+    ctx.send({
+      id: req.id, type: 'hello', version: VERSION, protocol: PROTOCOL_VERSION, transports: availableTransports(),
+      currentDns: await ctx.currentDns(), ipv6: await ipv6Reachable(), browserDoh: await ctx.browserDoh(),
+    });
   },
   async measure(req, ctx) {
     if (ctx.running.size >= MAX_CONCURRENT_MEASURES) {
@@ -134,7 +140,8 @@ export async function runNative(options: NativeOptions): Promise<void> {
     if (!output.write(frame)) writing = writing.then(() => new Promise<void>((resolve) => output.once('drain', resolve)));
   };
   const found = discoverCurrentDns();
-  const ctx: Ctx = { send, running: new Map(), currentDns: () => found };
+  const browserDoh = discoverBrowserDoh(found);
+  const ctx: Ctx = { send, running: new Map(), currentDns: () => found, browserDoh: () => browserDoh };
   const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
   const dispatch = (event: FrameEvent): void => {

@@ -149,10 +149,11 @@ function innerTests(name: BrowserName): void {
       assert.equal(ready.lookupSeries, 5);
       assert.equal(ready.lookupLegend, 5);
       assert.ok(ready.canvases >= 2, `${ready.canvases} canvases`);
-      assert.equal(ready.tableRows, allCombos.length * 2, 'one table row per resolver × transport × mode');
+      assert.equal(ready.tableRows, allCombos.length * 3, 'one table row per resolver × transport × view (expected, warm, cold)');
       assert.ok(['cheap', 'costly'].includes(ready.recKind), ready.recKind);
       assert.match(ready.recText, /would (add|take) a median/);
-      assert.equal(ready.mode, 'warm');
+      assert.equal(ready.mode, 'expected', 'expected costs by default');
+      assert.match(ready.recText, /with the connections your browsing would have had/);
       // The uPlot canvas really has ink on it (not a blank bitmap).
       const inked = await page.evaluate(() => {
         const c = document.querySelector<HTMLCanvasElement>('#plot-onload canvas')!;
@@ -193,7 +194,7 @@ function innerTests(name: BrowserName): void {
       assert.ok(solo.shown > 10, `${solo.shown} solo pages`);
       assert.equal(solo.onloadSeries, 3);
       assert.equal(solo.onloadLegend, 3);
-      assert.equal(solo.tableRows, 6);
+      assert.equal(solo.tableRows, 9, '3 combos × 3 views');
 
       // The time window: the last 7 days (Quad9 measured throughout, so the 15 public combos).
       await setControl(page, 'site', '', 'input', (d) => d.shown === ENTRIES);

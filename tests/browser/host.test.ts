@@ -70,7 +70,8 @@ function innerTests(name: BrowserName): void {
       timings.push(`popup to connected ${Date.now() - started} ms`);
       assert.equal(shown.state, 'connected', shown.text);
       assert.match(shown.text, new RegExp(`Connected to the dnscost native host, version ${VERSION.replaceAll('.', '\\.')}\\.`));
-      assert.deepEqual(await sendFromPage(page, { type: 'host-status' }), {
+      const { browserDoh, ...status } = (await sendFromPage(page, { type: 'host-status' })) as { browserDoh?: { browser?: string; product?: string } | null };
+      assert.deepEqual(status, {
         ok: true,
         connected: true,
         version: VERSION,
@@ -81,6 +82,9 @@ function innerTests(name: BrowserName): void {
         // The host's IPv6 probe (in this loopback-only namespace: no global route).
         ipv6: hello.ipv6 ?? null,
       });
+      // The browser DoH differs by who started the host: the browser finds itself (its parent), a direct start none.
+      assert.equal(hello.browserDoh ?? null, null, 'a host started outside a browser finds no browser');
+      assert.equal(browserDoh?.browser, name, `the host found the browser that started it: ${JSON.stringify(browserDoh)}`);
       assert.equal(hello.ipv6, false, 'no global IPv6 route in a loopback-only namespace');
       assert.ok(hello.currentDns, 'the host reports the current DNS in its hello');
       assert.ok(Array.isArray(hello.transports) && hello.transports.length > 0);

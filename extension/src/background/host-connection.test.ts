@@ -2,9 +2,9 @@
 // with backoff, and the stable codes the popup words.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { BACKOFF_MAX_MS, HELLO_TIMEOUT_MS, HostConnection, backoffDelay, classifyDisconnect, type NativePort } from './host-connection.js';
+import { BACKOFF_MAX_MS, HELLO_TIMEOUT_MS, HostConnection, backoffDelay, checkHello, classifyDisconnect, type NativePort } from './host-connection.js';
 import { dispatchExtensionMessage, type ExtensionHandlers } from '../messages/index.js';
-import { PROTOCOL_VERSION } from '../../../common/schema.js';
+import { PROTOCOL_VERSION, type BrowserDoh } from '../../../common/schema.js';
 import { exchange } from './test-fixtures.js';
 
 class FakePort implements NativePort {
@@ -78,8 +78,26 @@ test('hello with the right protocol connects; transports are the known ids', () 
   assert.equal(h.conn.status().ok, false);
   assert.deepEqual(h.conn.status(), { ok: false, connected: false, code: 'host-connecting', message: 'connecting to the native host', retryAt: null });
   h.hello();
-  assert.deepEqual(h.conn.status(), { ok: true, connected: true, version: '9.9.9', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot'], currentDns: null, ipv6: null });
+  assert.deepEqual(h.conn.status(), { ok: true, connected: true, version: '9.9.9', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot'], currentDns: null, ipv6: null, browserDoh: null });
   assert.equal(h.timers.size, 0, 'no hello timeout or retry left pending');
+});
+
+test("the hello's browser DoH is passed on; absent (an older host) or malformed, it is null and the hello still counts", () => {
+  const base = { id: 1, type: 'hello', version: '9.9.9', protocol: PROTOCOL_VERSION, transports: ['udp'] };
+  const doh: BrowserDoh = {
+    browser: 'chromium', product: 'Chromium', mode: 'automatic', active: true, templates: ['https://dns.google/dns-query{?dns}'],
+    source: 'default', setBy: 'default', fallback: true, upgradedFrom: '8.8.8.8',
+  };
+  const hello = (extra: Record<string, unknown>) => {
+    const r = checkHello({ ...base, ...extra });
+    assert.ok(r.ok, JSON.stringify(r));
+    return r.hello.browserDoh;
+  };
+  assert.deepEqual(hello({ browserDoh: doh }), doh);
+  assert.equal(hello({}), null);
+  assert.equal(hello({ browserDoh: null }), null);
+  assert.equal(hello({ browserDoh: { ...doh, mode: 'sometimes' } }), null);
+  assert.equal(hello({ browserDoh: { ...doh, upgradedFrom: 'dns.google' } }), null);
 });
 
 test('a missing host is retried with doubling backoff, capped, and a good hello resets it', () => {

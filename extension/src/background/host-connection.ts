@@ -12,7 +12,7 @@
 //
 // This module touches no browser global: the port factory, the browser's last error and the timers are passed in,
 // so it runs under Node with a fake port (extension/src/background/host-connection.test.ts).
-import { parseReply, PROTOCOL_VERSION, type CurrentDns, type Reply, type Request, type RequestId } from '../../../common/schema.js';
+import { parseReply, PROTOCOL_VERSION, type BrowserDoh, type CurrentDns, type Reply, type Request, type RequestId } from '../../../common/schema.js';
 import { isTransportId, type TransportId } from '../../../common/transports.js';
 import { CODES, failure, type HostStatusCode } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
@@ -53,6 +53,8 @@ export interface HostHello {
   currentDns: CurrentDns | null;
   /** The machine reaches the IPv6 internet (the host's probe, as Chromium's); null from a host that does not say. */
   ipv6: boolean | null;
+  /** The DoH of the browser that started the host; null when it could not tell or does not say. */
+  browserDoh: BrowserDoh | null;
 }
 
 /** What a request's listener receives: the host's replies with its id, then possibly `closed` when the port went. */
@@ -95,7 +97,7 @@ export function checkHello(reply: unknown): { ok: true; hello: HostHello } | { o
       message: `dnscost-host ${r.version} speaks protocol ${r.protocol}; this extension speaks protocol ${PROTOCOL_VERSION}`,
     };
   }
-  return { ok: true, hello: { version: r.version, protocol: r.protocol, transports: r.transports.filter(isTransportId), currentDns: r.currentDns ?? null, ipv6: r.ipv6 ?? null } };
+  return { ok: true, hello: { version: r.version, protocol: r.protocol, transports: r.transports.filter(isTransportId), currentDns: r.currentDns ?? null, ipv6: r.ipv6 ?? null, browserDoh: r.browserDoh ?? null } };
 }
 
 /** One native-host connection with automatic reconnection; see the lifecycle note at the top of this file. */

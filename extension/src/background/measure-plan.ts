@@ -3,7 +3,7 @@
 // repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
 import type { MeasurePlanSummary } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
-import { MAX_HOSTS_PER_REQUEST, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
+import { MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-resolvers.js';
 import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
@@ -91,12 +91,14 @@ export function withCurrentDns(settings: Pick<Settings, 'resolvers' | 'currentDn
   return [...found, ...settings.resolvers.filter((r) => !found.some((f) => f.id === r.id))];
 }
 
-/** What the plan takes from the host besides the page: the current DNS it found, and the machine's IPv6 reachability. */
+/** What the plan takes from the host besides the page: the current DNS it found, the machine's IPv6 reachability, the browser's DoH. */
 export interface PlanContext {
   /** The person's current DNS when it is among the resolvers (kept with the plan, so the panel can say what it was). */
   currentDns?: CurrentDns | null;
   /** The machine reaches the IPv6 internet (Chromium then asks AAAA too). */
   ipv6?: boolean | null;
+  /** The DoH of the browser that started the host (kept with the plan, so the panel can say a switch already happened). */
+  browserDoh?: BrowserDoh | null;
 }
 
 /** The measure request for `page` (without its id) and its summary; null when no host may be measured. */
@@ -130,6 +132,7 @@ export function planMeasurement(
     prime: true,
     schedule: 'replay',
     currentDns: resolvers.some((r) => r.id === CURRENT_DNS_ID) ? (context.currentDns ?? null) : null,
+    browserDoh: context.browserDoh ?? null,
   };
   return { request, summary };
 }

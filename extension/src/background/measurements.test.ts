@@ -11,7 +11,7 @@ import { pageCost } from '../../../common/cost-model.js';
 import { storedRecord } from '../../../common/stored-record.js';
 import { chooseBaseline, pageCostInput } from '../../../common/page-cost.js';
 import type { ExchangeRecord } from '../../../common/record.js';
-import { isResolverSpec, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
+import { isResolverSpec, type BrowserDoh, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { defaultSettings, type Settings } from '../settings.js';
 import { HostConnection, type NativePort, type RoutedReply } from './host-connection.js';
 import { PROTOCOL_VERSION } from '../../../common/schema.js';
@@ -38,11 +38,12 @@ class FakeHost implements MeasureHost {
   connected = true;
   currentDns: CurrentDns | null = null;
   ipv6: boolean | null = null;
+  browserDoh: BrowserDoh | null = null;
   requests: Array<{ req: { id: string | number; type: string } & Record<string, unknown>; listener: (r: RoutedReply) => void }> = [];
   released: Array<string | number> = [];
   status(): HostStatus {
     return this.connected
-      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns, ipv6: this.ipv6 }
+      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns, ipv6: this.ipv6, browserDoh: this.browserDoh }
       : { ok: false, connected: false, code: 'host-missing', message: 'Specified native messaging host not found.', retryAt: null };
   }
   request(req: { id: string | number; type: string }, listener: (r: RoutedReply) => void): boolean {
@@ -246,7 +247,7 @@ test('only the transports the host offers are asked for; with none of them offer
   assert.ok(req.resolvers[0]!.endpoints.every((e) => e.transport !== 'doh3'));
 });
 
-test("the person's current DNS the host found is measured by default, first, with its local stub; not when turned off; DoT when the stub already encrypts", async () => {
+test("the person's current DNS the host found is measured by default, first, with its local stub; not when turned off; DoT when the stub already encrypts; the browser's DoH kept with the plan", async () => {
   const fake = new FakeHost();
   fake.currentDns = {
     source: 'resolvectl status', servers: [{ address: '192.0.2.53', port: 53 }, { address: 'fe80::1%eth0', port: 53 }], search: ['lan'],
@@ -263,6 +264,13 @@ test("the person's current DNS the host found is measured by default, first, wit
   assert.match(req.resolvers[1]!.name, /systemd-resolved on 127\.0\.0\.53/);
   for (const r of req.resolvers) assert.ok(isResolverSpec(r), r.id);
   assert.deepEqual(chooseBaseline([{ resolver: 'lab', transport: 'udp' }, { resolver: 'system', transport: 'udp' }]), { resolver: 'system', transport: 'udp' }, 'the current DNS is the baseline');
+
+  assert.equal(((await on.s.status(7, EXT, false)) as MeasureStatus).measurement?.plan.browserDoh, null, 'no browser DoH reported: none kept');
+  fake.browserDoh = { browser: 'firefox', product: 'Firefox', mode: 'secure', active: true, templates: ['https://doh.example/dns-query'], source: '/p/prefs.js', setBy: 'settings', fallback: false, upgradedFrom: null };
+  const doh = harness({ host: fake, pages });
+  await doh.s.start(7, EXT);
+  assert.deepEqual(((await doh.s.status(7, EXT, false)) as MeasureStatus).measurement?.plan.browserDoh, fake.browserDoh, "the browser's DoH is kept with the plan, for the panel");
+  fake.browserDoh = null;
 
   const off = harness({ host: fake, pages, settings: { currentDns: false } });
   await off.s.start(7, EXT);

@@ -343,7 +343,7 @@ export class MeasurementScheduler {
   private plan(page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns'>): ReturnType<typeof planMeasurement> {
     const h = this.deps.host.status();
     const current = h.ok && settings.currentDns ? h.currentDns : null;
-    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null });
+    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null });
   }
 
   private latestOfTab(tabId: number): MeasurementMeta | null {

@@ -3,7 +3,7 @@
 // into the one union of extension/src/messages/index.ts; their replies are typed here. Pure: no DOM, no node: imports.
 import * as v from 'valibot';
 import type { PageRecord } from '../../../common/page-record.js';
-import type { CurrentDns, NetworkInfo, SummaryRow } from '../../../common/schema.js';
+import type { BrowserDoh, CurrentDns, NetworkInfo, SummaryRow } from '../../../common/schema.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
 import type { CODES, Failure } from '../../../common/errors.js';
@@ -49,6 +49,8 @@ export interface MeasurePlanSummary {
   browser?: RecordingBrowser | null;
   /** The person's current DNS as the host found it, when it was measured (absent in measurements from before). */
   currentDns?: CurrentDns | null;
+  /** The DoH of the browser the host found when it was measured (absent in measurements from before). */
+  browserDoh?: BrowserDoh | null;
 }
 
 /** A page's measurement as the background keeps it (without its records). */

@@ -1,10 +1,11 @@
 // What the popup says it compares with: the person's current DNS whenever it was measured (and whether it is
-// already encrypted), otherwise which replay stood in for it.
+// already encrypted), otherwise which replay stood in for it; and when the browser already does DNS over HTTPS, that
+// the DoH rows are what the person pays now.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import type { CurrentDns } from '../../../common/schema.js';
+import type { BrowserDoh, CurrentDns } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
-import { comparedWith, expectedWhy } from './cost-view.js';
+import { browserDohWords, comparedWith, expectedWhy } from './cost-view.js';
 
 const plan = (currentDns: CurrentDns | null): Pick<MeasurementMeta, 'plan'> => ({
   plan: {
@@ -37,4 +38,32 @@ test('the panel says which connection state each transport would have had at thi
   assert.match(expectedWhy(page(90_000, 'firefox'), ['dot'], 'unbound'), /DoT closed \(cold\)/);
   assert.match(expectedWhy(page(null, 'firefox'), ['doh'], null), /^This was the first page since your browser started, .*DoH closed \(cold\)/);
   assert.equal(expectedWhy(page(1_000, 'firefox'), ['udp', 'tcp'], null), '');
+});
+
+test("the panel says when the browser's lookups already go over DoH, instead of pricing a switch that already happened", () => {
+  const doh = (d: Partial<BrowserDoh>): BrowserDoh => ({
+    browser: 'chromium', product: 'Chromium', mode: 'secure', active: true, templates: ['https://doh.example/dns-query{?dns}'],
+    source: '/etc/chromium/policies/managed/doh.json', setBy: 'policy', fallback: false, upgradedFrom: null, ...d,
+  });
+  const withDoh = (d: BrowserDoh | null) => ({ plan: { ...plan(current).plan, browserDoh: d } });
+  const secure = comparedWith(withDoh(doh({})), { resolver: 'system', transport: 'udp' });
+  assert.equal(
+    secure,
+    'Compared with your current DNS (192.0.2.53, through systemd-resolved on 127.0.0.53), replayed the same way. ' +
+      'Your browser already sends its lookups over DNS over HTTPS (https://doh.example/dns-query{?dns}, set by policy): the DoH rows are roughly what you pay now, not a switch; the plain rows show what turning it off would change.',
+  );
+  assert.match(
+    browserDohWords(doh({ browser: 'firefox', product: 'Firefox', mode: 'automatic', fallback: true, setBy: 'settings', source: '/home/a/.mozilla/firefox/x.default/prefs.js' })),
+    /^Your browser already sends its lookups over DNS over HTTPS first \(https:\/\/doh\.example\/dns-query\{\?dns\}, set in prefs\.js\), and over plain DNS when that fails: /,
+  );
+  assert.match(
+    browserDohWords(doh({ mode: 'automatic', fallback: true, setBy: 'default', source: 'default', templates: ['https://dns.google/dns-query{?dns}'], upgradedFrom: '8.8.8.8' })),
+    /\(https:\/\/dns\.google\/dns-query\{\?dns\}, upgraded automatically from your DNS server 8\.8\.8\.8\), and over plain DNS when that fails/,
+  );
+  assert.match(browserDohWords(doh({ browser: 'firefox', mode: 'secure', templates: [], setBy: 'rollout' })), /over DNS over HTTPS \(its default server, turned on by Mozilla's rollout\):/);
+  assert.match(comparedWith(withDoh(doh({})), undefined), /^No plain-UDP replay .* Your browser already sends its lookups over DNS over HTTPS/);
+  // Off, automatic without an upgrade, unknown, or from before: nothing is said.
+  assert.equal(browserDohWords(doh({ mode: 'off', active: false, templates: [] })), '');
+  assert.equal(browserDohWords(doh({ mode: 'automatic', active: false, templates: [], fallback: true, setBy: 'default' })), '');
+  assert.equal(comparedWith(withDoh(null), { resolver: 'system', transport: 'udp' }), comparedWith(plan(current), { resolver: 'system', transport: 'udp' }));
 });

@@ -3,6 +3,7 @@
 // one resolver (the waterfall shows one resolver at a time), so a 200-host page draws in a few tens of ms.
 import { INDISTINGUISHABLE_MS, type CellCost } from '../../../common/cost-model.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
+import type { BrowserDoh } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
 import { CURRENT_DNS_ID } from '../../../common/default-resolvers.js';
@@ -65,9 +66,11 @@ export function expectedWhy(meta: Pick<MeasurementMeta, 'page'>, transports: rea
   return `${when}, so the connection would have been: ${parts.join('; ')}. The expected rows are marked; cold and warm are both shown.`;
 }
 
-/** What the changes are compared with, in words: the person's current DNS (and whether it is already encrypted), or else which replay. */
+/** What the changes are compared with, in words: the person's current DNS (and whether it is already encrypted), or else which replay; and the browser's own DoH. */
 export function comparedWith(meta: Pick<MeasurementMeta, 'plan'>, baseline: Results['baseline']): string {
-  if (!baseline) return 'No plain-UDP replay to compare with: changes are known only where the browser exposed its own lookup.';
+  const doh = browserDohWords(meta.plan.browserDoh);
+  const withDoh = (text: string) => (doh ? `${text} ${doh}` : text);
+  if (!baseline) return withDoh('No plain-UDP replay to compare with: changes are known only where the browser exposed its own lookup.');
   const name = meta.plan.resolvers.find((r) => r.id === baseline.resolver)?.name ?? baseline.resolver;
   if (baseline.resolver === CURRENT_DNS_ID) {
     const current = meta.plan.currentDns;
@@ -75,9 +78,25 @@ export function comparedWith(meta: Pick<MeasurementMeta, 'plan'>, baseline: Resu
     const already = enc
       ? ` It is already encrypted (${TRANSPORTS[enc.transport].name} through ${enc.by}${enc.opportunistic ? ', when the server offers it' : ''}): the changes below are against it, not a switch from plain DNS.`
       : '';
-    return `Compared with ${name}, replayed the same way.${already}`;
+    return withDoh(`Compared with ${name}, replayed the same way.${already}`);
   }
-  return `Compared with ${name} over ${TRANSPORTS[baseline.transport]?.name ?? baseline.transport} (your current DNS was not measured), where the browser did not expose its own lookup.`;
+  return withDoh(`Compared with ${name} over ${TRANSPORTS[baseline.transport]?.name ?? baseline.transport} (your current DNS was not measured), where the browser did not expose its own lookup.`);
+}
+
+/**
+ * The browser's own DNS over HTTPS in words, when its lookups already go over it: the switch the DoH rows price has
+ * already happened. '' when it is off, not active (Chromium's automatic mode on a server it does not upgrade) or not known.
+ */
+export function browserDohWords(doh: BrowserDoh | null | undefined): string {
+  if (!doh?.active) return '';
+  const server = doh.templates.length ? doh.templates.join(', ') : 'its default server';
+  const file = doh.source.split(/[\\/]/).pop() ?? doh.source;
+  const how = doh.upgradedFrom
+    ? `upgraded automatically from your DNS server ${doh.upgradedFrom}`
+    : { policy: 'set by policy', settings: `set in ${file}`, rollout: "turned on by Mozilla's rollout", default: 'by default' }[doh.setBy];
+  const first = doh.fallback ? ' first' : '';
+  const fallback = doh.fallback ? ', and over plain DNS when that fails' : '';
+  return `Your browser already sends its lookups over DNS over HTTPS${first} (${server}, ${how})${fallback}: the DoH rows are roughly what you pay now, not a switch; the plain rows show what turning it off would change.`;
 }
 
 function table(headers: string[]): { table: HTMLTableElement; body: HTMLTableSectionElement } {

@@ -1,15 +1,16 @@
-// The validation experiment's analysis, pure: from a raw run, dnscost's prediction for every Do53 visit (the current
-// cost model, common/page-cost.ts measuredPageCost over the visit's page record and replay), the measured change of
-// onLoad between transports with a seeded bootstrap interval, and the table's rows (error against target).
+// The validation experiment's analysis, pure: dnscost's prediction for every Do53 visit (the current cost model,
+// common/page-cost.ts measuredPageCost over the visit's page record and replay, in the mode its scenario says), the
+// measured change of onLoad between sides with a seeded bootstrap interval, whether a row is resolved (the
+// interval's half-width within the tolerance), and the rows themselves (one per browser × profile × page ×
+// transport × scenario) with the target's verdict and the query log's check.
+import type { RecordingBrowser } from '../../common/browser-queries.js';
+import { expectedMode, holderOf } from '../../common/connection-state.js';
+import type { CellCost } from '../../common/cost-model.js';
 import { measuredPageCost, pageCostInput, type PageForCost } from '../../common/page-cost.js';
 import { percentile, seededRandom } from '../../common/stats.js';
-import type { BrowserTransport, ValidationRun, Visit } from './types.js';
-
-/** The document's own lookup as the browser observed it (Navigation Timing), ms. */
-export function documentLookup(page: PageForCost): number {
-  const n = pageCostInput(page).navigation;
-  return n.domainLookupEnd - n.domainLookupStart;
-}
+import type { StoredRecord } from '../../common/stored-record.js';
+import type { Mode } from '../../common/transports.js';
+import { CANDIDATES, SCHEME_OF, type Candidate, type DotStub, type Scenario, type Side, type ValidationRun, type Visit } from './types.js';
 
 /** One model estimate: the change of onLoad with its bounds (ms). */
 export interface Estimate {
@@ -18,84 +19,208 @@ export interface Estimate {
   upper: number;
 }
 
-/** The model's estimate for one Do53 visit, per encrypted transport (null when it could not compare). */
-export function predict(visit: Visit): Record<'dot' | 'doh', Estimate | null> {
-  const out: Record<'dot' | 'doh', Estimate | null> = { dot: null, doh: null };
+/** Anything carrying a page record and its replay (a Visit, or a test's stand-in for one). */
+export interface VisitLike {
+  pageRecord?: PageForCost | undefined;
+  records?: readonly StoredRecord[] | undefined;
+}
+
+/** The document's own lookup as the browser observed it (Navigation Timing), ms. */
+export function documentLookup(page: PageForCost): number {
+  const n = pageCostInput(page).navigation;
+  return n.domainLookupEnd - n.domainLookupStart;
+}
+
+function estimateOf(cells: readonly CellCost[], transport: Candidate, mode: Mode): Estimate | null {
+  const cell = cells.find((c) => c.transport === transport && c.mode === mode);
+  if (!cell || cell.onLoad.delta === null) return null;
+  return { delta: cell.onLoad.delta, lower: cell.onLoad.lower!, upper: cell.onLoad.upper! };
+}
+
+/** The model's estimate for one Do53 visit, per candidate, in `mode` (null where it could not compare). */
+export function predict<V extends VisitLike>(visit: V, mode: Mode = 'cold'): Record<Candidate, Estimate | null> {
+  const out = { dot: null, doh: null, doq: null } as Record<Candidate, Estimate | null>;
   if (!visit.pageRecord || !visit.records) return out;
-  for (const cell of measuredPageCost(visit.pageRecord, visit.records)) {
-    if ((cell.transport === 'dot' || cell.transport === 'doh') && cell.mode === 'cold' && cell.onLoad.delta !== null) {
-      out[cell.transport] = { delta: cell.onLoad.delta, lower: cell.onLoad.lower!, upper: cell.onLoad.upper! };
-    }
-  }
+  const cells = measuredPageCost(visit.pageRecord, visit.records);
+  for (const t of CANDIDATES) out[t] = estimateOf(cells, t, mode);
   return out;
 }
 
-const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+/** What decides a trace's expected mode beside the visit: the DoT stub run, and the lab resolver's idle limit. */
+export interface ExpectedContext {
+  dotStub: DotStub;
+  serverIdleMs: number;
+}
+
+/** The mode the model prices a Do53 visit in for `transport` under `scenario` (expected: its idle time and the holder's lifetime). */
+export function modeFor(visit: Pick<Visit, 'browser' | 'pageRecord'>, transport: Candidate, scenario: Scenario, ctx: ExpectedContext): Mode {
+  if (scenario !== 'expected') return scenario;
+  return expectedMode(visit.pageRecord?.idleBeforeMs, holderOf(transport, visit.browser, ctx.dotStub), ctx.serverIdleMs);
+}
+
+/** A Do53 visit's prediction for one row: the mode it was priced in, the estimate, and the document lookup's predicted change. */
+export function visitPrediction(visit: Visit, transport: Candidate, scenario: Scenario, ctx: ExpectedContext): { mode: Mode; estimate: Estimate | null; document: number | null } | null {
+  if (!visit.pageRecord || !visit.records) return null;
+  const mode = modeFor(visit, transport, scenario, ctx);
+  const cells = measuredPageCost(visit.pageRecord, visit.records);
+  const doc = cells.find((c) => c.transport === transport && c.mode === mode)?.hosts.find((h) => h.reason === 'document')?.delta;
+  return { mode, estimate: estimateOf(cells, transport, mode), document: typeof doc === 'number' ? doc : null };
+}
+
+const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
 /** The median of `xs` (null when empty). */
-export const med = (xs: number[]) => percentile(sorted(xs), 50);
+export const med = (xs: readonly number[]) => percentile(sorted(xs), 50);
 
 /** A seeded bootstrap 95 % interval of median(b) − median(a). */
-export function bootstrapDiff(a: number[], b: number[], seed = 1, rounds = 2000): [number, number] | null {
+export function bootstrapDiff(a: readonly number[], b: readonly number[], seed = 1, rounds = 2000): [number, number] | null {
   if (a.length < 2 || b.length < 2) return null;
   const random = seededRandom(seed);
-  const draw = (xs: number[]) => med(Array.from({ length: xs.length }, () => xs[Math.floor(random() * xs.length)]!))!;
+  const draw = (xs: readonly number[]) => med(Array.from({ length: xs.length }, () => xs[Math.floor(random() * xs.length)]!))!;
   const diffs = sorted(Array.from({ length: rounds }, () => draw(b) - draw(a)));
   return [percentile(diffs, 2.5)!, percentile(diffs, 97.5)!];
 }
 
-/** One row of the table: a page × profile × encrypted transport. */
-export interface Row {
-  profile: string;
-  rttMs: number;
-  page: number;
-  transport: 'dot' | 'doh';
-  loads: { do53: number; other: number; failed: number };
-  onLoad: { do53: [number, number, number]; other: [number, number, number] } | null;
-  measured: number | null;
-  measuredCi: [number, number] | null;
-  predicted: Estimate | null;
-  /** The document's lookup (Navigation Timing): measured change of the medians, and the model's median delta. */
-  doc: { measured: number | null; predicted: number | null };
-  /** Median over Do53 visits of |prediction − measured change|. */
-  medianAbsError: number | null;
-  target: number | null;
-  pass: boolean | null;
+/** The target's tolerance for a measured change: 10 % of it, at least 10 ms. */
+export function tolerance(measured: number): number {
+  return Math.max(0.1 * Math.abs(measured), 10);
 }
 
-/** The table's rows from a run, with the current model. */
+/** A measured change of onLoad and whether it is resolved. */
+export interface Change {
+  measured: number;
+  interval: [number, number] | null;
+  halfWidth: number | null;
+  tolerance: number;
+  /** The interval's half-width is within the tolerance. */
+  resolved: boolean;
+}
+
+/** median(other) − median(base) with its seeded bootstrap interval; null without loads on both sides. */
+export function measuredChange(base: readonly number[], other: readonly number[], seed: number): Change | null {
+  if (!base.length || !other.length) return null;
+  const measured = med(other)! - med(base)!;
+  const interval = bootstrapDiff(base, other, seed);
+  const halfWidth = interval ? (interval[1] - interval[0]) / 2 : null;
+  const tol = tolerance(measured);
+  return { measured, interval, halfWidth, tolerance: tol, resolved: halfWidth !== null && halfWidth <= tol };
+}
+
+/** A stable seed for a row's bootstrap, from its key. */
+export function rowSeed(key: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
+
+/** The key of a row (browser × profile × page × transport × scenario). */
+export function rowKey(r: { browser: string; profile: string; page: string; transport: string; scenario: string }): string {
+  return `${r.browser}|${r.profile}|${r.page}|${r.transport}|${r.scenario}`;
+}
+
+/** What the query log says about a set of visits on one side. */
+export interface QueryCheck {
+  /** Visits with a page record, checked. */
+  visits: number;
+  /** Of them, those where every name the page needed was asked over the side's own scheme. */
+  complete: number;
+  /** Other schemes the page's names were asked over in those visits' windows. */
+  otherSchemes: string[];
+}
+
+/** The names a visit's page needed (the document and every host of its record that is a name). */
+export function namesOf(page: PageForCost): string[] {
+  return [...new Set([page.host, ...page.hosts.filter((h) => h.kind === 'name').map((h) => h.name)])];
+}
+
+/** Checks `visits` of `side` against their query-log windows. */
+export function queryCheck(visits: readonly Visit[], side: Side): QueryCheck | null {
+  const checked = visits.filter((v) => v.pageRecord && v.asked);
+  if (!checked.length) return null;
+  const scheme = SCHEME_OF[side];
+  const other = new Set<string>();
+  let complete = 0;
+  for (const v of checked) {
+    const names = namesOf(v.pageRecord!);
+    if (names.every((n) => Object.keys(v.asked![scheme]?.[n] ?? {}).length > 0)) complete++;
+    for (const [s, per] of Object.entries(v.asked!)) if (s !== scheme && names.some((n) => per[n])) other.add(s);
+  }
+  return { visits: checked.length, complete, otherSchemes: [...other].sort() };
+}
+
+/** One row: a browser × profile × page × transport × scenario. */
+export interface Row {
+  browser: RecordingBrowser;
+  profile: string;
+  rttMs: number;
+  page: string;
+  pageKind: 'synthetic' | 'har';
+  transport: Candidate;
+  scenario: Scenario;
+  loads: { do53: number; candidate: number; failed: number };
+  /** onLoad medians [median, p25, p75] per side (ms). */
+  onLoad: { do53: [number, number, number]; candidate: [number, number, number] } | null;
+  measured: number | null;
+  interval: [number, number] | null;
+  halfWidth: number | null;
+  tolerance: number | null;
+  resolved: boolean;
+  /** Median over the Do53 visits' predictions (point, lower, upper). */
+  predicted: Estimate | null;
+  /** predicted − measured. */
+  error: number | null;
+  within: boolean | null;
+  /** The modes the Do53 visits were priced in. */
+  modes: Partial<Record<Mode, number>>;
+  /** Candidate loads whose side already had a connection to the resolver open as the navigation started (TCP transports). */
+  openBefore: { open: number; closed: number } | null;
+  /** The document's lookup (Navigation Timing): measured change of the medians, and the model's median. */
+  document: { measured: number | null; predicted: number | null };
+  queries: { do53: QueryCheck | null; candidate: QueryCheck | null };
+}
+
+const quartiles = (xs: readonly number[]): [number, number, number] => [percentile(sorted(xs), 50)!, percentile(sorted(xs), 25)!, percentile(sorted(xs), 75)!];
+
+/** The rows of a run, with the current model. */
 export function analyse(run: ValidationRun): Row[] {
   const rows: Row[] = [];
   for (const p of run.profiles) {
-    for (const page of run.options.pages) {
-      const ok = (t: BrowserTransport) => p.visits.filter((v) => v.page === page && v.transport === t && v.onLoad !== null && !v.error).map((v) => v.onLoad!);
-      const base = ok('do53');
-      const preds = p.visits.filter((v) => v.page === page && v.transport === 'do53').map(predict);
-      for (const transport of (['dot', 'doh'] as const).filter((t) => !run.options.transports || run.options.transports.includes(t))) {
-        const other = ok(transport);
-        const q = (xs: number[]): [number, number, number] => [percentile(sorted(xs), 50)!, percentile(sorted(xs), 25)!, percentile(sorted(xs), 75)!];
-        const measured = base.length && other.length ? med(other)! - med(base)! : null;
-        const ests = preds.map((x) => x[transport]).filter((x): x is Estimate => x !== null);
-        const predicted = ests.length ? { delta: med(ests.map((e) => e.delta))!, lower: med(ests.map((e) => e.lower))!, upper: med(ests.map((e) => e.upper))! } : null;
-        const mae = measured !== null && ests.length ? med(ests.map((e) => Math.abs(e.delta - measured))) : null;
-        const target = measured !== null ? Math.max(0.1 * Math.abs(measured), p.profile.rttMs) : null;
-        const docOf = (t: BrowserTransport) => p.visits.filter((v) => v.page === page && v.transport === t && v.pageRecord && !v.error).map((v) => documentLookup(v.pageRecord!));
-        const docPred = p.visits.filter((v) => v.page === page && v.transport === 'do53' && v.records && v.pageRecord)
-          .map((v) => measuredPageCost(v.pageRecord!, v.records!).find((c) => c.transport === transport && c.mode === 'cold')?.hosts.find((h) => h.reason === 'document')?.delta)
-          .filter((x): x is number => typeof x === 'number');
-        const docBase = docOf('do53');
-        const docOther = docOf(transport);
-        rows.push({
-          profile: p.profile.name, rttMs: p.profile.rttMs, page, transport,
-          doc: { measured: docBase.length && docOther.length ? med(docOther)! - med(docBase)! : null, predicted: docPred.length ? med(docPred) : null },
-          loads: { do53: base.length, other: other.length, failed: p.visits.filter((v) => v.page === page && (v.transport === transport || v.transport === 'do53') && (v.onLoad === null || v.error)).length },
-          onLoad: base.length && other.length ? { do53: q(base), other: q(other) } : null,
-          measured,
-          measuredCi: bootstrapDiff(base, other, page * 7 + (transport === 'dot' ? 1 : 2)),
-          predicted,
-          medianAbsError: mae,
-          target,
-          pass: mae !== null && target !== null ? mae <= target : null,
-        });
+    const ctx: ExpectedContext = { dotStub: run.options.dotStub, serverIdleMs: p.serverIdleS * 1000 };
+    for (const page of p.pages) {
+      for (const browser of run.options.browsers) {
+        for (const scenario of run.options.scenarios) {
+          const of = (side: Side) => p.visits.filter((v) => v.browser === browser && v.page === page.id && v.scenario === scenario && v.transport === side);
+          const ok = (vs: Visit[]) => vs.filter((v) => v.onLoad !== null && !v.error);
+          const base = of('do53');
+          if (!base.length) continue;
+          for (const transport of run.options.transports) {
+            const cand = of(transport);
+            if (!cand.length) continue;
+            const key = rowKey({ browser, profile: p.profile.name, page: page.id, transport, scenario });
+            const [a, b] = [ok(base).map((v) => v.onLoad!), ok(cand).map((v) => v.onLoad!)];
+            const change = measuredChange(a, b, rowSeed(key));
+            const preds = ok(base).map((v) => visitPrediction(v, transport, scenario, ctx)).filter((x) => x !== null);
+            const ests = preds.map((x) => x.estimate).filter((e): e is Estimate => e !== null);
+            const predicted = ests.length ? { delta: med(ests.map((e) => e.delta))!, lower: med(ests.map((e) => e.lower))!, upper: med(ests.map((e) => e.upper))! } : null;
+            const modes: Partial<Record<Mode, number>> = {};
+            for (const x of preds) modes[x.mode] = (modes[x.mode] ?? 0) + 1;
+            const docs = (vs: Visit[]) => ok(vs).filter((v) => v.pageRecord).map((v) => documentLookup(v.pageRecord!));
+            const [docA, docB] = [docs(base), docs(cand)];
+            const docPred = preds.map((x) => x.document).filter((x): x is number => x !== null);
+            const watched = ok(cand).filter((v) => v.openBefore !== null);
+            const error = predicted && change ? predicted.delta - change.measured : null;
+            rows.push({
+              browser, profile: p.profile.name, rttMs: p.profile.rttMs, page: page.id, pageKind: page.kind, transport, scenario,
+              loads: { do53: a.length, candidate: b.length, failed: base.length - a.length + cand.length - b.length },
+              onLoad: a.length && b.length ? { do53: quartiles(a), candidate: quartiles(b) } : null,
+              measured: change?.measured ?? null, interval: change?.interval ?? null, halfWidth: change?.halfWidth ?? null,
+              tolerance: change?.tolerance ?? null, resolved: change?.resolved ?? false,
+              predicted, error, within: error !== null && change ? Math.abs(error) <= change.tolerance : null, modes,
+              openBefore: watched.length ? { open: watched.filter((v) => v.openBefore! > 0).length, closed: watched.filter((v) => v.openBefore === 0).length } : null,
+              document: { measured: docA.length && docB.length ? med(docB)! - med(docA)! : null, predicted: docPred.length ? med(docPred) : null },
+              queries: { do53: queryCheck(base, 'do53'), candidate: queryCheck(cand, transport) },
+            });
+          }
+        }
       }
     }
   }

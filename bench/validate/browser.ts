@@ -1,109 +1,146 @@
-// The browser's side of one load, in the inner half (client namespace, private mount namespace): the DNS
-// configuration each transport needs (the bind-mounted /etc/resolv.conf and Chromium's managed policy), headless
-// Chromium's launch, one page load in a fresh incognito context with the timings read back from the page, and the
-// page record built from them as the extension would keep it.
-import { rmSync, writeFileSync } from 'node:fs';
-import puppeteer, { type Browser } from 'puppeteer-core';
+// The browser's side of one load, in a side worker (side.ts): how each browser is launched for the validation (the
+// settings a rebuilt page needs, no DNS or HTTP cache between loads), one page load in a browser context with the
+// timings read back from the page, the lookups that set a connection state up (a fresh name looked up just before),
+// Chromium's host cache emptied between the loads of a trace, and the page record built from the timings as the
+// extension would keep it.
+import type { Browser, BrowserContext } from 'puppeteer-core';
+import type { RecordingBrowser } from '../../common/browser-queries.js';
 import type { PageForCost } from '../../common/page-cost.js';
 import type { PageHost } from '../../common/page-record.js';
-import { findBrowser } from '../../lab/browsers.js';
-import { SERVER, type BrowserTransport, type InnerConfig } from './types.js';
+import type { BrowserDnsOptions } from '../../lab/browser-dns.js';
+import { CHROMIUM_AS_RECORDED, FIREFOX_AS_RECORDED } from '../../lab/har/load.js';
 
 const LOAD_TIMEOUT_MS = 90_000;
 
-/** Sets the browser's DNS for `transport`: resolv.conf (written in place: it is bind-mounted) and the DoH policy. */
-export function configureDns(transport: BrowserTransport): void {
-  writeFileSync('/etc/resolv.conf', transport === 'do53' ? `nameserver ${SERVER}\n` : 'nameserver 127.0.0.1\n');
-  const policy = '/etc/chromium/policies/managed/dnscost-validation.json';
-  if (transport === 'doh') {
-    writeFileSync(policy, JSON.stringify({ DnsOverHttpsMode: 'secure', DnsOverHttpsTemplates: `https://${SERVER}/dns-query{?dns}` }));
-  } else rmSync(policy, { force: true });
-}
-
-/** Headless Chromium with HOME `home` (its NSS db trusts the lab CA) and a fresh profile `profileDir`. */
-export async function launchChromium(c: InnerConfig, home: string, profileDir: string): Promise<Browser> {
-  return puppeteer.launch({
-    browser: 'chrome',
-    executablePath: findBrowser('chromium')!,
-    headless: true,
-    userDataDir: profileDir,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disk-cache-size=1', '--disable-features=OptimizationHints,MediaRouter'],
-    env: { ...process.env, HOME: home },
-    timeout: 60_000,
-    protocolTimeout: LOAD_TIMEOUT_MS + 30_000,
-  });
+/** Extra switches and prefs for the validation's browsers: HAR pages load as recorded; Firefox keeps no DNS or HTTP cache. */
+export function validationBrowserSettings(): Pick<BrowserDnsOptions, 'chromiumArgs' | 'firefoxPrefs'> {
+  return {
+    // Chromium's incognito contexts keep their own HTTP cache and host cache: a fresh context per load starts empty
+    // (a trace's one context has its host cache emptied before each load: clearHostCache).
+    chromiumArgs: CHROMIUM_AS_RECORDED,
+    firefoxPrefs: {
+      ...FIREFOX_AS_RECORDED,
+      // Firefox's DNS cache is shared by its containers: off, so every load asks every name.
+      'network.dnsCacheExpiration': 0,
+      'network.dnsCacheExpirationGracePeriod': 0,
+      'browser.cache.disk.enable': false,
+      'browser.cache.memory.enable': false,
+    },
+  };
 }
 
 /** What the page reports after load: the fields the extension's record carries. */
 export interface PageTimings {
+  finalUrl: string;
   navigation: Record<string, number>;
   firstPaint: number | null;
+  firstContentfulPaint: number | null;
   resources: { name: string; startTime: number; domainLookupStart: number; domainLookupEnd: number; responseEnd?: number }[];
 }
 
-/** Loads `url` once in a new incognito context (cache off); resolves with the page's timings after load. */
-export async function loadOnce(browser: Browser, url: string): Promise<PageTimings> {
-  const context = await browser.createBrowserContext();
+/**
+ * Loads `url` once in a new tab of `context` (cache off where the browser allows it), calling `atStart` just before
+ * the navigation; resolves with the page's timings and when the navigation started (ms since the epoch).
+ */
+export async function loadIn(context: BrowserContext, url: string, atStart?: () => Promise<void>): Promise<{ timings: PageTimings; navStartedAt: number }> {
+  // The tab (and its still unassigned renderer, which the first navigation takes over) exists before the navigation
+  // starts, so process start-up is not counted in onLoad.
+  const page = await context.newPage();
   try {
-    // The tab (and its still unassigned renderer process, which the first navigation takes over) exists before the
-    // navigation starts, so process start-up is not counted in onLoad.
-    const page = await context.newPage();
-    await page.setCacheEnabled(false);
+    await page.setCacheEnabled(false).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 150));
+    await atStart?.();
+    const navStartedAt = Date.now();
     await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
     // loadEventEnd is set after the load handlers return; wait a tick for it.
     await new Promise((r) => setTimeout(r, 50));
-    return await page.evaluate(() => {
+    const timings = await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
       const navigation: Record<string, number> = {};
       for (const [k, v] of Object.entries(nav.toJSON() as Record<string, unknown>)) if (typeof v === 'number') navigation[k] = v;
-      const fp = performance.getEntriesByType('paint').find((e) => e.name === 'first-paint');
+      const paint = (name: string) => performance.getEntriesByType('paint').find((e) => e.name === name)?.startTime ?? null;
       const resources = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((r) => ({
         name: r.name, startTime: r.startTime, domainLookupStart: r.domainLookupStart, domainLookupEnd: r.domainLookupEnd, responseEnd: r.responseEnd,
       }));
-      return { navigation, firstPaint: fp ? fp.startTime : null, resources };
+      return { finalUrl: location.href, navigation, firstPaint: paint('first-paint'), firstContentfulPaint: paint('first-contentful-paint'), resources };
     });
+    return { timings, navStartedAt };
   } finally {
-    await context.close();
+    await page.close().catch(() => undefined);
   }
 }
 
-/** The page as the extension's record would give it to the model (common/page-cost.ts). */
-export function pageRecordOf(documentHost: string, t: PageTimings): PageForCost {
+/**
+ * Looks up `name` through the browser, as a page would: a navigation to http://NAME/ in a new tab of `context`
+ * (the lab site answers 404; a failed navigation is fine, the lookup is what counts). This opens the encrypted
+ * connection of whoever holds it (the browser's DoH or TRR, or the machine's stub).
+ */
+export async function lookUp(context: BrowserContext, name: string): Promise<void> {
+  const page = await context.newPage();
+  try {
+    await page.goto(`http://${name}/`, { waitUntil: 'load', timeout: 15_000 }).catch(() => undefined);
+  } finally {
+    await page.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Empties Chromium's host cache for `context` (its own network context), as net-internals' "Clear host cache" does:
+ * a trace keeps one context for its DoH connection, and the zone's 60 s TTL would otherwise answer a page's names
+ * from the cache. Open connections are left alone.
+ */
+export async function clearHostCache(context: BrowserContext): Promise<void> {
+  const page = await context.newPage();
+  try {
+    await page.goto('chrome://net-internals/#dns', { waitUntil: 'load', timeout: 15_000 });
+    await page.evaluate(() => (globalThis as unknown as { chrome: { send(m: string): void } }).chrome.send('clearHostResolverCache'));
+    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    await page.close().catch(() => undefined);
+  }
+}
+
+/** A new context for one load or one trace: an incognito context in Chromium, a container in Firefox. */
+export function newContext(browser: Browser): Promise<BrowserContext> {
+  return browser.createBrowserContext();
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/** The page as the extension's record would give it to the model (common/page-cost.ts), recorded by `browser`. */
+export function pageRecordOf(t: PageTimings, browser: RecordingBrowser): PageForCost {
+  const documentHost = hostOf(t.finalUrl) ?? '';
   const hosts = new Map<string, PageHost>();
   // When each host's last response before onLoad ended (Resource Timing responseEnd, exposed for every resource;
   // the extension takes it from webRequest.onCompleted).
   const onLoadAt = t.navigation.loadEventStart ?? Infinity;
   const ends = new Map<string, number>();
   for (const r of t.resources) {
-    if (!r.responseEnd || r.responseEnd > onLoadAt) continue;
-    try {
-      const name = new URL(r.name).hostname;
-      ends.set(name, Math.max(ends.get(name) ?? 0, r.responseEnd));
-    } catch { /* not a URL */ }
+    const name = hostOf(r.name);
+    if (!name || !r.responseEnd || r.responseEnd > onLoadAt) continue;
+    ends.set(name, Math.max(ends.get(name) ?? 0, r.responseEnd));
   }
+  const host = (name: string, firstNeededMs: number, lookup: PageHost['lookup']): PageHost => ({
+    name, kind: /^[\d.]+$|:/.test(name) ? 'ip' : 'name', internal: false, measurable: true, firstNeededMs, requests: 1, types: {}, ips: [], protocols: [], schemes: ['http'],
+    fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup, completedMs: ends.get(name) ?? null,
+  });
   for (const r of [...t.resources].sort((a, b) => a.startTime - b.startTime)) {
-    let name: string;
-    try {
-      name = new URL(r.name).hostname;
-    } catch {
-      continue;
-    }
-    if (hosts.has(name)) continue;
+    const name = hostOf(r.name);
+    if (!name || hosts.has(name) || !/^https?:/.test(r.name)) continue;
     const exposed = r.domainLookupStart > 0 && r.domainLookupEnd >= r.domainLookupStart;
-    hosts.set(name, {
-      name, kind: 'name', internal: false, measurable: true, firstNeededMs: r.startTime, requests: 1, types: {}, ips: [], protocols: [], schemes: ['http'],
-      fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false,
-      lookup: exposed ? { startMs: r.domainLookupStart, endMs: r.domainLookupEnd, durationMs: r.domainLookupEnd - r.domainLookupStart, nextHopProtocol: null } : null,
-      completedMs: ends.get(name) ?? null,
-    });
+    hosts.set(name, host(name, r.startTime, exposed ? { startMs: r.domainLookupStart, endMs: r.domainLookupEnd, durationMs: r.domainLookupEnd - r.domainLookupStart, nextHopProtocol: null } : null));
   }
-  if (!hosts.has(documentHost)) {
-    hosts.set(documentHost, {
-      name: documentHost, kind: 'name', internal: false, measurable: true, firstNeededMs: 0, requests: 1, types: {}, ips: [], protocols: [], schemes: ['http'],
-      fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup: null, completedMs: null,
-    });
-  }
-  const navigationTiming = { ...t.navigation, ...(t.firstPaint !== null ? { firstPaint: t.firstPaint } : {}) };
-  return { host: documentHost, hosts: [...hosts.values()], navigationTiming, onLoadMs: t.navigation.loadEventStart ?? null };
+  if (!hosts.has(documentHost)) hosts.set(documentHost, { ...host(documentHost, 0, null), completedMs: null });
+  const navigationTiming = {
+    ...t.navigation,
+    ...(t.firstPaint !== null ? { firstPaint: t.firstPaint } : {}),
+    ...(t.firstContentfulPaint !== null ? { firstContentfulPaint: t.firstContentfulPaint } : {}),
+  };
+  return { host: documentHost, hosts: [...hosts.values()], navigationTiming, onLoadMs: t.navigation.loadEventStart ?? null, browser };
 }

@@ -1,129 +1,116 @@
-// The validation experiment's inner half, one process per profile: it runs in the lab's client namespace and a
-// private mount namespace whose /etc/resolv.conf and /etc/chromium are this run's files (run.ts starts it; main.ts
-// dispatches here when DNSCOST_VALIDATION_INNER names its config.json). It trusts the lab CA in the browser's HOME,
-// loads every page over every transport, replays every Do53 visit with dnscost, and writes the visits to c.out.
-// Progress goes to stdout as `progress …` lines, which the outer half passes on.
-//
-// - Every load is in a new incognito browser context (its own host cache, socket pools and HTTP cache) with the
-//   cache disabled and --disk-cache-size=1; one browser per (round, transport); per round the transports, and within
-//   them the pages, in a seeded random order; one unrecorded warm-up load (a data: URL) per browser. The tab exists
-//   150 ms before the navigation (renderer start-up is not counted). onLoad is the navigation entry's
-//   loadEventStart. (Chromium still reuses or pre-opens a DoH connection across contexts in some loads: the
-//   document's lookup then takes under 2 RTT; the results say how often.)
-// - dnscost's replay of a Do53 visit asks A and AAAA, as the extension does; in these namespaces (no IPv6 route)
-//   Chromium asks A and HTTPS (type 65): the same number of queries per host. Only Chromium is wired in.
-// - The page record is read from the page after load (Navigation Timing, Paint Timing, Resource Timing): the
-//   fields common/page-cost.ts takes from the extension's record (a host's first-needed time is its first
-//   resource's startTime; its lookup where Timing-Allow-Origin exposes it).
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The validation experiment's inner half, one process per profile: it runs in the lab's client network namespace
+// (and a private mount namespace), started by run.ts; main.ts dispatches here when DNSCOST_VALIDATION_INNER names its
+// config.json. Per page group (groups.ts) it starts, in the server namespace, the browser's CoreDNS (53/853/443,
+// every query logged, the idle timeout of the run), a second CoreDNS with the same zone on other ports for dnscost's
+// replays (so replays never show in the browser's log), and the group's site; it drives the side workers (one per
+// browser × side, each in its own mount namespace: side.ts) through the rounds and the traces (phases.ts); then it
+// replays every Do53 visit (replay.ts) and gives each visit its share of the query log (querylog.ts). It writes the
+// profile's visits to c.out. Progress goes to stdout as `progress …` lines, which the outer half passes on.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { storedRecord, type StoredRecord } from '../../common/stored-record.js';
-import type { PageForCost } from '../../common/page-cost.js';
-import type { MeasureRequest } from '../../common/schema.js';
-import { seededRandom, shuffled } from '../../common/stats.js';
-import { measure } from '../../native-host/src/engine/measure.js';
-import { pagePlan, pageUrl } from '../../lab/site/validation-site.js';
-import { configureDns, launchChromium, loadOnce, pageRecordOf } from './browser.js';
-import { sh, stop } from './children.js';
-import { startDotStub } from './stubs.js';
-import { BROWSER_TRANSPORTS, REPLAY_PORTS, SERVER, type InnerConfig, type Visit } from './types.js';
+import forge from 'node-forge';
+import type { RecordingBrowser } from '../../common/browser-queries.js';
+import { makeCerts } from '../../lab/certs.js';
+import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
+import type { Dest } from './connections.js';
+import { harGroup, syntheticGroup, startSite, type PageGroup, type RunningSite } from './groups.js';
+import { runRounds, runTraces, type PhaseContext } from './phases.js';
+import { attribute, QueryLog } from './querylog.js';
+import { modesOf, replay } from './replay.js';
+import { LoadBook } from './schedule.js';
+import { SideHandle } from './sides.js';
+import { REPLAY_PORTS, SERVER, SIDES, type InnerConfig, type ProfileRun, type Side, type Visit } from './types.js';
 
-/** As the extension caps replay offsets (extension/src/background/measure-plan.ts MAX_REPLAY_AT_MS). */
-const MAX_REPLAY_AT_MS = 10_000;
-
-/** dnscost's replay of a page (as the extension asks the host, cold only) against the replay resolver. */
-async function replay(c: InnerConfig, page: PageForCost, caPem: string, seed: number): Promise<StoredRecord[]> {
-  const names = [{ name: page.host, at: 0 }, ...page.hosts.filter((h) => h.name !== page.host).map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) }))];
-  const req: MeasureRequest = {
-    id: 1,
-    type: 'measure',
-    hosts: names,
-    resolvers: [{
-      id: 'lab', name: 'lab', ca: caPem,
-      endpoints: [
-        { transport: 'udp', address: SERVER, port: REPLAY_PORTS.dns },
-        { transport: 'dot', address: SERVER, port: REPLAY_PORTS.tls, serverName: 'dns.test' },
-        // Chromium's DoH asks with GET (its template has {?dns}).
-        { transport: 'doh', address: SERVER, port: REPLAY_PORTS.https, serverName: 'dns.test', path: '/dns-query', method: 'GET' },
-      ],
-    }],
-    qtypes: ['A', 'AAAA'],
-    modes: ['cold'],
-    repeat: c.repeat,
-    // CoreDNS answers the zone itself (no recursion, no cache): there is nothing to prime.
-    prime: false,
-    schedule: 'replay',
-    seed,
-  };
-  const result = await measure(req);
-  // Stored as the extension stores them, so the prediction runs the model exactly as the popup does.
-  return result.records.map(storedRecord);
-}
-
-/** The inner half for the profile described by `configFile` (config.json); writes its visits and browser version to c.out. */
+/** The inner half for the profile described by `configFile` (config.json); writes its ProfileRun to c.out. */
 export async function inner(configFile: string): Promise<void> {
   const c = JSON.parse(readFileSync(configFile, 'utf8')) as InnerConfig;
+  const o = c.options;
   const progress = (s: string) => process.stdout.write(`progress ${c.profile.name}: ${s}\n`);
-  const caPem = readFileSync(c.caFile, 'utf8');
-  // The browser's HOME: an NSS db trusting the lab CA (Chromium on Linux trusts roots added there).
-  const home = join(c.work, 'home');
-  const nssdb = join(home, '.pki', 'nssdb');
-  mkdirSync(nssdb, { recursive: true });
-  await sh('certutil', ['-N', '-d', `sql:${nssdb}`, '--empty-password']);
-  await sh('certutil', ['-A', '-d', `sql:${nssdb}`, '-t', 'C,,', '-n', 'dnscost-lab-ca', '-i', c.caFile]);
-  const random = seededRandom(c.seed);
+  const certs = await makeCerts(join(c.work, 'certs'));
+  // The HAR sites issue one certificate per recorded server group from the lab CA, so they need its key.
+  const caKey = join(c.work, 'certs', 'ca.key');
+  writeFileSync(caKey, forge.pki.privateKeyToPem(certs.ca.key), { mode: 0o600 });
+  const caPem = readFileSync(certs.caFile, 'utf8');
+  const groups: PageGroup[] = [];
+  const synthetic = syntheticGroup(o.pages);
+  if (synthetic) groups.push(synthetic);
+  for (const f of o.hars) groups.push(await harGroup(f, c.harAddress, certs.caFile, caKey));
+  const siteDests: Dest[] = [...new Map(groups.flatMap((g) => g.dests).map((d) => [`${d.address}:${d.port ?? ''}`, d])).values()];
+
+  const sides: Side[] = SIDES.filter((s) => s === 'do53' || (o.transports as readonly string[]).includes(s));
+  const workers = new Map<string, SideHandle>();
+  const worker = (browser: RecordingBrowser, side: Side): SideHandle => {
+    const key = `${browser}-${side}`;
+    const old = workers.get(key);
+    if (old?.alive()) return old;
+    const work = join(c.work, `side-${key}`);
+    mkdirSync(work, { recursive: true });
+    // Each side's stub on a loopback address of its own (sides run side by side in a trace); DoH's stays silent.
+    const index = o.browsers.indexOf(browser) * SIDES.length + SIDES.indexOf(side);
+    const h = SideHandle.start({
+      browser, side, work, caFile: certs.caFile, certFile: certs.certFile, keyFile: certs.keyFile, stubAddress: `127.0.1.${index + 1}`,
+      dotStub: o.dotStub, stubPreload: c.stubPreload, siteDests,
+    });
+    workers.set(key, h);
+    return h;
+  };
+
+  const book = new LoadBook();
   const visits: Visit[] = [];
-  let browserVersion = '';
+  const versions: Partial<Record<RecordingBrowser, string>> = {};
+  const queryTypes: Record<string, Record<string, number>> = {};
   const started = Date.now();
-  for (let round = 1; round <= c.loads; round++) {
-    for (const transport of shuffled(c.transports ?? BROWSER_TRANSPORTS, random)) {
-      configureDns(transport);
-      const profileDir = mkdtempSync(join(c.work, 'profile-'));
-      const browser = await launchChromium(c, home, profileDir);
-      browserVersion ||= await browser.version();
+  try {
+    for (const [gi, group] of groups.entries()) {
+      const log = new QueryLog();
+      const resolvers: LabResolver[] = [];
+      let site: RunningSite | undefined;
+      const mine: Visit[] = [];
       try {
-        // Warm-up: process start-up and first compilation, not counted; no name is looked up.
-        const warm = await browser.createBrowserContext();
-        await (await warm.newPage()).goto('data:text/html,<p>warm-up</p>', { waitUntil: 'load' });
-        await warm.close();
-        for (const n of shuffled(c.pages, random)) {
-          let stubby = transport === 'dot' ? await startDotStub(c) : null;
-          let visit: Visit;
-          let retried = false;
+        const dir = (d: string) => {
+          const p = join(c.work, `${group.id}-${d}`);
+          mkdirSync(p, { recursive: true });
+          return p;
+        };
+        resolvers.push(await startCoreDNS({
+          netns: c.serverNs, address: SERVER, certs, siteZone: group.siteZone, logQueries: true, idleTimeoutS: c.serverIdleS, onOutput: (t) => log.feed(t), workDir: dir('coredns-browser'),
+        }));
+        resolvers.push(await startCoreDNS({ netns: c.serverNs, address: SERVER, certs, siteZone: group.siteZone, ports: REPLAY_PORTS, workDir: dir('coredns-replay') }));
+        site = await startSite(group, c.serverNs);
+        const ctx: PhaseContext = {
+          group, browsers: o.browsers, sides, scenarios: o.scenarios, book, worker, seed: c.seed + 100 * gi, serverIdleMs: c.serverIdleS * 1000, dotStub: o.dotStub, versions,
+          budget: { loads: o.loads, minLoads: o.minLoads, transports: o.transports, profile: c.profile.name },
+          record: (v) => {
+            mine.push(v);
+            book.add(v.browser, v.page, v.transport, v.scenario, v.error ? null : v.onLoad);
+          },
+          progress: (s) => progress(`${group.id}: ${s} (${Math.round((Date.now() - started) / 1000)} s)`),
+        };
+        await runRounds(ctx);
+        await runTraces(ctx);
+        const base = mine.filter((v) => v.transport === 'do53' && v.pageRecord && !v.error);
+        for (const [i, v] of base.entries()) {
           try {
-            // Chromium aborts a navigation with ERR_NETWORK_CHANGED when it sees a netlink event in its fresh
-            // namespace (seen once in 960 loads): not a DNS result, so that load is made once more (with a fresh
-            // stubby, so a DoT retry is cold too), and the visit says so.
-            const t = await loadOnce(browser, pageUrl(n)).catch(async (e: unknown) => {
-              if (!String(e).includes('ERR_NETWORK_CHANGED')) throw e;
-              retried = true;
-              if (stubby) {
-                await stop(stubby);
-                stubby = await startDotStub(c);
-              }
-              return loadOnce(browser, pageUrl(n));
-            });
-            visit = { page: n, transport, round, onLoad: t.navigation.loadEventStart ?? null, error: null, ...(retried ? { retried } : {}) };
-            // Every visit keeps its page record (the lookups the browser exposed show what each transport cost it).
-            visit.pageRecord = pageRecordOf(pagePlan(n)[0]!.name, t);
-            {
-              const missing = pagePlan(n).filter((h) => !visit.pageRecord!.hosts.some((x) => x.name === h.name) && h.name !== visit.pageRecord!.host);
-              if (missing.length) visit.error = `page record lacks ${missing.length} host(s): ${missing[0]!.name}`;
-            }
+            v.records = await replay(v.pageRecord!, o.transports, modesOf(v.scenario), o.repeat, c.seed * 1000 + i, caPem);
           } catch (e) {
-            visit = { page: n, transport, round, onLoad: null, error: String(e).slice(0, 300) };
-          } finally {
-            if (stubby) await stop(stubby);
+            v.replayError = String(e).slice(0, 300);
           }
-          if (transport === 'do53' && visit.pageRecord && !visit.error) visit.records = await replay(c, visit.pageRecord, caPem, c.seed * 1000 + round * 10 + n);
-          visits.push(visit);
-          progress(`round ${round}/${c.loads} ${transport} page ${n}: ${visit.onLoad?.toFixed(0) ?? visit.error} (${Math.round((Date.now() - started) / 1000)} s)`);
+          if ((i + 1) % 10 === 0 || i + 1 === base.length) ctx.progress(`replayed ${i + 1}/${base.length} Do53 visits`);
         }
       } finally {
-        await browser.close();
-        rmSync(profileDir, { recursive: true, force: true });
+        for (const w of workers.values()) await w.send({ op: 'close' }).catch(() => undefined);
+        await site?.stop();
+        for (const r of resolvers) await r.stop().catch(() => undefined);
       }
+      for (const [scheme, per] of Object.entries(attribute(log.entries, mine, group.isPageName))) {
+        const t = (queryTypes[scheme] ??= {});
+        for (const [q, n] of Object.entries(per)) t[q] = (t[q] ?? 0) + n;
+      }
+      visits.push(...mine);
     }
+  } finally {
+    for (const w of workers.values()) await w.stop();
   }
-  writeFileSync(c.out, JSON.stringify({ visits, browserVersion }));
+  const run: Omit<ProfileRun, 'profile'> = { pages: groups.flatMap((g) => g.pages), visits, browserVersions: versions, serverIdleS: c.serverIdleS, queryTypes };
+  writeFileSync(c.out, JSON.stringify(run));
 }

@@ -1,20 +1,20 @@
-// The DoT stubs the browser's DoT goes through (resolv.conf → stub on 127.0.0.1:53 → the lab resolver over TLS): a
-// fresh Debian `stubby` or `unbound` per load, each from a configuration written into the run's work directory, and
-// the TCP_NODELAY shim (nodelay-shim.c) that `--stub-nodelay` preloads into it.
+// The machine's stub, as a side's resolv.conf names it (resolv.conf → stub on a loopback address, port 53 → the lab
+// resolver): for DoT a fresh Debian `unbound` or `stubby` over TLS, for DoQ AdGuard dnsproxy (lab/dnsproxy, built by
+// lab/build.sh) over QUIC; each from a configuration written into the side's work directory. Also the TCP_NODELAY
+// shim (nodelay-shim.c) that `--stub-nodelay` preloads into a DoT stub. None of them caches: every page's names
+// reach the lab resolver, as the query log checks.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dnsproxyBinary } from '../../lab/dnsproxy.js';
 import { ROOT } from '../../lab/paths.js';
 import { sh } from './children.js';
-import { SERVER, type InnerConfig } from './types.js';
+import { SERVER, type DotStub } from './types.js';
 
 /** The shim's C source, read from the checkout (not beside the compiled file: dist/ holds no .c). */
 const NODELAY_SHIM_SOURCE = join(ROOT, 'bench', 'validate', 'nodelay-shim.c');
 
-/**
- * Compiles the TCP_NODELAY shim for the DoT stub (see ValidationOptions.stubNoDelay) into `work`; resolves with the
- * shared object's path. Needs gcc.
- */
+/** Compiles the TCP_NODELAY shim (ValidationOptions.stubNoDelay) into `work`; resolves with the shared object's path. Needs gcc. */
 export async function buildNoDelayShim(work: string): Promise<string> {
   const lib = join(work, 'nodelay.so');
   await sh('gcc', ['-shared', '-fPIC', '-O2', '-o', lib, NODELAY_SHIM_SOURCE, '-ldl'], 60_000).catch((e: unknown) => {
@@ -23,32 +23,58 @@ export async function buildNoDelayShim(work: string): Promise<string> {
   return lib;
 }
 
-/** Which stub, where its files go, the lab CA it authenticates the resolver with, a library to preload into it. */
-export type DotStubOptions = Pick<InnerConfig, 'work' | 'dotStub' | 'caFile'> & { stubPreload?: string | null | undefined };
+/** Which stub, where it listens, where its files go, the lab CA (and for dnsproxy a certificate), a library to preload. */
+export interface StubOptions {
+  kind: DotStub | 'dnsproxy';
+  /** The loopback address it listens on (port 53). */
+  address: string;
+  work: string;
+  caFile: string;
+  /** dnsproxy's own listeners need a certificate (it serves DoT/DoH too, unused here). */
+  certFile?: string;
+  keyFile?: string;
+  preload?: string | undefined;
+}
 
-/**
- * A fresh DoT stub (c.dotStub, with c.stubPreload if given) on 127.0.0.1:53 forwarding over TLS to the lab
- * resolver; resolves once it listens.
- */
-export async function startDotStub(c: DotStubOptions): Promise<ChildProcess> {
-  const dir = join(c.work, c.dotStub);
+/** The stub's process, and what it is. */
+export interface Stub {
+  kind: StubOptions['kind'];
+  child: ChildProcess;
+}
+
+/** A fresh stub on `o.address`:53 forwarding to the lab resolver; resolves once it listens. */
+export async function startStub(o: StubOptions): Promise<Stub> {
+  const dir = join(o.work, `${o.kind}-${o.address}`);
   mkdirSync(dir, { recursive: true });
-  const args = c.dotStub === 'unbound' ? unboundArgs(c, dir) : stubbyArgs(c, dir);
-  const env = { ...process.env, ...(c.stubPreload ? { LD_PRELOAD: c.stubPreload } : {}) };
-  return startListening(spawn(c.dotStub, args, { stdio: ['ignore', 'pipe', 'pipe'], env }), c.dotStub);
+  if (o.kind === 'dnsproxy') {
+    const bin = dnsproxyBinary();
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: scripts/setup builds it (lab/build.sh)`);
+    // Go reads extra roots from SSL_CERT_FILE: the lab CA, whose server certificate names the resolver's address.
+    const args = ['-listen', o.address, '-dns-port', '53', '-tls-port', '853', '-https-port', '443', '-cert', o.certFile!, '-key', o.keyFile!, '-upstream', `quic://${SERVER}:853`];
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SSL_CERT_FILE: o.caFile } });
+    return { kind: o.kind, child: await startListening(child, o.kind, o.address) };
+  }
+  const args = o.kind === 'unbound' ? unboundArgs(o, dir) : stubbyArgs(o, dir);
+  const env = { ...process.env, ...(o.preload ? { LD_PRELOAD: o.preload } : {}) };
+  return { kind: o.kind, child: await startListening(spawn(o.kind, args, { stdio: ['ignore', 'pipe', 'pipe'], env }), o.kind, o.address) };
+}
+
+/** A fresh DoT stub (`c.dotStub`) on 127.0.0.1:53, as bench/idle-lifetimes.ts starts one; resolves once it listens. */
+export async function startDotStub(c: { work: string; dotStub: DotStub; caFile: string; stubPreload?: string | null }): Promise<ChildProcess> {
+  return (await startStub({ kind: c.dotStub, address: '127.0.0.1', work: c.work, caFile: c.caFile, preload: c.stubPreload ?? undefined })).child;
 }
 
 /**
- * unbound's arguments, its configuration written to `dir`: on 127.0.0.1:53 as a forwarder (no cache carried between
- * loads: a new process per load), every query over TLS to the lab resolver, dns.test authenticated with the lab CA;
- * it pipelines the queries of a burst over a reused TLS stream. Like stubby it leaves Nagle's algorithm on
- * (ValidationOptions.stubNoDelay).
+ * unbound's arguments, its configuration written to `dir`: a forwarder on the address, every query over TLS to the
+ * lab resolver, dns.test authenticated with the lab CA; it pipelines a burst's queries over one reused TLS stream and
+ * keeps it 60 s idle (tcp-reuse-timeout, Debian's default). Its cache is off (cache-max-ttl 0), so a trace's pages
+ * are asked again each time.
  */
-function unboundArgs(c: DotStubOptions, dir: string): string[] {
+function unboundArgs(o: StubOptions, dir: string): string[] {
   const conf = join(dir, 'unbound.conf');
   writeFileSync(conf, [
     'server:',
-    '  interface: 127.0.0.1',
+    `  interface: ${o.address}`,
     '  port: 53',
     '  do-ip6: no',
     '  username: ""',
@@ -60,8 +86,10 @@ function unboundArgs(c: DotStubOptions, dir: string): string[] {
     '  verbosity: 0',
     '  num-threads: 1',
     '  module-config: "iterator"',
-    `  tls-cert-bundle: "${c.caFile}"`,
+    `  tls-cert-bundle: "${o.caFile}"`,
     '  prefetch: no',
+    '  cache-max-ttl: 0',
+    '  cache-max-negative-ttl: 0',
     'remote-control:',
     '  control-enable: no',
     'forward-zone:',
@@ -73,8 +101,8 @@ function unboundArgs(c: DotStubOptions, dir: string): string[] {
   return ['-d', '-c', conf];
 }
 
-/** stubby's arguments, its configuration written to `dir`: on 127.0.0.1:53, every query over TLS to the lab resolver. */
-function stubbyArgs(c: DotStubOptions, dir: string): string[] {
+/** stubby's arguments, its configuration written to `dir`: on the address, every query over TLS to the lab resolver (no cache; 10 s idle). */
+function stubbyArgs(o: StubOptions, dir: string): string[] {
   const conf = join(dir, 'stubby.yml');
   writeFileSync(conf, [
     'resolution_type: GETDNS_RESOLUTION_STUB',
@@ -85,10 +113,10 @@ function stubbyArgs(c: DotStubOptions, dir: string): string[] {
     'edns_client_subnet_private: 1',
     'round_robin_upstreams: 0',
     'idle_timeout: 10000',
-    `tls_ca_file: "${c.caFile}"`,
+    `tls_ca_file: "${o.caFile}"`,
     `appdata_dir: "${dir}"`,
     'listen_addresses:',
-    '  - 127.0.0.1',
+    `  - ${o.address}`,
     'upstream_recursive_servers:',
     `  - address_data: ${SERVER}`,
     '    tls_port: 853',
@@ -98,19 +126,19 @@ function stubbyArgs(c: DotStubOptions, dir: string): string[] {
   return ['-C', conf];
 }
 
-/** Waits until `child` (a stub) listens on 127.0.0.1:53 (UDP); kills it and throws after 5 s or if it exits. */
-async function startListening(child: ChildProcess, name: string): Promise<ChildProcess> {
+/** Waits until `child` listens on `address`:53 (UDP); kills it and throws after 5 s or if it exits. */
+async function startListening(child: ChildProcess, name: string, address: string): Promise<ChildProcess> {
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
+  child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4000)));
   const deadline = Date.now() + 5000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${out}`);
-    const listening = await sh('ss', ['-Hlnu', 'src', '127.0.0.1:53']).catch(() => '');
+    const listening = await sh('ss', ['-Hlnu', 'src', `${address}:53`]).catch(() => '');
     if (listening.trim()) return child;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${name} not listening on 127.0.0.1:53 after 5 s: ${out}`);
+      throw new Error(`${name} not listening on ${address}:53 after 5 s: ${out}`);
     }
     await new Promise((r) => setTimeout(r, 20));
   }

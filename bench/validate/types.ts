@@ -1,83 +1,138 @@
-// The validation experiment's shared words: the browser transports and DoT stubs it knows, the lab addresses both
-// halves use, what to run (ValidationOptions), what a run records (Visit, ProfileRun, ValidationRun: the raw file's
-// shape) and what the outer half hands the inner one (InnerConfig, as config.json).
-import type { StoredRecord } from '../../common/stored-record.js';
+// The validation experiment's shared words: the browsers, sides (Do53 and the encrypted transports), scenarios and
+// DoT stubs it knows, the lab addresses every part uses, what to run (ValidationOptions), the pages it loads
+// (PageSpec), what a run records (Visit, ProfileRun, ValidationRun: the raw file's shape) and what the outer half
+// hands the inner one (InnerConfig, as config.json).
+import type { RecordingBrowser } from '../../common/browser-queries.js';
 import type { PageForCost } from '../../common/page-cost.js';
+import type { StoredRecord } from '../../common/stored-record.js';
 import type { NetProfile } from '../../lab/profiles.js';
 
-/** The browser's transports, as the table names them. */
-export const BROWSER_TRANSPORTS = ['do53', 'dot', 'doh'] as const;
-/** One of BROWSER_TRANSPORTS. */
-export type BrowserTransport = (typeof BROWSER_TRANSPORTS)[number];
-/** The real stubs the browser's DoT can go through (resolv.conf → stub on 127.0.0.1 → lab resolver over TLS). */
-export const DOT_STUBS = ['stubby', 'unbound'] as const;
+/** The browsers the validation drives, as common/browser-queries.ts names them. */
+export const BROWSERS = ['chromium', 'firefox'] as const satisfies readonly RecordingBrowser[];
+/** The encrypted transports a browser is validated on, each against the Do53 baseline. */
+export const CANDIDATES = ['dot', 'doh', 'doq'] as const;
+/** One of CANDIDATES. */
+export type Candidate = (typeof CANDIDATES)[number];
+/** How a browser resolves in one run of loads: the baseline `do53`, or a candidate. */
+export const SIDES = ['do53', ...CANDIDATES] as const;
+/** One of SIDES (called a transport in rows and the raw file). */
+export type Side = (typeof SIDES)[number];
+/** The connection states a load is validated in (see the report's "What ran"). */
+export const SCENARIOS = ['cold', 'warm', 'expected'] as const;
+/** One of SCENARIOS. */
+export type Scenario = (typeof SCENARIOS)[number];
+/** The real stubs the browser's DoT can go through (resolv.conf → stub → the lab resolver over TLS). */
+export const DOT_STUBS = ['unbound', 'stubby'] as const;
 /** One of DOT_STUBS. */
 export type DotStub = (typeof DOT_STUBS)[number];
 
-/** The CoreDNS log schemes each browser transport must show up on. */
-export const SCHEME_OF: Record<BrowserTransport, string> = { do53: 'dns', dot: 'tls', doh: 'https' };
+/** The CoreDNS log scheme each side must show up on. */
+export const SCHEME_OF: Record<Side, string> = { do53: 'dns', dot: 'tls', doh: 'https', doq: 'quic' };
+/** The resolver's encrypted TCP port each side's connection goes to (null: no TCP connection to watch). */
+export const RESOLVER_PORT: Record<Side, number | null> = { do53: null, dot: 853, doh: 443, doq: null };
 
-/** The server namespace's address: the browser's CoreDNS, the replay CoreDNS and the validation site all listen on it. */
+/** The server namespace's address: the browser's CoreDNS, the replay CoreDNS and the synthetic site listen on it. */
 export const SERVER = '192.0.2.2';
 /** The replay CoreDNS's ports (the browser's uses the standard ones), so replays never show in the browser's counts. */
 export const REPLAY_PORTS = { dns: 5300, tls: 8530, https: 4430 };
 
 /** What to run. */
 export interface ValidationOptions {
-  profiles: string[];
+  browsers: RecordingBrowser[];
+  profiles: NetProfile[];
+  /** Synthetic pages by their number of hostnames (lab/site/validation-site.ts). */
   pages: number[];
+  /** HAR files, each rebuilt in the lab (lab/har/). */
+  hars: string[];
+  scenarios: Scenario[];
+  /** The candidates (Do53 is always loaded: it is the baseline). */
+  transports: Candidate[];
+  /** The cap: at most this many loads per side of a row. */
   loads: number;
-  browser: 'chromium';
+  /** Loads per side before a row may count as resolved. */
+  minLoads: number;
   /** Replay repeats per Do53 visit (the extension uses 3; 1 keeps the experiment's length bearable). */
   repeat: number;
-  /** The browser transports to load with (default all three; Do53 is always included: it is the baseline). */
-  transports?: BrowserTransport[];
-  /**
-   * Force TCP_NODELAY on the DoT stub's sockets (an LD_PRELOAD shim compiled with gcc): Debian 12's stubby (getdns
-   * 1.7) and unbound (1.17) both leave Nagle's algorithm on, so a query written while a previous segment is unacknowledged (the TLS Finished,
-   * or the previous query of a burst) waits for the server's (delayed) ACK. Off unless asked (`--stub-nodelay`).
-   */
-  stubNoDelay?: boolean;
-  /** The local stub the browser's DoT goes through: Debian's `stubby` (getdns) or `unbound` as a forwarder. */
-  dotStub?: DotStub;
   seed: number;
+  /** The local stub the browser's DoT goes through. */
+  dotStub: DotStub;
+  /**
+   * Force TCP_NODELAY on the DoT stub's sockets (an LD_PRELOAD shim compiled with gcc): Debian 12's stubby and
+   * unbound leave Nagle's algorithm on, so a query written while a previous segment is unacknowledged (the TLS
+   * Finished, or the previous query of a burst) waits for the server's delayed ACK.
+   */
+  stubNoDelay: boolean;
+  /** The lab resolver's idle timeout for DoT, DoH and DoQ connections (s); default: see serverIdleFor. */
+  serverIdleS?: number;
   /** Progress lines (stderr by default). */
   log?: (line: string) => void;
   /** Called with the run so far after each profile (the raw file is written there, so a long run keeps its data). */
   onProfile?: (run: ValidationRun) => void;
 }
 
-/** One load of one page over one transport. */
+/** One page the validation loads: a synthetic page of `hosts` names, or a HAR file's page. */
+export interface PageSpec {
+  /** The synthetic page's host count as text ("10"), or the HAR file's name without `.har`. */
+  id: string;
+  kind: 'synthetic' | 'har';
+  /** The HAR file (kind har). */
+  file?: string;
+  /** Hostnames the lab resolver answers for it. */
+  hosts: number;
+  url: string;
+}
+
+/** One load of one page by one browser on one side in one scenario. */
 export interface Visit {
-  page: number;
-  transport: BrowserTransport;
+  browser: RecordingBrowser;
+  page: string;
+  transport: Side;
+  scenario: Scenario;
+  /** The load's number on its side of its row (1, 2, …). */
   round: number;
   /** loadEventStart (ms since navigation start); null when the load failed. */
   onLoad: number | null;
   error: string | null;
   /** True when the first attempt was aborted with ERR_NETWORK_CHANGED and this is the second. */
   retried?: boolean;
+  /** When the visit began (its set-up included) and ended, ms since the epoch: its window in the query log. */
+  startedAt: number;
+  endedAt: number;
+  /** This side's established connections to the resolver (the browser's for DoH, the stub's for DoT) as the navigation started; null where none is watched (Do53; DoQ runs over UDP). */
+  openBefore: number | null;
+  /** How long the most recently active of those connections had been idle then (ms), when one was open. */
+  connIdleMs?: number | null;
+  /** Expected scenario: the planned gap before this load (ms); the realized one is pageRecord.idleBeforeMs. */
+  gapMs?: number;
   /** The page as the extension would record it; Do53 visits also dnscost's replay of it, as the extension stores it. */
-  pageRecord?: PageForCost;
+  pageRecord?: PageForCost & { idleBeforeMs?: number | null };
   records?: StoredRecord[];
+  /** Why dnscost's replay of this Do53 visit failed (it then has no records and no prediction). */
+  replayError?: string;
+  /** What the browser's resolver was asked in this visit's window: scheme → name → record type → count (page names). */
+  asked?: Record<string, Record<string, Record<string, number>>>;
+  /** The scheme the visit's own warm-up lookup (scenario warm, or a trace's start) went over, if any was seen. */
+  warmScheme?: string[];
 }
 
 /** One profile's run. */
 export interface ProfileRun {
   profile: NetProfile;
+  pages: PageSpec[];
   visits: Visit[];
-  /** Queries the browser's CoreDNS saw for the site's names, per scheme (dns, tls, https) and name. */
-  queries: Record<string, Record<string, number>>;
-  /** The same queries per scheme and record type (A, AAAA, HTTPS, …): what the browser asked. */
-  queryTypes?: Record<string, Record<string, number>>;
-  browserVersion: string;
+  browserVersions: Partial<Record<RecordingBrowser, string>>;
+  /** The lab resolver's idle timeout for encrypted connections during the run (s). */
+  serverIdleS: number;
+  /** Queries the browser's resolver saw for the pages' names: scheme → record type → count. */
+  queryTypes: Record<string, Record<string, number>>;
 }
 
 /** A whole run, as the raw file keeps it. */
 export interface ValidationRun {
-  /** The command that made the run (absent in runs made before it was recorded). */
+  format: 2;
+  /** The command that made the run. */
   command?: string;
-  options: Omit<ValidationOptions, 'log' | 'onProfile'>;
+  options: Omit<ValidationOptions, 'log' | 'onProfile' | 'profiles'> & { profiles: string[] };
   startedAt: string;
   finishedAt: string;
   machine: string;
@@ -87,14 +142,13 @@ export interface ValidationRun {
 /** One profile's work for the inner half (written by the outer half to config.json; read once at its start). */
 export interface InnerConfig {
   profile: NetProfile;
-  pages: number[];
-  loads: number;
+  serverNs: string;
+  /** The HAR pages' server address (and the HARs' own IP literals, already added to the server side). */
+  harAddress: string;
+  options: Omit<ValidationOptions, 'log' | 'onProfile' | 'profiles'>;
+  serverIdleS: number;
   seed: number;
-  repeat: number;
-  caFile: string;
   work: string;
   out: string;
-  transports?: BrowserTransport[];
   stubPreload?: string;
-  dotStub: DotStub;
 }

@@ -1,49 +1,80 @@
-// The cost-model validation experiment's smallest case (bench/validate/): one profile (fiber), the
-// 1-host and 10-host pages, 3 loads per transport in headless Chromium. It checks the plumbing, not the accuracy:
-// the browser really resolved every name of both pages over each transport (the lab resolver's query log per scheme:
-// dns for Do53, tls for DoT through unbound (with TCP_NODELAY, as the committed run), https for DoH), every load finished, and every Do53 visit gave a finite
-// prediction for DoT and DoH.
+// The cost-model validation's smallest case (bench/validate/, scripts/validate): fiber × the 1-host synthetic page
+// and calibreapp's sign-in page rebuilt from its HAR × Chromium and Firefox × cold and warm × DoT (unbound) and DoH,
+// 3 loads per side. It checks the plumbing, not the accuracy: every load finished; every name of every load reached
+// the lab resolver over each side's own scheme (dns for Do53, tls for DoT through the stub, https for the browser's
+// DoH) and nothing else; cold loads found their side's connection closed and warm ones open; every Do53 visit's
+// replay asked the types its browser asks and gave a finite prediction; the rows are well formed.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'vitest';
-import { analyse, BROWSER_TRANSPORTS, predict, runValidation, SCHEME_OF } from '../../bench/validate/main.js';
-import { findBrowser } from '../../lab/browsers.js';
-import { pagePlan } from '../../lab/site/validation-site.js';
+import { analyse, missingFor, predict, runValidation, SCHEME_OF } from '../../bench/validate/main.js';
+import { rowsJson } from '../../bench/validate/report.js';
+import { browserQtypes } from '../../common/browser-queries.js';
+import { parseProfile } from '../../lab/profiles.js';
+import { ROOT } from '../../lab/paths.js';
 
-const PAGES = [1, 10];
+const HAR = join(ROOT, '..', 'shared', 'pages', 'www.calibreapp.com.signin.har');
 const LOADS = 3;
 
-test('cost-model validation, smallest case: fiber × pages 1 and 10 × 3 loads in Chromium over Do53, DoT (unbound), DoH', { timeout: 150_000 }, async (t) => {
+test('cost-model validation, smallest case: fiber × 1-host page and a HAR page × Chromium and Firefox × cold and warm × DoT and DoH', { timeout: 600_000 }, async (t) => {
   if (process.getuid?.() !== 0) return t.skip('needs root: network and mount namespaces');
-  if (!findBrowser('chromium')) assert.fail('chromium is not installed: scripts/setup installs it');
+  if (!existsSync(HAR)) return t.skip(`no HAR at ${HAR}`);
+  const options = {
+    browsers: ['chromium', 'firefox'] as const, profiles: [parseProfile('fiber')], pages: [1], hars: [HAR], scenarios: ['cold', 'warm'] as const,
+    transports: ['dot', 'doh'] as const, loads: LOADS, minLoads: LOADS, repeat: 1, seed: 7, dotStub: 'unbound' as const, stubNoDelay: true,
+  };
+  const missing = missingFor({ ...options, browsers: [...options.browsers], transports: [...options.transports] });
+  if (missing.length) assert.fail(missing.join('; '));
   const started = Date.now();
-  const run = await runValidation({ profiles: ['fiber'], pages: PAGES, loads: LOADS, browser: 'chromium', repeat: 1, seed: 7, dotStub: 'unbound', stubNoDelay: true, log: () => {} });
-  console.log(`validation smallest case: ${Date.now() - started} ms`);
+  const run = await runValidation({ ...options, browsers: [...options.browsers], scenarios: [...options.scenarios], transports: [...options.transports], log: () => {} });
+  console.log(`validation smallest case: ${Math.round((Date.now() - started) / 1000)} s`);
   const [p] = run.profiles;
   assert.ok(p);
-  assert.equal(p.visits.length, PAGES.length * BROWSER_TRANSPORTS.length * LOADS);
+  assert.deepEqual(p.pages.map((x) => x.id), ['1', 'www.calibreapp.com.signin']);
+  // minLoads = loads: every side of every row gets exactly its loads.
+  assert.equal(p.visits.length, 2 * 2 * 2 * 3 * LOADS, 'browsers × pages × scenarios × sides × loads');
   for (const v of p.visits) {
-    assert.equal(v.error, null, `${v.transport} page ${v.page} round ${v.round}: ${v.error}`);
-    assert.ok(Number.isFinite(v.onLoad) && v.onLoad! > 0, `${v.transport} page ${v.page}: onLoad ${v.onLoad}`);
-  }
-  // Each transport really reached the lab resolver for every name of every page: Chromium over UDP, unbound over TLS,
-  // Chromium's DoH over HTTPS. (With DoH, resolv.conf points at a dead stub, so a fallback would have failed the load.)
-  for (const transport of BROWSER_TRANSPORTS) {
-    const seen = p.queries[SCHEME_OF[transport]] ?? {};
-    for (const n of PAGES) {
-      for (const h of pagePlan(n)) assert.ok((seen[h.name] ?? 0) >= LOADS, `${transport}: ${h.name} asked ${seen[h.name] ?? 0} times over ${SCHEME_OF[transport]}`);
+    const what = `${v.browser} ${v.transport} ${v.scenario} ${v.page} #${v.round}`;
+    assert.equal(v.error, null, `${what}: ${v.error}`);
+    assert.ok(Number.isFinite(v.onLoad) && v.onLoad! > 0, `${what}: onLoad ${v.onLoad}`);
+    assert.equal(v.pageRecord?.browser, v.browser, `${what}: the page record names its browser`);
+    // The query log: every name the page needed went over this side's scheme, and over no other.
+    const names = [...new Set([v.pageRecord!.host, ...v.pageRecord!.hosts.filter((h) => h.kind === 'name').map((h) => h.name)])];
+    const own = v.asked?.[SCHEME_OF[v.transport]] ?? {};
+    for (const n of names) assert.ok(own[n]?.A, `${what}: ${n} was not asked for A over ${SCHEME_OF[v.transport]}: ${JSON.stringify(v.asked)}`);
+    for (const [scheme, per] of Object.entries(v.asked ?? {})) {
+      if (scheme !== SCHEME_OF[v.transport]) assert.ok(!names.some((n) => per[n]), `${what}: page names asked over ${scheme} too`);
     }
-  }
-  // Every Do53 visit carries its page record and replay, and gives a finite prediction for DoT and DoH.
-  const do53 = p.visits.filter((v) => v.transport === 'do53');
-  for (const v of do53) {
-    assert.equal(v.pageRecord?.hosts.length, v.page, `page ${v.page}: hosts in the record`);
-    const est = predict(v);
+    // The connection state each scenario sets up (DoT: the stub's TLS connection; DoH: the browser's).
+    if (v.transport === 'dot' || v.transport === 'doh') {
+      assert.equal(v.openBefore! > 0, v.scenario === 'warm', `${what}: ${v.openBefore} connection(s) open before the load`);
+      if (v.scenario === 'warm') assert.ok(v.warmScheme?.includes(SCHEME_OF[v.transport]), `${what}: the warm-up lookup went over ${v.warmScheme}`);
+    }
+    if (v.transport !== 'do53') continue;
+    // The replay asked per host what this browser asks (no IPv6 in the lab), and predicts finitely in the scenario's mode.
+    assert.ok(v.records?.length, `${what}: no replay (${v.replayError})`);
+    for (const r of v.records!.filter((x) => x.transport === 'udp')) {
+      assert.ok(browserQtypes(v.browser, { ipv6: false, document: r.host === v.pageRecord!.host }).includes(r.qtype), `${what}: the replay asked ${r.qtype} for ${r.host}`);
+      assert.equal(r.mode, v.scenario, `${what}: replay mode`);
+    }
+    const est = predict(v, v.scenario === 'warm' ? 'warm' : 'cold');
     for (const tr of ['dot', 'doh'] as const) {
       const e = est[tr];
-      assert.ok(e && [e.delta, e.lower, e.upper].every(Number.isFinite) && e.lower <= e.delta && e.delta <= e.upper, `page ${v.page} ${tr}: ${JSON.stringify(e)}`);
+      assert.ok(e && [e.delta, e.lower, e.upper].every(Number.isFinite) && e.lower <= e.delta && e.delta <= e.upper, `${what} ${tr}: ${JSON.stringify(e)}`);
     }
   }
   const rows = analyse(run);
-  assert.equal(rows.length, PAGES.length * 2);
-  for (const r of rows) assert.ok(Number.isFinite(r.measured) && Number.isFinite(r.predicted?.delta) && Number.isFinite(r.medianAbsError), JSON.stringify(r));
+  assert.equal(rows.length, 2 * 2 * 2 * 2, 'browsers × pages × scenarios × candidates');
+  for (const r of rows) {
+    assert.deepEqual(r.loads, { do53: LOADS, candidate: LOADS, failed: 0 }, JSON.stringify(r));
+    assert.ok(Number.isFinite(r.measured) && Number.isFinite(r.predicted?.delta) && Number.isFinite(r.tolerance) && Number.isFinite(r.halfWidth), JSON.stringify(r));
+    assert.equal(r.tolerance, Math.max(10, 0.1 * Math.abs(r.measured!)));
+    assert.equal(r.resolved, r.halfWidth! <= r.tolerance!);
+    assert.equal(r.within, Math.abs(r.predicted!.delta - r.measured!) <= r.tolerance!);
+    assert.equal(r.queries.candidate?.complete, LOADS, `${r.browser} ${r.transport} ${r.scenario} ${r.page}: queries`);
+  }
+  const json = JSON.parse(rowsJson(run, 'test')) as { rows: unknown[]; summary: { rows: number } };
+  assert.equal(json.rows.length, rows.length);
+  assert.equal(json.summary.rows, rows.length);
 });

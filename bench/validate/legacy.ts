@@ -1,0 +1,58 @@
+// Raw files of the validation's first form (before scenarios, Firefox and HAR pages: Chromium, cold loads, synthetic
+// pages, DoT and DoH), read into today's shape so `--from` re-analyses them with the current model.
+import { pageUrl } from '../../lab/site/validation-site.js';
+import type { Candidate, DotStub, Side, ValidationRun, Visit } from './types.js';
+
+interface OldVisit {
+  page: number;
+  transport: Side;
+  round: number;
+  onLoad: number | null;
+  error: string | null;
+  retried?: boolean;
+  pageRecord?: Visit['pageRecord'];
+  records?: Visit['records'];
+}
+
+interface OldRun {
+  command?: string;
+  options: { profiles: string[]; pages: number[]; loads: number; repeat: number; seed: number; transports?: string[]; stubNoDelay?: boolean; stubbyNoDelay?: boolean; dotStub?: DotStub };
+  startedAt: string;
+  finishedAt: string;
+  machine: string;
+  profiles: { profile: ValidationRun['profiles'][number]['profile']; visits: OldVisit[]; queryTypes?: Record<string, Record<string, number>>; browserVersion: string }[];
+}
+
+/** A raw run in today's shape: returned as is when it already is, converted when it is of the first form. */
+export function upgradeRun(raw: unknown): ValidationRun {
+  const r = raw as ValidationRun | OldRun;
+  if ('format' in r && r.format === 2) return r;
+  const old = r as OldRun;
+  const transports = (old.options.transports ?? ['dot', 'doh']).filter((t): t is Candidate => t === 'dot' || t === 'doh' || t === 'doq');
+  return {
+    format: 2,
+    ...(old.command ? { command: old.command } : {}),
+    options: {
+      browsers: ['chromium'], profiles: old.options.profiles, pages: old.options.pages, hars: [], scenarios: ['cold'], transports,
+      loads: old.options.loads, minLoads: old.options.loads, repeat: old.options.repeat, seed: old.options.seed,
+      dotStub: old.options.dotStub ?? 'stubby', stubNoDelay: old.options.stubNoDelay ?? old.options.stubbyNoDelay ?? false,
+    },
+    startedAt: old.startedAt,
+    finishedAt: old.finishedAt,
+    machine: old.machine,
+    profiles: old.profiles.map((p) => ({
+      profile: p.profile,
+      pages: old.options.pages.map((n) => ({ id: String(n), kind: 'synthetic' as const, hosts: n, url: pageUrl(n) })),
+      // The first form did not record when each load ran nor which connections were open.
+      visits: p.visits.map((v): Visit => ({
+        browser: 'chromium', page: String(v.page), transport: v.transport, scenario: 'cold', round: v.round, onLoad: v.onLoad, error: v.error,
+        ...(v.retried ? { retried: true } : {}), startedAt: 0, endedAt: 0, openBefore: null,
+        ...(v.pageRecord ? { pageRecord: v.pageRecord } : {}), ...(v.records ? { records: v.records } : {}),
+      })),
+      browserVersions: { chromium: p.browserVersion },
+      // CoreDNS's default then.
+      serverIdleS: 10,
+      queryTypes: p.queryTypes ?? {},
+    })),
+  };
+}

@@ -1,0 +1,112 @@
+// How many loads, and when, pure: the book of loads per side of a row, when a row is done (resolved, or its cap
+// reached), which side still needs a load (alternating sides until every row of theirs is done), the lab resolver's
+// idle timeout, each holder's effective idle limit, and a trace's gaps, drawn so they straddle those limits.
+import { HOLDERS, holderOf } from '../../common/connection-state.js';
+import type { RecordingBrowser } from '../../common/browser-queries.js';
+import { seededRandom, shuffled } from '../../common/stats.js';
+import { measuredChange, rowKey, rowSeed } from './analysis.js';
+import type { Candidate, DotStub, Scenario, Side, ValidationOptions } from './types.js';
+
+/** The loads made so far on one side of a row: attempts (failed ones included) and the onLoads of those that finished. */
+export interface SideLoads {
+  attempts: number;
+  ok: number[];
+}
+
+/** Every side's loads of one profile, by browser × page × side × scenario. */
+export class LoadBook {
+  private readonly m = new Map<string, SideLoads>();
+  private static key(browser: string, page: string, side: Side, scenario: Scenario): string {
+    return `${browser}|${page}|${side}|${scenario}`;
+  }
+  /** Counts one load (onLoad null when it failed). */
+  add(browser: string, page: string, side: Side, scenario: Scenario, onLoad: number | null): void {
+    const k = LoadBook.key(browser, page, side, scenario);
+    const s = this.m.get(k) ?? this.m.set(k, { attempts: 0, ok: [] }).get(k)!;
+    s.attempts++;
+    if (onLoad !== null) s.ok.push(onLoad);
+  }
+  /** The loads on one side (none yet: zero attempts). */
+  get(browser: string, page: string, side: Side, scenario: Scenario): SideLoads {
+    return this.m.get(LoadBook.key(browser, page, side, scenario)) ?? { attempts: 0, ok: [] };
+  }
+}
+
+/** What decides when a row is done. */
+export type Budget = Pick<ValidationOptions, 'loads' | 'minLoads' | 'transports'> & { profile: string };
+
+/** A row is done when it is resolved (both sides at least minLoads) or both sides have had their cap of loads. */
+export function rowDone(book: LoadBook, b: Budget, browser: string, page: string, transport: Candidate, scenario: Scenario): boolean {
+  const base = book.get(browser, page, 'do53', scenario);
+  const cand = book.get(browser, page, transport, scenario);
+  if (base.attempts >= b.loads && cand.attempts >= b.loads) return true;
+  if (base.ok.length < b.minLoads || cand.ok.length < b.minLoads) return false;
+  const key = rowKey({ browser, profile: b.profile, page, transport, scenario });
+  return measuredChange(base.ok, cand.ok, rowSeed(key))?.resolved ?? false;
+}
+
+/** Whether `side` needs another load for this page and scenario: a candidate while its row is open, Do53 while any is. */
+export function needsLoad(book: LoadBook, b: Budget, browser: string, page: string, side: Side, scenario: Scenario): boolean {
+  if (book.get(browser, page, side, scenario).attempts >= b.loads) return false;
+  if (side !== 'do53') return !rowDone(book, b, browser, page, side, scenario);
+  return b.transports.some((t) => !rowDone(book, b, browser, page, t, scenario));
+}
+
+/**
+ * The lab resolver's idle timeout for encrypted connections (s): as given, else — when a trace runs DoT — 1.5 × the
+ * DoT stub's own limit (unbound 60 s → 90 s; stubby 10 s → 15 s), so the stub, not the server, ends its connection;
+ * else 20 s. Holders without a limit of their own (Chromium's DoH, dnsproxy) and Firefox's TRR (3,400 s, longer
+ * than any trace) are then ended by this server limit.
+ */
+export function serverIdleFor(o: Pick<ValidationOptions, 'scenarios' | 'transports' | 'dotStub' | 'serverIdleS'>): number {
+  if (o.serverIdleS) return o.serverIdleS;
+  const stub = HOLDERS[o.dotStub].idleMs / 1000;
+  return o.scenarios.includes('expected') && o.transports.includes('dot') ? Math.max(15, 1.5 * stub) : 20;
+}
+
+/** How long `transport`'s connection stays open when idle in the lab: the holder's own limit or the server's, the shorter (ms). */
+export function idleLimitMs(transport: Candidate, browser: RecordingBrowser, stub: DotStub, serverIdleMs: number): number {
+  const holder = holderOf(transport, browser, stub);
+  const own = holder ? HOLDERS[holder].idleMs : null;
+  return Math.min(own ?? Infinity, serverIdleMs);
+}
+
+/** A range of gaps (ms). */
+export interface GapRange {
+  min: number;
+  max: number;
+}
+
+/**
+ * The gap ranges that straddle `limits` (ms): below the shortest, between each two (where there is room), above the
+ * longest — each clear of every limit by 13 % or more, so a few seconds' lateness does not change which side of a
+ * limit a gap falls on. With one limit the range below comes twice, so two loads in three find the connection open.
+ */
+export function gapRanges(limits: readonly number[]): GapRange[] {
+  const ls = [...new Set(limits.filter(Number.isFinite))].sort((a, b) => a - b);
+  if (!ls.length) throw new Error('a trace needs at least one finite idle limit');
+  const out: GapRange[] = [{ min: 0.4 * ls[0]!, max: 0.7 * ls[0]! }];
+  for (let i = 0; i + 1 < ls.length; i++) {
+    const r = { min: 1.15 * ls[i]!, max: 0.87 * ls[i + 1]! };
+    if (r.min < r.max) out.push(r);
+  }
+  if (ls.length === 1) out.push(out[0]!);
+  out.push({ min: 1.15 * ls.at(-1)!, max: 1.35 * ls.at(-1)! });
+  return out;
+}
+
+/** `n` gaps (ms) from `ranges`, in seeded blocks that hold every range once (so any block has the same mix). */
+export function gapSequence(ranges: readonly GapRange[], n: number, seed: number): number[] {
+  const random = seededRandom(seed);
+  const out: number[] = [];
+  while (out.length < n) for (const r of shuffled(ranges, random)) out.push(Math.round(r.min + random() * (r.max - r.min)));
+  return out.slice(0, n);
+}
+
+/** `n` page ids in seeded cycles: every page once per cycle, in a fresh order each time. */
+export function pageSequence(pages: readonly string[], n: number, seed: number): string[] {
+  const random = seededRandom(seed);
+  const out: string[] = [];
+  while (out.length < n) out.push(...shuffled(pages, random));
+  return out.slice(0, n);
+}

@@ -1,0 +1,118 @@
+// The validation's pure parts (bench/validate/): the command line, the target and when a row is resolved, when a
+// side needs another load, the trace's gaps around the holders' idle limits, and the rows from a run.
+import assert from 'node:assert/strict';
+import { test } from 'vitest';
+import { analyse, bootstrapDiff, measuredChange, modeFor, rowKey, rowSeed, tolerance } from '../bench/validate/analysis.js';
+import { parseCommand } from '../bench/validate/options.js';
+import { gapRanges, gapSequence, idleLimitMs, LoadBook, needsLoad, rowDone, serverIdleFor, type Budget } from '../bench/validate/schedule.js';
+import type { ValidationRun, Visit } from '../bench/validate/types.js';
+import { profileByName } from '../lab/profiles.js';
+
+test('the command line: defaults, the issue\'s spellings, custom profiles, clear errors', () => {
+  const d = parseCommand([]).options;
+  assert.deepEqual(d.browsers, ['chromium', 'firefox']);
+  assert.deepEqual(d.pages, [1, 10, 30, 100]);
+  assert.deepEqual(d.profiles.map((p) => p.name), ['fiber', 'dsl', '4g', '3g']);
+  assert.deepEqual(d.scenarios, ['cold', 'warm', 'expected']);
+  assert.deepEqual(d.transports, ['dot', 'doh', 'doq']);
+  assert.equal(d.loads, 20);
+  assert.equal(d.minLoads, 5);
+  const c = parseCommand(['--browser', 'firefox', '--har', 'a.har,b.har', '--profile', 'rtt=80,loss=1', '--profile', 'dsl', '--scenario', 'warm',
+    '--transports', 'do53,doq', '--loads', '4', '--out', 'r.md', '--json', 'r.json']);
+  assert.deepEqual(c.options.browsers, ['firefox']);
+  assert.deepEqual(c.options.hars, ['a.har', 'b.har']);
+  assert.deepEqual(c.options.pages, [], 'only HAR pages when --har is given alone');
+  assert.deepEqual(c.options.profiles.map((p) => [p.name, p.rttMs, p.lossPct]), [['rtt=80,loss=1', 80, 1], ['dsl', profileByName('dsl').rttMs, profileByName('dsl').lossPct]]);
+  assert.deepEqual(c.options.transports, ['doq'], 'Do53 is always the baseline');
+  assert.equal(c.options.minLoads, 4, 'never more loads before resolving than the cap');
+  assert.equal(c.out, 'r.md');
+  assert.equal(c.json, 'r.json');
+  assert.throws(() => parseCommand(['--browser', 'safari']), /--browser: unknown "safari"/);
+  assert.throws(() => parseCommand(['--transports', 'dnscrypt']), /--transports: unknown "dnscrypt"/);
+  assert.throws(() => parseCommand(['--loads', '0']), /--loads: "0"/);
+  assert.throws(() => parseCommand(['--pages', 'none']), /nothing to load/);
+  assert.throws(() => parseCommand(['--profile', 'rtt=x']), /KEY=NUMBER/);
+});
+
+test('the target: 10 % of the measured change, at least 10 ms; resolved when the interval is that narrow', () => {
+  assert.equal(tolerance(50), 10);
+  assert.equal(tolerance(-300), 30);
+  // Two tight sides 100 ms apart: resolved.
+  const base = [500, 502, 498, 501, 499, 500];
+  const tight = measuredChange(base, base.map((x) => x + 100), 1)!;
+  assert.equal(tight.measured, 100);
+  assert.ok(tight.resolved && tight.halfWidth! <= tight.tolerance, JSON.stringify(tight));
+  // The same medians with a wide spread: not resolved.
+  const wide = measuredChange([300, 500, 700, 400, 600], [400, 600, 800, 500, 700], 1)!;
+  assert.equal(wide.measured, 100);
+  assert.equal(wide.resolved, false, JSON.stringify(wide));
+  assert.equal(measuredChange([], [1], 1), null);
+  assert.equal(bootstrapDiff([1], [2, 3]), null, 'one load is no interval');
+  assert.deepEqual(bootstrapDiff(base, base, 9), bootstrapDiff(base, base, 9), 'seeded: the same interval every time');
+  assert.notEqual(rowSeed(rowKey({ browser: 'chromium', profile: 'fiber', page: '1', transport: 'dot', scenario: 'cold' })),
+    rowSeed(rowKey({ browser: 'firefox', profile: 'fiber', page: '1', transport: 'dot', scenario: 'cold' })));
+});
+
+test('loads are added to a row until it is resolved or both sides reach the cap; Do53 while any row needs it', () => {
+  const b: Budget = { loads: 6, minLoads: 3, transports: ['dot', 'doh'], profile: 'fiber' };
+  const book = new LoadBook();
+  const add = (side: 'do53' | 'dot' | 'doh', xs: (number | null)[]) => xs.forEach((x) => book.add('chromium', '1', side, 'cold', x));
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'do53', 'cold'), true);
+  add('do53', [500, 501, 499]);
+  add('dot', [600, 601, 599]);
+  assert.equal(rowDone(book, b, 'chromium', '1', 'dot', 'cold'), true, 'tight after the minimum: resolved');
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'dot', 'cold'), false);
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'do53', 'cold'), true, 'DoH still needs the baseline');
+  add('doh', [300, 900, null, 500, 1200, 100]);
+  assert.equal(book.get('chromium', '1', 'doh', 'cold').attempts, 6, 'a failed load counts as an attempt');
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'doh', 'cold'), false, 'the cap');
+  assert.equal(rowDone(book, b, 'chromium', '1', 'doh', 'cold'), false, 'Do53 has not reached its cap: the row may still resolve');
+  add('do53', [500, 500, 500]);
+  assert.equal(rowDone(book, b, 'chromium', '1', 'doh', 'cold'), true, 'both sides at the cap: done, unresolved');
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'do53', 'cold'), false);
+});
+
+test("a trace's gaps straddle every holder's idle limit, clear of each by 13 %", () => {
+  const limits = [10_000, 60_000];
+  const ranges = gapRanges(limits);
+  assert.deepEqual(ranges, [{ min: 4000, max: 7000 }, { min: 11_500, max: 52_200 }, { min: 69_000, max: 81_000 }]);
+  const gaps = gapSequence(ranges, 30, 5);
+  assert.equal(gaps.length, 30);
+  for (const g of gaps) for (const l of limits) assert.ok(g < l / 1.13 || g > l * 1.13, `${g} near ${l}`);
+  for (let i = 0; i + 3 <= 30; i += 3) assert.equal(new Set(gaps.slice(i, i + 3).map((g) => ranges.findIndex((r) => g >= r.min && g <= r.max))).size, 3, 'each block holds every range once');
+  assert.equal(gapRanges([20_000]).length, 3, 'one limit: below it twice, above it once');
+  assert.throws(() => gapRanges([Infinity]), /finite idle limit/);
+  // The server's limit ends the connections of holders without one of their own.
+  assert.equal(idleLimitMs('doh', 'chromium', 'unbound', 20_000), 20_000);
+  assert.equal(idleLimitMs('dot', 'chromium', 'stubby', 90_000), Math.min(90_000, idleLimitMs('dot', 'firefox', 'stubby', Infinity)));
+  assert.equal(serverIdleFor({ scenarios: ['cold'], transports: ['dot'], dotStub: 'unbound' }), 20);
+  assert.equal(serverIdleFor({ scenarios: ['cold'], transports: ['dot'], dotStub: 'unbound', serverIdleS: 45 }), 45);
+});
+
+test('rows: one per browser × page × transport × scenario, the prediction in the mode the scenario says', () => {
+  const visit = (transport: Visit['transport'], onLoad: number, round: number, idle?: number): Visit => ({
+    browser: 'chromium', page: '1', transport, scenario: 'expected', round, onLoad, error: null, startedAt: 0, endedAt: 1, openBefore: null,
+    ...(idle !== undefined ? { pageRecord: { host: 'a.test', hosts: [], navigation: null, onLoadMs: onLoad, idleBeforeMs: idle } as unknown as Visit['pageRecord'] } : {}),
+  });
+  const run: ValidationRun = {
+    format: 2, options: { browsers: ['chromium'], profiles: ['fiber'], pages: [1], hars: [], scenarios: ['expected'], transports: ['doh'], loads: 3, minLoads: 3, repeat: 1, seed: 1, dotStub: 'unbound', stubNoDelay: false },
+    startedAt: '', finishedAt: '', machine: '',
+    profiles: [{
+      profile: profileByName('fiber'), pages: [{ id: '1', kind: 'synthetic', hosts: 1, url: 'http://x/' }], browserVersions: {}, serverIdleS: 20, queryTypes: {},
+      visits: [visit('do53', 500, 1), visit('do53', 502, 2), visit('do53', 498, 3), visit('doh', 600, 1), visit('doh', 602, 2), visit('doh', 598, 3)],
+    }],
+  };
+  const rows = analyse(run);
+  assert.equal(rows.length, 1);
+  const [r] = rows;
+  assert.deepEqual([r!.browser, r!.profile, r!.page, r!.transport, r!.scenario], ['chromium', 'fiber', '1', 'doh', 'expected']);
+  assert.equal(r!.measured, 100);
+  assert.deepEqual(r!.loads, { do53: 3, candidate: 3, failed: 0 });
+  assert.equal(r!.predicted, null, 'no replay, no prediction');
+  assert.equal(r!.within, null);
+  // Expected: warm while the holder (with the server's limit) would still hold the connection, cold after.
+  const ctx = { dotStub: 'unbound' as const, serverIdleMs: 20_000 };
+  assert.equal(modeFor(visit('do53', 1, 1, 5_000), 'doh', 'expected', ctx), 'warm');
+  assert.equal(modeFor(visit('do53', 1, 1, 25_000), 'doh', 'expected', ctx), 'cold');
+  assert.equal(modeFor(visit('do53', 1, 1, 25_000), 'doh', 'warm', ctx), 'warm', 'the warm scenario is warm whatever the gap');
+});

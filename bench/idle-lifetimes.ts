@@ -2,8 +2,8 @@
 // real browsers and stubs (issue 11, item 2): Chromium's DoH, Firefox's TRR, and the DoT stubs unbound and stubby as
 // Debian configures them (the browser asks the stub on 127.0.0.1 over Do53; the stub holds the TLS connection).
 // For each gap G: a page load (a fresh name, so the browser must look it up), G seconds of nothing, another load of a
-// fresh name; the lab resolver's new TCP connections during the second load (a SYN counter in the namespace's
-// firewall) say whether the encrypted connection was still open. The lab resolver keeps idle connections for 30
+// fresh name; the lab resolver's new TCP connections during the gap and the second load (a SYN counter in the
+// namespace's firewall) say whether the encrypted connection was still open. The lab resolver keeps idle connections for 30
 // minutes, so what ends one is the client. common/connection-state.ts reads the figures this writes.
 //
 //   node dist/bench/idle-lifetimes.js [--cases chromium-doh,firefox-trr,unbound,stubby] [--gaps 5,12,30,65,130,300]
@@ -30,8 +30,10 @@ export type IdleCase = (typeof IDLE_CASES)[number];
 /** One gap's outcome. */
 export interface GapResult {
   gapS: number;
-  /** New TCP connections to the resolver's encrypted port during the load after the gap. */
+  /** New TCP connections to the resolver's encrypted port during the gap and the load after it. */
   newConnections: number;
+  /** Queries the lab resolver received during the gap (over any scheme): the idle connection was not idle if any. */
+  gapQueries: string[];
   error: string | null;
 }
 
@@ -52,6 +54,12 @@ function syns(port: number): number {
   const out = execFileSync('iptables', ['-L', 'INPUT', '-v', '-x', '-n'], { encoding: 'utf8', timeout: 5000 });
   const line = out.split('\n').find((l) => l.includes(`dpt:${port}`) && l.includes('flags:0x17/0x02'));
   return line ? Number(line.trim().split(/\s+/)[0]) : 0;
+}
+
+/** The lab resolver's query log: each line `dnscost-query SCHEME TYPE NAME` with when it arrived. */
+const queryLog: { at: number; line: string }[] = [];
+function feedLog(text: string): void {
+  for (const m of text.matchAll(/dnscost-query (\S+ \S+ \S+)/g)) queryLog.push({ at: Date.now(), line: m[1]! });
 }
 
 async function runCase(c: IdleCase, gaps: number[], work: string, caFile: string): Promise<CaseResult> {
@@ -77,18 +85,23 @@ async function runCase(c: IdleCase, gaps: number[], work: string, caFile: string
     b = await launchDnsBrowser(browserName, { path: c === 'chromium-doh' || c === 'firefox-trr' ? 'doh' : 'system', caFile, dohUrl: `https://${LAB_SERVER}/dns-query`, workDir: work });
     result.version = await b.browser.version();
     for (const gapS of gaps) {
-      const g: GapResult = { gapS, newConnections: 0, error: null };
+      const g: GapResult = { gapS, newConnections: 0, gapQueries: [], error: null };
       try {
         await load();
-        await new Promise((r) => setTimeout(r, gapS * 1000));
+        // Counted from the end of the first load: a connection closed and opened again during the gap (a lookup of
+        // the browser's own while idle) counts as new too.
         const before = syns(port);
+        const gapStart = Date.now();
+        await new Promise((r) => setTimeout(r, gapS * 1000));
+        const gapEnd = Date.now();
         await load();
+        g.gapQueries = queryLog.filter((q) => q.at >= gapStart && q.at < gapEnd).map((q) => q.line);
         g.newConnections = syns(port) - before;
       } catch (e) {
         g.error = String(e).slice(0, 200);
       }
       result.gaps.push(g);
-      process.stderr.write(`${c}: gap ${gapS} s → ${g.error ?? (g.newConnections ? `${g.newConnections} new connection(s)` : 'reused')}\n`);
+      process.stderr.write(`${c}: gap ${gapS} s → ${g.error ?? (g.newConnections ? `${g.newConnections} new connection(s)` : 'reused')}${g.gapQueries.length ? `; ${g.gapQueries.length} queries in the gap: ${[...new Set(g.gapQueries)].slice(0, 5).join(', ')}` : ''}\n`);
     }
   } finally {
     await b?.close();
@@ -101,7 +114,7 @@ async function inner(cases: IdleCase[], gaps: number[], out: string): Promise<vo
   isolatedNetwork(false);
   const work = mkdtempSync(join(tmpdir(), 'dnscost-idle-'));
   isolateDns(work);
-  const dns = await startCoreDNS({ address: LAB_SERVER, ports: { dns: 53, tls: 853, https: 443 }, siteZone: { zone: ZONE, a: LAB_SERVER }, idleTimeoutS: SERVER_IDLE_S });
+  const dns = await startCoreDNS({ address: LAB_SERVER, ports: { dns: 53, tls: 853, https: 443 }, siteZone: { zone: ZONE, a: LAB_SERVER }, idleTimeoutS: SERVER_IDLE_S, logQueries: true, onOutput: feedLog });
   const site = createServer((_req, res) => res.end('<!doctype html><title>idle</title><p>ok'));
   site.listen(80, LAB_SERVER);
   await once(site, 'listening');
@@ -133,7 +146,7 @@ function report(results: CaseResult[], command: string): string {
     `Command: \`${command}\` (as root, after \`scripts/setup\`), ${new Date().toISOString().slice(0, 10)}.`,
     '',
     'Per gap: a page load of a fresh name, the gap, another load of a fresh name; "reused" when the lab resolver saw no',
-    `new TCP connection to its encrypted port during the second load, else the number of new ones. The lab resolver`,
+    `new TCP connection to its encrypted port during the gap and the second load, else the number of new ones. The lab resolver`,
     `(CoreDNS, \`timeouts { idle ${SERVER_IDLE_S}s }\`) outlasts every gap, so a new connection is the client's doing.`,
     'The stubs run as Debian configures them by default (unbound: tcp-reuse-timeout 60 s; stubby: idle_timeout 10 s),',
     'reached by Chromium over Do53 on 127.0.0.1.',
@@ -144,7 +157,8 @@ function report(results: CaseResult[], command: string): string {
   for (const r of results) {
     const cell = (g: number) => {
       const x = r.gaps.find((y) => y.gapS === g);
-      return !x ? '' : x.error ? 'error' : x.newConnections ? `new (${x.newConnections})` : 'reused';
+      const quiet = x && x.gapQueries.length ? ` (${x.gapQueries.length} queries in the gap)` : '';
+      return !x ? '' : x.error ? 'error' : `${x.newConnections ? `new (${x.newConnections})` : 'reused'}${quiet}`;
     };
     const b = lifetimeBounds(r);
     lines.push(`| ${r.case} | ${r.version} | ${gaps.map(cell).join(' | ')} | ${b.reusedUpToS === null ? '—' : `${b.reusedUpToS} s`} | ${b.newFromS === null ? 'not seen' : `${b.newFromS} s`} |`);

@@ -48,8 +48,9 @@ listenForSampling(measurements);
 listenForUploads(uploader, settings);
 const ctx: BackgroundContext = { host, settings, pages, measurements, history, uploader, extensionBase: browser.runtime.getURL('') };
 
-// Every message passes the validator in dispatchExtensionMessage before a handler sees it; replies are promises
-// (the polyfill turns them into sendResponse in Chromium).
-browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => dispatchExtensionMessage(handlers, message, ctx, messageSender(sender)));
+// Every message passes the validator in dispatchExtensionMessage before a handler sees it, and every privileged one
+// the sender check (the extension's own pages only); replies are promises (the polyfill turns them into sendResponse
+// in Chromium).
+browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => dispatchExtensionMessage(handlers, message, ctx, messageSender(sender), ctx.extensionBase));
 
 host.start();

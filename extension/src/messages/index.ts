@@ -18,8 +18,15 @@ export type ExtensionMessageOf<T extends ExtensionMessageType> = Extract<Extensi
 /** The reply to each message type. */
 export interface ExtensionReplies extends HostReplies, SettingsReplies, PageReplies, MeasureReplies, HistoryReplies, UploadReplies {}
 export type ExtensionReplyOf<T extends ExtensionMessageType> = ExtensionReplies[T];
-/** What any message may get back: its reply, or a bad-request or internal failure. */
-export type ExtensionReply = ExtensionReplies[ExtensionMessageType] | Failure<typeof CODES.BAD_REQUEST | typeof CODES.INTERNAL>;
+/** What any message may get back: its reply, or a bad-request, bad-sender or internal failure. */
+export type ExtensionReply = ExtensionReplies[ExtensionMessageType] | Failure<typeof CODES.BAD_REQUEST | typeof CODES.BAD_SENDER | typeof CODES.INTERNAL>;
+
+/**
+ * The messages a web page's document may send (through our content script, which runs in every page: a compromised
+ * renderer can send anything it can). Every other message is privileged — settings, consent, data, the host, history,
+ * uploads, measurements — and is answered only to the extension's own pages.
+ */
+export const WEB_PAGE_MESSAGES: ReadonlySet<ExtensionMessageType> = new Set(['page-timing']);
 
 /**
  * Who sent a message, as the background was told (runtime.onMessage's sender, reduced to what handlers check):
@@ -48,16 +55,24 @@ export function parseExtensionMessage(value: unknown): { ok: true; message: Exte
   return { ok: false, code: CODES.BAD_REQUEST, message: `${where}: ${issue.message}` };
 }
 
-/** Validates `value` and runs its handler; never throws (a throwing handler becomes a failure with its message). */
+/**
+ * Validates `value` and runs its handler; never throws (a throwing handler becomes a failure with its message). With
+ * `ownPages` (the extension's base URL), a privileged message (not in WEB_PAGE_MESSAGES) from any other sender is
+ * refused with bad-sender before its handler runs.
+ */
 export async function dispatchExtensionMessage<Ctx>(
   handlers: ExtensionHandlers<Ctx>,
   value: unknown,
   ctx: Ctx,
   sender: MessageSender = {},
+  ownPages?: string,
 ): Promise<ExtensionReply> {
   const parsed = parseExtensionMessage(value);
   if (!parsed.ok) return parsed;
   const message = parsed.message;
+  if (ownPages !== undefined && !WEB_PAGE_MESSAGES.has(message.type) && !(ownPages && sender.url?.startsWith(ownPages))) {
+    return { ok: false, code: CODES.BAD_SENDER, message: `${message.type} is answered only to the extension's own pages` };
+  }
   // The table is keyed by the union's tag, so this lookup is the one place the tag and the payload meet.
   const handler = handlers[message.type] as (m: ExtensionMessage, c: Ctx, s: MessageSender) => Promise<ExtensionReply> | ExtensionReply;
   try {

@@ -1,0 +1,48 @@
+// The message boundary: every message validated, and every privileged one answered only to the extension's own pages
+// (a web page's renderer can send whatever our content script can).
+import assert from 'node:assert/strict';
+import { test } from 'vitest';
+import { dispatchExtensionMessage, WEB_PAGE_MESSAGES, type ExtensionHandlers, type MessageSender } from './index.js';
+
+const OWN = 'chrome-extension://abcdefghijklmnop/';
+
+/** A handler table that answers every type with ok and records what ran. */
+function recording(): { handlers: ExtensionHandlers<null>; ran: string[] } {
+  const ran: string[] = [];
+  const handlers = new Proxy({}, { get: (_t, type: string) => () => (ran.push(type), { ok: true }) }) as ExtensionHandlers<null>;
+  return { handlers, ran };
+}
+
+const PRIVILEGED = [
+  { type: 'settings-set', changes: { currentDns: false } }, { type: 'settings-import', json: '{}' }, { type: 'settings-export' }, { type: 'settings-get' },
+  { type: 'consent-give' }, { type: 'consent-withdraw' }, { type: 'data-clear' }, { type: 'host-status' }, { type: 'host-reconnect' },
+  { type: 'measure-start', tabId: 1 }, { type: 'history-get' }, { type: 'upload-flush' }, { type: 'upload-delete' },
+];
+
+test('privileged messages from a web page are refused before their handler runs; the extension\'s pages are answered', async () => {
+  const web: MessageSender = { url: 'https://evil.example/', tabId: 3, frameId: 0 };
+  for (const m of PRIVILEGED) {
+    const { handlers, ran } = recording();
+    const reply = (await dispatchExtensionMessage(handlers, m, null, web, OWN)) as { ok: boolean; code?: string };
+    assert.deepEqual([reply.ok, reply.code], [false, 'bad-sender'], m.type);
+    assert.deepEqual(ran, [], `${m.type}: no handler ran`);
+    for (const sender of [{}, { url: `${OWN.slice(0, -1)}x/` }, { url: `https://x/${OWN}` }]) {
+      assert.equal(((await dispatchExtensionMessage(handlers, m, null, sender, OWN)) as { code?: string }).code, 'bad-sender', `${m.type} from ${JSON.stringify(sender)}`);
+    }
+    const own = (await dispatchExtensionMessage(handlers, m, null, { url: `${OWN}options/options.html` }, OWN)) as { ok: boolean };
+    assert.equal(own.ok, true, m.type);
+    assert.deepEqual(ran, [m.type]);
+  }
+});
+
+test('a page\'s timing is the one message a web page may send; bad input is still bad-request first', async () => {
+  assert.deepEqual([...WEB_PAGE_MESSAGES], ['page-timing']);
+  const { handlers, ran } = recording();
+  const timing = { type: 'page-timing', url: 'https://site.example/', timeOrigin: 1, navigation: {}, onLoadMs: null, entries: 0, resources: [] };
+  const reply = (await dispatchExtensionMessage(handlers, timing, null, { url: 'https://site.example/', tabId: 1, frameId: 0 }, OWN)) as { ok: boolean; code?: string; message?: string };
+  assert.equal(reply.ok, true, reply.message);
+  assert.deepEqual(ran, ['page-timing'], 'its handler checks the tab and frame itself');
+  assert.equal(((await dispatchExtensionMessage(handlers, { type: 'settings-set' }, null, { url: 'https://evil.example/' }, OWN)) as { code: string }).code, 'bad-request');
+  assert.equal(((await dispatchExtensionMessage(handlers, { type: 'nope' }, null, {}, OWN)) as { code: string }).code, 'bad-request');
+  assert.deepEqual(ran, ['page-timing']);
+});

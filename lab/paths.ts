@@ -25,6 +25,15 @@ export function distPath(source: string): string {
   return join(ROOT, 'dist', source.replace(/\.ts$/, '.js'));
 }
 
+/**
+ * Where the real pages' HAR files are: DNSCOST_HAR_PAGES, else the project's five beside the checkout
+ * (../shared/pages), else the two copied into lab/har/pages (so a checkout alone can rebuild a real page).
+ */
+export function harPagesDir(): string {
+  const shared = join(ROOT, '..', 'shared', 'pages');
+  return process.env.DNSCOST_HAR_PAGES ?? (existsSync(shared) ? shared : join(ROOT, 'lab', 'har', 'pages'));
+}
+
 /** The host's launcher, as a browser starts it (it runs dist/native-host). */
 export const HOST_BIN = join(ROOT, 'native-host', 'bin', 'dnscost-host.js');
 /** The unpacked extension both browsers load (scripts/setup runs `npm run build:extension`). */

@@ -12,9 +12,9 @@ import { analyse, missingFor, predict, runValidation, SCHEME_OF } from '../../be
 import { rowsJson } from '../../bench/validate/report.js';
 import { browserQtypes } from '../../common/browser-queries.js';
 import { parseProfile } from '../../lab/profiles.js';
-import { ROOT } from '../../lab/paths.js';
+import { harPagesDir } from '../../lab/paths.js';
 
-const HAR = join(ROOT, '..', 'shared', 'pages', 'www.calibreapp.com.signin.har');
+const HAR = join(harPagesDir(), 'www.calibreapp.com.signin.har');
 const LOADS = 3;
 
 test('cost-model validation, smallest case: fiber × 1-host page and a HAR page × Chromium and Firefox × cold and warm × DoT and DoH', { timeout: 600_000 }, async (t) => {

@@ -24,10 +24,10 @@ import { chainOf, pagePlan, type PagePlan } from '../../lab/har/plan.js';
 import type { Served } from '../../lab/har/site.js';
 import { harZone, zoneNames } from '../../lab/har/zone.js';
 import { createLabNet } from '../../lab/netns.js';
-import { distPath, labBin, ROOT } from '../../lab/paths.js';
+import { distPath, harPagesDir, labBin, ROOT } from '../../lab/paths.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 
-const PAGES = process.env.DNSCOST_HAR_PAGES ?? join(ROOT, '..', 'shared', 'pages');
+const PAGES = harPagesDir();
 const SITE = distPath('lab/har/site.ts');
 const LOAD = distPath('lab/har/load.ts');
 /** The smallest real page and a bigger one (19 hosts, redirects, frames, fonts) in Chromium, the smallest in Firefox too. */

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { analyse, bootstrapDiff, measuredChange, modeFor, rowKey, rowSeed, tolerance } from '../bench/validate/analysis.js';
+import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
 import { gapRanges, gapSequence, idleLimitMs, LoadBook, needsLoad, rowDone, serverIdleFor, type Budget } from '../bench/validate/schedule.js';
 import type { ValidationRun, Visit } from '../bench/validate/types.js';
@@ -104,6 +105,13 @@ test('rows: one per browser × page × transport × scenario, the prediction in 
   };
   const rows = analyse(run);
   assert.equal(rows.length, 1);
+  // Two raw runs (one per profile) merged: both profiles' rows, the union of what ran.
+  const other: ValidationRun = { ...run, options: { ...run.options, profiles: ['dsl'] }, startedAt: '2', finishedAt: '9', profiles: [{ ...run.profiles[0]!, profile: profileByName('dsl') }] };
+  const merged = mergeRuns([{ ...run, startedAt: '1', finishedAt: '5' }, other]);
+  assert.deepEqual(merged.options.profiles, ['fiber', 'dsl']);
+  assert.deepEqual([merged.startedAt, merged.finishedAt], ['1', '9']);
+  assert.deepEqual(analyse(merged).map((x) => x.profile), ['fiber', 'dsl']);
+  assert.throws(() => mergeRuns([]), /no raw run/);
   const [r] = rows;
   assert.deepEqual([r!.browser, r!.profile, r!.page, r!.transport, r!.scenario], ['chromium', 'fiber', '1', 'doh', 'expected']);
   assert.equal(r!.measured, 100);

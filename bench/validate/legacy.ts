@@ -1,5 +1,6 @@
-// Raw files of the validation's first form (before scenarios, Firefox and HAR pages: Chromium, cold loads, synthetic
-// pages, DoT and DoH), read into today's shape so `--from` re-analyses them with the current model.
+// Raw files for `--from`: those of the validation's first form (before scenarios, Firefox and HAR pages: Chromium,
+// cold loads, synthetic pages, DoT and DoH) read into today's shape, and several runs merged into one (one per
+// profile, say), so they are re-analysed with the current model.
 import { pageUrl } from '../../lab/site/validation-site.js';
 import type { Candidate, DotStub, Side, ValidationRun, Visit } from './types.js';
 
@@ -54,5 +55,31 @@ export function upgradeRun(raw: unknown): ValidationRun {
       serverIdleS: 10,
       queryTypes: p.queryTypes ?? {},
     })),
+  };
+}
+
+/**
+ * Several raw runs as one (`--from A.json,B.json`: e.g. one run per profile): their profiles in order, the union of
+ * their browsers, pages, scenarios and candidates (a row needs visits on both its sides, so a combination one run
+ * lacks yields no row), the first run's other options, the earliest start and the latest finish.
+ */
+export function mergeRuns(runs: readonly ValidationRun[]): ValidationRun {
+  const [first] = runs;
+  if (!first) throw new Error('no raw run to merge');
+  if (runs.length === 1) return first;
+  const union = <T>(pick: (r: ValidationRun) => readonly T[]) => [...new Set(runs.flatMap(pick))];
+  const machines = union((r) => [r.machine]);
+  return {
+    ...first,
+    options: {
+      ...first.options,
+      browsers: union((r) => r.options.browsers), profiles: union((r) => r.options.profiles), pages: union((r) => r.options.pages),
+      hars: union((r) => r.options.hars), scenarios: union((r) => r.options.scenarios), transports: union((r) => r.options.transports),
+    },
+    command: union((r) => [r.command ?? '(not recorded)']).join('`; `'),
+    startedAt: runs.map((r) => r.startedAt).sort()[0]!,
+    finishedAt: runs.map((r) => r.finishedAt).sort().at(-1)!,
+    machine: machines.join('; '),
+    profiles: runs.flatMap((r) => r.profiles),
   };
 }

@@ -7,7 +7,7 @@
 //
 //   scripts/validate [options]        (setup, then this file; see options.ts USAGE, or --help)
 //   node dist/bench/validate/main.js [options]   the same without the setup; the old options still work
-//   node dist/bench/validate/main.js --from RAW.json [--out …] [--json …]   (recomputes from a raw file)
+//   node dist/bench/validate/main.js --from RAW.json[,RAW2.json…] [--out …] [--json …]   (recomputes from raw files)
 //
 // This entry only wires: it parses the options (options.ts), runs the outer half (run.ts) or re-reads a raw file
 // (legacy.ts reads the first form's), and writes the report (report.ts) and rows. Started with
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inner } from './inner.js';
-import { upgradeRun } from './legacy.js';
+import { mergeRuns, upgradeRun } from './legacy.js';
 import { parseCommand, USAGE } from './options.js';
 import { report, rowsJson } from './report.js';
 import { runValidation } from './run.js';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   let command = `${prefix} ${process.argv.slice(2).join(' ')}`.trim();
   let run: ValidationRun;
   if (cmd.from) {
-    run = upgradeRun(JSON.parse(readFileSync(cmd.from, 'utf8')));
+    run = mergeRuns(cmd.from.split(',').filter(Boolean).map((f) => upgradeRun(JSON.parse(readFileSync(f, 'utf8')))));
     command = `${run.command ?? "(the run's command was not recorded)"}\`, analysed with the current model by \`${command}`;
   } else {
     const raw = cmd.raw ?? join(tmpdir(), `dnscost-validation-${Date.now()}.json`);

@@ -23,7 +23,7 @@ export const USAGE = `usage: scripts/validate [options]          (as root; runs 
                                   stub's own when a trace runs DoT, else 20 s)
   --repeat N --seed N             replay repeats per Do53 visit (default 1); the seed of every order (default 1)
   --out REPORT.md --json ROWS.json --raw RAW.json
-  --from RAW.json                 recompute predictions, rows and the report from a raw file (no loads)
+  --from RAW.json[,RAW.json…]     recompute predictions, rows and the report from raw files, merged (no loads)
 `;
 
 /** What the command does: run (or re-read) and where the results go. */

@@ -129,6 +129,11 @@ test('faster, cached and unknown baselines', () => {
   assert.deepEqual(c.hosts.map((h) => [h.name, h.baselineSource, h.delta]), [['doc.test', 'replay', -60], ['cdn.test', 'cache', 0]]);
   assert.equal(c.onLoad.delta, -60);
   assert.equal(c.verdict, 'faster');
+  // A redirected navigation whose final request reads a 0 ms lookup (http → https on one host) looked the host up at
+  // the first hop, serially: the document's difference counts (validation-fiber.md, izettle), unless not redirected.
+  const hop = (redirected: boolean) => only(pageCost(page([], { domainLookupStart: 160, domainLookupEnd: 160, redirected }), records), 'r', 'doh');
+  assert.deepEqual([hop(false).hosts[0]!.baselineSource, hop(false).onLoad.delta], ['cache', 0]);
+  assert.deepEqual([hop(true).hosts[0]!.baselineSource, hop(true).onLoad.delta], ['replay', -60]);
   // No baseline replay and no observed lookup: that host is unknown and left out; the document still counts.
   const lone = pageCost(page([{ name: 'cdn.test', firstNeededAt: 120 }]), cell('r', 'doh', { 'doc.test': 30, 'cdn.test': 10 }, AT));
   assert.deepEqual(lone[0]!.hosts.map((h) => [h.baselineSource, h.delta]), [['observed', 10], ['none', null]]);

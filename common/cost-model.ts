@@ -86,6 +86,12 @@ export interface NavigationInput {
   connectStart: number;
   responseStart: number;
   loadEventEnd: number;
+  /**
+   * The navigation was redirected (Navigation Timing's redirectEnd > 0). Its final request's lookup then reads 0 when
+   * the first hop already looked the host up (http → https on the same host): that lookup was made, serially, at the
+   * first hop — not served by the cache — so the document's zero is not taken as a cache hit.
+   */
+  redirected?: boolean;
   /** First paint (Paint Timing), when the browser exposes it: the critical-path mark. */
   firstPaint?: number | null;
   /** The critical-path mark when there is no first paint. */
@@ -220,7 +226,8 @@ export function classifyHost(page: PageInput, host: PageHostInput): { critical: 
 /** The page's hosts with the document's own from Navigation Timing (its values win over a duplicate entry). */
 function hostsOf(page: PageInput): PageHostInput[] {
   const n = page.navigation;
-  const doc: PageHostInput = { name: page.documentHost, firstNeededAt: n.domainLookupStart, observedLookupMs: n.domainLookupEnd - n.domainLookupStart };
+  const observed = n.domainLookupEnd - n.domainLookupStart;
+  const doc: PageHostInput = { name: page.documentHost, firstNeededAt: n.domainLookupStart, observedLookupMs: n.redirected && observed < BROWSER_CACHE_MS ? null : observed };
   return [doc, ...page.hosts.filter((h) => h.name !== page.documentHost)];
 }
 

@@ -38,6 +38,7 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
     connectStart: num(nt.connectStart) ?? 0,
     responseStart: num(nt.responseStart) ?? 0,
     loadEventEnd: num(nt.loadEventEnd) ?? onLoad,
+    redirected: (num(nt.redirectEnd) ?? 0) > 0,
     firstPaint: num(nt.firstPaint) ?? num(nt.firstContentfulPaint),
     domContentLoadedEventEnd: num(nt.domContentLoadedEventEnd),
   };

@@ -126,8 +126,15 @@ export function pageRecordOf(t: PageTimings, browser: RecordingBrowser): PageFor
     if (!name || !r.responseEnd || r.responseEnd > onLoadAt) continue;
     ends.set(name, Math.max(ends.get(name) ?? 0, r.responseEnd));
   }
+  // The schemes each host was fetched with, as the extension records them (the document's from its final URL).
+  const schemes = new Map<string, Set<string>>();
+  for (const url of [t.finalUrl, ...t.resources.map((r) => r.name)]) {
+    const name = hostOf(url);
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+    if (name && scheme) (schemes.get(name) ?? schemes.set(name, new Set()).get(name)!).add(scheme);
+  }
   const host = (name: string, firstNeededMs: number, lookup: PageHost['lookup']): PageHost => ({
-    name, kind: /^[\d.]+$|:/.test(name) ? 'ip' : 'name', internal: false, measurable: true, firstNeededMs, requests: 1, types: {}, ips: [], protocols: [], schemes: ['http'],
+    name, kind: /^[\d.]+$|:/.test(name) ? 'ip' : 'name', internal: false, measurable: true, firstNeededMs, requests: 1, types: {}, ips: [], protocols: [], schemes: [...(schemes.get(name) ?? [])].sort(),
     fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup, completedMs: ends.get(name) ?? null,
   });
   for (const r of [...t.resources].sort((a, b) => a.startTime - b.startTime)) {

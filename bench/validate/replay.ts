@@ -24,9 +24,11 @@ export function modesOf(scenario: Scenario): Mode[] {
 export function replayRequest(page: PageForCost, transports: readonly Candidate[], modes: Mode[], repeat: number, seed: number, caPem: string): MeasureRequest {
   const browser = page.browser ?? null;
   const names = page.hosts.filter((h) => h.kind === 'name' && h.name !== page.host);
+  // As the lab's browsers ask: no IPv6 route, Firefox without HTTPS-First (pages load as recorded).
+  const https = (name: string) => page.hosts.find((h) => h.name === name)?.schemes.includes('https') ?? true;
   const hosts = [
-    { name: page.host, at: 0, qtypes: browserQtypes(browser, { ipv6: false, document: true }) },
-    ...names.map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))), qtypes: browserQtypes(browser, { ipv6: false, document: false }) })),
+    { name: page.host, at: 0, qtypes: browserQtypes(browser, { ipv6: false, document: true, https: https(page.host), httpsFirst: false }) },
+    ...names.map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))), qtypes: browserQtypes(browser, { ipv6: false, document: false, https: https(h.name), httpsFirst: false }) })),
   ];
   const endpoints: EndpointSpec[] = [{ transport: 'udp', address: SERVER, port: REPLAY_PORTS.dns }];
   for (const t of transports) {

@@ -3,7 +3,8 @@
 // 3 loads per side. It checks the plumbing, not the accuracy: every load finished; every name of every load reached
 // the lab resolver over each side's own scheme (dns for Do53, tls for DoT through the stub, https for the browser's
 // DoH) and nothing else; cold loads found their side's connection closed and warm ones open; every Do53 visit's
-// replay asked the types its browser asks and gave a finite prediction; the rows are well formed.
+// replay asked, per name, exactly the types the lab resolver's log shows its browser asked, and gave a finite
+// prediction; the rows are well formed.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,8 +56,15 @@ test('cost-model validation, smallest case: fiber × 1-host page and a HAR page 
     // The replay asked per host what this browser asks (no IPv6 in the lab), and predicts finitely in the scenario's mode.
     assert.ok(v.records?.length, `${what}: no replay (${v.replayError})`);
     for (const r of v.records!.filter((x) => x.transport === 'udp')) {
-      assert.ok(browserQtypes(v.browser, { ipv6: false, document: r.host === v.pageRecord!.host }).includes(r.qtype), `${what}: the replay asked ${r.qtype} for ${r.host}`);
+      const https = v.pageRecord!.hosts.find((h) => h.name === r.host)?.schemes.includes('https') ?? true;
+      assert.ok(browserQtypes(v.browser, { ipv6: false, document: r.host === v.pageRecord!.host, https, httpsFirst: false }).includes(r.qtype), `${what}: the replay asked ${r.qtype} for ${r.host}`);
       assert.equal(r.mode, v.scenario, `${what}: replay mode`);
+    }
+    // The lab resolver's log: per name, the types the browser asked over Do53 in this load are the types the replay asked.
+    const replayed = new Map<string, Set<string>>();
+    for (const r of v.records!.filter((x) => x.transport === 'udp')) (replayed.get(r.host) ?? replayed.set(r.host, new Set()).get(r.host)!).add(r.qtype);
+    for (const n of names) {
+      assert.deepEqual(Object.keys(own[n] ?? {}).sort(), [...(replayed.get(n) ?? [])].sort(), `${what}: ${n}: the browser asked ${JSON.stringify(own[n])}, the replay ${[...(replayed.get(n) ?? [])]}`);
     }
     const est = predict(v, v.scenario === 'warm' ? 'warm' : 'cold');
     for (const tr of ['dot', 'doh'] as const) {

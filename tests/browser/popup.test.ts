@@ -99,7 +99,7 @@ function innerTests(name: BrowserName): void {
       assert.equal(m.records, records.length, JSON.stringify({ ...m, page: undefined, plan: undefined, summary: undefined }));
       // Every host × transport × mode × record type × repeat of the lab resolver; the types the recording browser
       // asks for that host (common/browser-queries.ts; no global IPv6 route in this namespace).
-      const qtypesOf = (host: string) => browserQtypes(name, { ipv6: false, document: host === record.host });
+      const qtypesOf = (host: string) => browserQtypes(name, { ipv6: false, document: host === record.host, https: record.hosts.find((h) => h.name === host)?.schemes.includes('https') ?? true });
       assert.equal(record.browser, name);
       const perMode = expected.map((h) => qtypesOf(h).length * 3).reduce((a, b) => a + b, 0);
       assert.equal(records.length, perMode * TRANSPORTS.length * 2, `records: ${records.length}`);

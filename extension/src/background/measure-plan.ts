@@ -110,7 +110,11 @@ export function planMeasurement(
   const chosen = measurableHosts(page, resolvers);
   if (chosen.hosts.length === 0) return null;
   // Each host is asked for what the recording browser asked for it (common/browser-queries.ts).
-  const hosts = chosen.hosts.map((h) => ({ name: h.name, at: h.at, qtypes: browserQtypes(page.browser ?? null, { ipv6: context.ipv6 ?? false, document: h.name === page.host }) }));
+  const schemes = new Map(page.hosts.map((h) => [h.name, h.schemes] as const));
+  const hosts = chosen.hosts.map((h) => ({
+    name: h.name, at: h.at,
+    qtypes: browserQtypes(page.browser ?? null, { ipv6: context.ipv6 ?? false, document: h.name === page.host, https: schemes.get(h.name)?.includes('https') ?? true }),
+  }));
   const qtypes = QTYPES.filter((q) => hosts.some((h) => h.qtypes.includes(q)));
   const request: Omit<MeasureRequest, 'id'> = {
     type: 'measure',

@@ -122,14 +122,15 @@ test('the measure request: hosts at their first-needed offsets, resolvers, A/AAA
   assert.equal(planMeasurement(pageRecord('q', [host('a.site.localhost', 0)]), [PUBLIC]), null);
 });
 
-test("each host is asked what the recording browser asks for it (bench/results/browser-queries.md)", () => {
-  const page = pageRecord('p', [host('www.example.com', 0), host('cdn.example.net', 12)]);
+test("each host is asked what the recording browser asks for it (bench/results/browser-queries.md, validation-fiber.md)", () => {
+  const page = pageRecord('p', [host('www.example.com', 0, { schemes: ['http'] }), host('cdn.example.net', 12, { schemes: ['http'] }), host('img.example.org', 20)]);
   const types = (browser: 'chromium' | 'firefox', ipv6: boolean) =>
     planMeasurement({ ...page, browser }, [PUBLIC], { ipv6 })!.request.hosts.map((h) => (h as { name: string; qtypes: string[] }).qtypes.join('+'));
-  assert.deepEqual(types('chromium', false), ['HTTPS+A', 'HTTPS+A']);
-  assert.deepEqual(types('chromium', true), ['HTTPS+AAAA+A', 'HTTPS+AAAA+A']);
-  assert.deepEqual(types('firefox', false), ['A+AAAA+HTTPS', 'A+AAAA'], 'Firefox asks HTTPS for the page it navigates to only');
-  assert.deepEqual(types('firefox', true), ['A+AAAA+HTTPS', 'A+AAAA']);
+  assert.deepEqual(types('chromium', false), ['HTTPS+A', 'HTTPS+A', 'HTTPS+A']);
+  assert.deepEqual(types('chromium', true), ['HTTPS+AAAA+A', 'HTTPS+AAAA+A', 'HTTPS+AAAA+A']);
+  // Firefox: HTTPS for the document (HTTPS-First probes an http one) and for the hosts it fetched over https.
+  assert.deepEqual(types('firefox', false), ['A+AAAA+HTTPS', 'A+AAAA', 'A+AAAA+HTTPS']);
+  assert.deepEqual(types('firefox', true), ['A+AAAA+HTTPS', 'A+AAAA', 'A+AAAA+HTTPS']);
   const plan = planMeasurement({ ...page, browser: 'chromium' }, [PUBLIC], { ipv6: false })!;
   assert.deepEqual(plan.request.qtypes, ['A', 'HTTPS'], 'the request lists every type asked');
   assert.equal(plan.summary.browser, 'chromium');

@@ -29,3 +29,17 @@ export function browserQtypes(browser: RecordingBrowser | null, ctx: QueryContex
   if (browser === 'firefox') return (ctx.https ?? true) || (ctx.document && (ctx.httpsFirst ?? true)) ? ['A', 'AAAA', 'HTTPS'] : ['A', 'AAAA'];
   return ['A', 'AAAA'];
 }
+
+/**
+ * The record types `browser` asks for `name`, one of a recorded page's hosts: whether it is the document and whether
+ * it was fetched over https read from the page record (a host without a record counts as https).
+ */
+export function pageHostQtypes(
+  browser: RecordingBrowser | null,
+  page: { host?: string | undefined; hosts: readonly { name: string; schemes: readonly string[] }[] },
+  name: string,
+  ctx: Pick<QueryContext, 'ipv6' | 'httpsFirst'>,
+): QType[] {
+  const https = page.hosts.find((h) => h.name === name)?.schemes.includes('https') ?? true;
+  return browserQtypes(browser, { ...ctx, document: name === page.host, https });
+}

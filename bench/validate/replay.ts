@@ -4,7 +4,7 @@
 // baseline) and every candidate of the run against the replay resolver, in the modes the visit's scenario prices.
 // The records are stored through storedRecord, as the extension stores them, so the prediction runs the model
 // exactly as the popup does.
-import { browserQtypes } from '../../common/browser-queries.js';
+import { pageHostQtypes } from '../../common/browser-queries.js';
 import type { PageForCost } from '../../common/page-cost.js';
 import type { EndpointSpec, MeasureRequest } from '../../common/schema.js';
 import { storedRecord, type StoredRecord } from '../../common/stored-record.js';
@@ -25,10 +25,10 @@ export function replayRequest(page: PageForCost, transports: readonly Candidate[
   const browser = page.browser ?? null;
   const names = page.hosts.filter((h) => h.kind === 'name' && h.name !== page.host);
   // As the lab's browsers ask: no IPv6 route, Firefox without HTTPS-First (pages load as recorded).
-  const https = (name: string) => page.hosts.find((h) => h.name === name)?.schemes.includes('https') ?? true;
+  const qtypes = (name: string) => pageHostQtypes(browser, page, name, { ipv6: false, httpsFirst: false });
   const hosts = [
-    { name: page.host, at: 0, qtypes: browserQtypes(browser, { ipv6: false, document: true, https: https(page.host), httpsFirst: false }) },
-    ...names.map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))), qtypes: browserQtypes(browser, { ipv6: false, document: false, https: https(h.name), httpsFirst: false }) })),
+    { name: page.host, at: 0, qtypes: qtypes(page.host) },
+    ...names.map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))), qtypes: qtypes(h.name) })),
   ];
   const endpoints: EndpointSpec[] = [{ transport: 'udp', address: SERVER, port: REPLAY_PORTS.dns }];
   for (const t of transports) {

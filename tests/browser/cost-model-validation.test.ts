@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'vitest';
 import { analyse, missingFor, predict, runValidation, SCHEME_OF } from '../../bench/validate/main.js';
 import { rowsJson } from '../../bench/validate/report.js';
-import { browserQtypes } from '../../common/browser-queries.js';
+import { pageHostQtypes } from '../../common/browser-queries.js';
 import { parseProfile } from '../../lab/profiles.js';
 import { harPagesDir } from '../../lab/paths.js';
 
@@ -56,8 +56,7 @@ test('cost-model validation, smallest case: fiber × 1-host page and a HAR page 
     // The replay asked per host what this browser asks (no IPv6 in the lab), and predicts finitely in the scenario's mode.
     assert.ok(v.records?.length, `${what}: no replay (${v.replayError})`);
     for (const r of v.records!.filter((x) => x.transport === 'udp')) {
-      const https = v.pageRecord!.hosts.find((h) => h.name === r.host)?.schemes.includes('https') ?? true;
-      assert.ok(browserQtypes(v.browser, { ipv6: false, document: r.host === v.pageRecord!.host, https, httpsFirst: false }).includes(r.qtype), `${what}: the replay asked ${r.qtype} for ${r.host}`);
+      assert.ok(pageHostQtypes(v.browser, v.pageRecord!, r.host, { ipv6: false, httpsFirst: false }).includes(r.qtype), `${what}: the replay asked ${r.qtype} for ${r.host}`);
       assert.equal(r.mode, v.scenario, `${what}: replay mode`);
     }
     // The lab resolver's log: per name, the types the browser asked over Do53 in this load are the types the replay asked.

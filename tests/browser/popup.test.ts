@@ -31,7 +31,7 @@ import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
 import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../../lab/synthetic-measurement.js';
 import { ROOT } from '../../lab/paths.js';
-import { browserQtypes } from '../../common/browser-queries.js';
+import { pageHostQtypes } from '../../common/browser-queries.js';
 
 const INNER = process.env.DNSCOST_COST_INNER as BrowserName | undefined;
 const RUN_DIR = join(ROOT, 'tests/.run');
@@ -99,7 +99,7 @@ function innerTests(name: BrowserName): void {
       assert.equal(m.records, records.length, JSON.stringify({ ...m, page: undefined, plan: undefined, summary: undefined }));
       // Every host × transport × mode × record type × repeat of the lab resolver; the types the recording browser
       // asks for that host (common/browser-queries.ts; no global IPv6 route in this namespace).
-      const qtypesOf = (host: string) => browserQtypes(name, { ipv6: false, document: host === record.host, https: record.hosts.find((h) => h.name === host)?.schemes.includes('https') ?? true });
+      const qtypesOf = (host: string) => pageHostQtypes(name, record, host, { ipv6: false });
       assert.equal(record.browser, name);
       const perMode = expected.map((h) => qtypesOf(h).length * 3).reduce((a, b) => a + b, 0);
       assert.equal(records.length, perMode * TRANSPORTS.length * 2, `records: ${records.length}`);

@@ -8,7 +8,7 @@ import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-res
 import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import { QTYPES, type Mode, type TransportId } from '../../../common/transports.js';
-import { browserQtypes } from '../../../common/browser-queries.js';
+import { pageHostQtypes } from '../../../common/browser-queries.js';
 
 /** Cold (each replay opens its connection) and warm (the connection was already open). */
 export const MEASURE_MODES: Mode[] = ['cold', 'warm'];
@@ -110,11 +110,7 @@ export function planMeasurement(
   const chosen = measurableHosts(page, resolvers);
   if (chosen.hosts.length === 0) return null;
   // Each host is asked for what the recording browser asked for it (common/browser-queries.ts).
-  const schemes = new Map(page.hosts.map((h) => [h.name, h.schemes] as const));
-  const hosts = chosen.hosts.map((h) => ({
-    name: h.name, at: h.at,
-    qtypes: browserQtypes(page.browser ?? null, { ipv6: context.ipv6 ?? false, document: h.name === page.host, https: schemes.get(h.name)?.includes('https') ?? true }),
-  }));
+  const hosts = chosen.hosts.map((h) => ({ name: h.name, at: h.at, qtypes: pageHostQtypes(page.browser ?? null, page, h.name, { ipv6: context.ipv6 ?? false }) }));
   const qtypes = QTYPES.filter((q) => hosts.some((h) => h.qtypes.includes(q)));
   const request: Omit<MeasureRequest, 'id'> = {
     type: 'measure',

@@ -26,4 +26,5 @@ test('the expected state: warm when the holder (and the server, where known) kee
   assert.equal(expectedMode(86_400_000, 'chromium-doh'), 'warm', 'no limit of its own');
   assert.equal(expectedMode(30_000, 'chromium-doh', 10_000), 'cold', 'a server that closes idle connections after 10 s');
   assert.equal(expectedMode(1_000, null), 'cold');
+  assert.equal(expectedMode(30_000, 'dnsproxy', 10_000), 'warm', 'dnsproxy pings: a server limit does not end its connection');
 });

@@ -13,8 +13,11 @@
 //   stubby: configured 10 s (idle_timeout, Debian's configuration), measured kept 20 s and closed by 45 s
 //   (bench/results/idle-lifetimes-stubs.md; the figures used are the longest idle time measured as kept);
 //   systemd-resolved with DNSOverTLS: 10 s (DNS_STREAM_ESTABLISHED_TIMEOUT_USEC) — the default DoT path on Linux.
-// - AdGuard dnsproxy towards a DoQ upstream: none (a keep-alive PING every 15 s).
-// The server may close sooner; where its limit is known (serverIdleMs) the shorter one applies.
+// - AdGuard dnsproxy towards a DoQ upstream: none, and the server's idle limit does not end it either: quic-go sends
+//   a keep-alive PING every min(20 s, half the server's idle timeout) (seen on the wire in the lab: with a 5 s server
+//   limit a ping every 2.5 s, and a query after 20 s idle on the same connection).
+// The server may close sooner; where its limit is known (serverIdleMs) the shorter one applies, except for a holder
+// that pings.
 import type { RecordingBrowser } from './browser-queries.js';
 import type { Mode, TransportId } from './transports.js';
 
@@ -25,8 +28,8 @@ export const HOLDERS = {
   unbound: { name: 'unbound (DNS over TLS)', idleMs: 80_000 },
   stubby: { name: 'stubby (DNS over TLS)', idleMs: 20_000 },
   'systemd-resolved': { name: 'systemd-resolved (DNS over TLS)', idleMs: 10_000 },
-  dnsproxy: { name: 'dnsproxy (DNS over QUIC)', idleMs: null },
-} as const satisfies Record<string, { name: string; idleMs: number | null }>;
+  dnsproxy: { name: 'dnsproxy (DNS over QUIC)', idleMs: null, pings: true },
+} as const satisfies Record<string, { name: string; idleMs: number | null; pings?: true }>;
 export type Holder = keyof typeof HOLDERS;
 
 /**
@@ -54,6 +57,11 @@ export function expectedModeOf(transport: TransportId, page: { browser?: Recordi
   return expectedMode(page.idleBeforeMs, holderOf(transport, page.browser ?? null, stub));
 }
 
+/** Whether `holder` keeps its connection open by pinging, so no server's idle limit ends it. */
+export function pings(holder: Holder): boolean {
+  return 'pings' in HOLDERS[holder];
+}
+
 /**
  * The state the candidate's connection would have been in at this visit: warm when the holder keeps an idle
  * connection at least as long as the browser had been idle before the page (and the server does too), else cold. A
@@ -61,7 +69,7 @@ export function expectedModeOf(transport: TransportId, page: { browser?: Recordi
  */
 export function expectedMode(idleBeforeMs: number | null | undefined, holder: Holder | null, serverIdleMs: number | null = null): Mode {
   if (holder === null || idleBeforeMs === null || idleBeforeMs === undefined) return 'cold';
-  const limits = [HOLDERS[holder].idleMs, serverIdleMs].filter((x): x is number => x !== null);
+  const limits = [HOLDERS[holder].idleMs, pings(holder) ? null : serverIdleMs].filter((x): x is number => x !== null);
   const keptMs = limits.length ? Math.min(...limits) : Infinity;
   return idleBeforeMs <= keptMs ? 'warm' : 'cold';
 }

@@ -2,7 +2,7 @@
 // side needs another load, the trace's gaps around the holders' idle limits, and the rows from a run.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { analyse, bootstrapDiff, measuredChange, modeFor, rowKey, rowSeed, tolerance } from '../bench/validate/analysis.js';
+import { analyse, bootstrapDiff, measuredChange, modeFor, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
 import { gapRanges, gapSequence, idleLimitMs, LoadBook, needsLoad, rowDone, serverIdleFor, type Budget } from '../bench/validate/schedule.js';
@@ -49,6 +49,12 @@ test('the target: 10 % of the measured change, at least 10 ms; resolved when the
   assert.equal(wide.resolved, false, JSON.stringify(wide));
   assert.equal(measuredChange([], [1], 1), null);
   assert.equal(bootstrapDiff([1], [2, 3]), null, 'one load is no interval');
+  // The measured change is the Hodges–Lehmann shift: the median of every pairwise difference, not the difference of
+  // the medians (here 30, not 31 − 10 = 21), and one slow load moves it little.
+  assert.equal(shift([0, 10, 20], [30, 31, 60]), 30);
+  assert.equal(shift([100, 110, 120, 130], [140, 150, 160, 2000]), shift([100, 110, 120, 130], [140, 150, 160, 170]));
+  assert.equal(shift([100, 110, 120, 130], [140, 150, 160, 170]), 40);
+  assert.equal(shift([], [1]), null);
   assert.deepEqual(bootstrapDiff(base, base, 9), bootstrapDiff(base, base, 9), 'seeded: the same interval every time');
   assert.notEqual(rowSeed(rowKey({ browser: 'chromium', profile: 'fiber', page: '1', transport: 'dot', scenario: 'cold' })),
     rowSeed(rowKey({ browser: 'firefox', profile: 'fiber', page: '1', transport: 'dot', scenario: 'cold' })));
@@ -112,6 +118,12 @@ test('rows: one per browser × page × transport × scenario, the prediction in 
   assert.deepEqual([merged.startedAt, merged.finishedAt], ['1', '9']);
   assert.deepEqual(analyse(merged).map((x) => x.profile), ['fiber', 'dsl']);
   assert.throws(() => mergeRuns([]), /no raw run/);
+  // Two runs of one profile (say a later run adding loads): one profile, one row with every load.
+  const more: ValidationRun = { ...run, profiles: [{ ...run.profiles[0]!, visits: [visit('do53', 501, 4), visit('doh', 601, 4)] }] };
+  const topped = mergeRuns([run, more]);
+  assert.equal(topped.profiles.length, 1);
+  assert.deepEqual(analyse(topped).map((x) => x.loads), [{ do53: 4, candidate: 4, failed: 0 }]);
+  assert.equal(run.profiles[0]!.visits.length, 6, 'the runs merged are left as they were');
   const [r] = rows;
   assert.deepEqual([r!.browser, r!.profile, r!.page, r!.transport, r!.scenario], ['chromium', 'fiber', '1', 'doh', 'expected']);
   assert.equal(r!.measured, 100);

@@ -1,7 +1,7 @@
 // The validation experiment's analysis, pure: dnscost's prediction for every Do53 visit (the current cost model,
 // common/page-cost.ts measuredPageCost over the visit's page record and replay, in the mode its scenario says), the
-// measured change of onLoad between sides with a seeded bootstrap interval, whether a row is resolved (the
-// interval's half-width within the tolerance), and the rows themselves (one per browser × profile × page ×
+// measured change of onLoad between sides (the Hodges–Lehmann shift) with a seeded bootstrap interval, whether a row
+// is resolved (the interval's half-width within the tolerance), and the rows themselves (one per browser × profile × page ×
 // transport × scenario) with the target's verdict and the query log's check.
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { expectedMode, holderOf } from '../../common/connection-state.js';
@@ -71,12 +71,22 @@ const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
 /** The median of `xs` (null when empty). */
 export const med = (xs: readonly number[]) => percentile(sorted(xs), 50);
 
-/** A seeded bootstrap 95 % interval of median(b) − median(a). */
+/**
+ * The Hodges–Lehmann shift of `b` against `a`: the median of every difference b[j] − a[i]. For onLoads (noisy,
+ * sometimes with a slow tail) it estimates the change as robustly as the difference of medians but needs about a
+ * third fewer loads for the same interval (its efficiency is ≈ 95 % of the mean's on normal data, the median's 64 %).
+ */
+export function shift(a: readonly number[], b: readonly number[]): number | null {
+  if (!a.length || !b.length) return null;
+  return med(b.flatMap((y) => a.map((x) => y - x)));
+}
+
+/** A seeded bootstrap 95 % interval of the shift of `b` against `a` (each side resampled on its own). */
 export function bootstrapDiff(a: readonly number[], b: readonly number[], seed = 1, rounds = 2000): [number, number] | null {
   if (a.length < 2 || b.length < 2) return null;
   const random = seededRandom(seed);
-  const draw = (xs: readonly number[]) => med(Array.from({ length: xs.length }, () => xs[Math.floor(random() * xs.length)]!))!;
-  const diffs = sorted(Array.from({ length: rounds }, () => draw(b) - draw(a)));
+  const draw = (xs: readonly number[]) => Array.from({ length: xs.length }, () => xs[Math.floor(random() * xs.length)]!);
+  const diffs = sorted(Array.from({ length: rounds }, () => shift(draw(a), draw(b))!));
   return [percentile(diffs, 2.5)!, percentile(diffs, 97.5)!];
 }
 
@@ -95,10 +105,10 @@ export interface Change {
   resolved: boolean;
 }
 
-/** median(other) − median(base) with its seeded bootstrap interval; null without loads on both sides. */
+/** The shift of `other` against `base` (shift) with its seeded bootstrap interval; null without loads on both sides. */
 export function measuredChange(base: readonly number[], other: readonly number[], seed: number): Change | null {
   if (!base.length || !other.length) return null;
-  const measured = med(other)! - med(base)!;
+  const measured = shift(base, other)!;
   const interval = bootstrapDiff(base, other, seed);
   const halfWidth = interval ? (interval[1] - interval[0]) / 2 : null;
   const tol = tolerance(measured);

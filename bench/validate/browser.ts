@@ -11,6 +11,14 @@ import type { BrowserDnsOptions } from '../../lab/browser-dns.js';
 import { CHROMIUM_AS_RECORDED, FIREFOX_AS_RECORDED } from '../../lab/har/load.js';
 
 const LOAD_TIMEOUT_MS = 90_000;
+/**
+ * How long a new tab waits before its navigation (ms), per browser. Chromium starts the tab's renderer at once but it
+ * is not ready for a while on a 2-core machine: navigating 150 ms after the tab opened, a 10-host page on loopback
+ * loaded in 120–179 ms (median 157) because the renderer's start raced the network; after 1,000 ms, in 62–111 ms
+ * (median 88). Firefox's loads were no steadier after longer waits (IQR 22 ms at 150 ms, 39 at 1,000), so it keeps
+ * 150 ms. bench/results/renderer-settle.md has the figures and their command.
+ */
+export const RENDERER_SETTLE_MS: Record<RecordingBrowser, number> = { chromium: 1000, firefox: 150 };
 
 /** Extra switches and prefs for the validation's browsers: HAR pages load as recorded; Firefox keeps no DNS or HTTP cache. */
 export function validationBrowserSettings(): Pick<BrowserDnsOptions, 'chromiumArgs' | 'firefoxPrefs'> {
@@ -39,16 +47,17 @@ export interface PageTimings {
 }
 
 /**
- * Loads `url` once in a new tab of `context` (cache off where the browser allows it), calling `atStart` just before
- * the navigation; resolves with the page's timings and when the navigation started (ms since the epoch).
+ * Loads `url` once in a new tab of `context` (cache off where the browser allows it) after `settleMs`
+ * (RENDERER_SETTLE_MS), calling `atStart` just before the navigation; resolves with the page's timings and when the
+ * navigation started (ms since the epoch).
  */
-export async function loadIn(context: BrowserContext, url: string, atStart?: () => Promise<void>): Promise<{ timings: PageTimings; navStartedAt: number }> {
-  // The tab (and its still unassigned renderer, which the first navigation takes over) exists before the navigation
-  // starts, so process start-up is not counted in onLoad.
+export async function loadIn(context: BrowserContext, url: string, settleMs: number, atStart?: () => Promise<void>): Promise<{ timings: PageTimings; navStartedAt: number }> {
+  // The tab (and its still unassigned renderer, which the first navigation takes over) exists, settled, before the
+  // navigation starts, so process start-up is neither counted in onLoad nor racing the network.
   const page = await context.newPage();
   try {
     await page.setCacheEnabled(false).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, settleMs));
     await atStart?.();
     const navStartedAt = Date.now();
     await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });

@@ -2,7 +2,7 @@
 // cold loads, synthetic pages, DoT and DoH) read into today's shape, and several runs merged into one (one per
 // profile, say), so they are re-analysed with the current model.
 import { pageUrl } from '../../lab/site/validation-site.js';
-import type { Candidate, DotStub, Side, ValidationRun, Visit } from './types.js';
+import type { Candidate, DotStub, ProfileRun, Side, ValidationRun, Visit } from './types.js';
 
 interface OldVisit {
   page: number;
@@ -59,9 +59,11 @@ export function upgradeRun(raw: unknown): ValidationRun {
 }
 
 /**
- * Several raw runs as one (`--from A.json,B.json`: e.g. one run per profile): their profiles in order, the union of
- * their browsers, pages, scenarios and candidates (a row needs visits on both its sides, so a combination one run
- * lacks yields no row), the first run's other options, the earliest start and the latest finish.
+ * Several raw runs as one (`--from A.json,B.json`: e.g. one run per profile, or per profile and page group): their
+ * profiles in order — the runs of one profile (same name, link and server idle timeout) as one, their pages and
+ * visits together, so a later run can add loads to a row — the union of their browsers, pages, scenarios and
+ * candidates (a row needs visits on both its sides, so a combination one run lacks yields no row), the first run's
+ * other options, the earliest start and the latest finish.
  */
 export function mergeRuns(runs: readonly ValidationRun[]): ValidationRun {
   const [first] = runs;
@@ -80,6 +82,26 @@ export function mergeRuns(runs: readonly ValidationRun[]): ValidationRun {
     startedAt: runs.map((r) => r.startedAt).sort()[0]!,
     finishedAt: runs.map((r) => r.finishedAt).sort().at(-1)!,
     machine: machines.join('; '),
-    profiles: runs.flatMap((r) => r.profiles),
+    profiles: mergeProfiles(runs.flatMap((r) => r.profiles)),
   };
+}
+
+function mergeProfiles(ps: readonly ProfileRun[]): ProfileRun[] {
+  const out = new Map<string, ProfileRun>();
+  for (const p of ps) {
+    const key = JSON.stringify([p.profile, p.serverIdleS]);
+    const had = out.get(key);
+    if (!had) {
+      out.set(key, { ...p, pages: [...p.pages], visits: [...p.visits], queryTypes: structuredClone(p.queryTypes) });
+      continue;
+    }
+    for (const page of p.pages) if (!had.pages.some((x) => x.id === page.id)) had.pages.push(page);
+    had.visits.push(...p.visits);
+    had.browserVersions = { ...p.browserVersions, ...had.browserVersions };
+    for (const [scheme, per] of Object.entries(p.queryTypes)) {
+      const t = (had.queryTypes[scheme] ??= {});
+      for (const [q, n] of Object.entries(per)) t[q] = (t[q] ?? 0) + n;
+    }
+  }
+  return [...out.values()];
 }

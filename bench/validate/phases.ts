@@ -118,7 +118,9 @@ export async function runTraces(c: PhaseContext): Promise<void> {
   const order = new Map<RecordingBrowser, string[]>();
   let shortest = Infinity;
   for (const [i, b] of c.browsers.entries()) {
-    const ranges = gapRanges(c.budget.transports.map((t) => idleLimitMs(t, b, c.dotStub, c.serverIdleMs)));
+    // A transport whose connection never idles out (dnsproxy pings) has no limit to straddle: the server's stands in.
+    const limits = c.budget.transports.map((t) => idleLimitMs(t, b, c.dotStub, c.serverIdleMs)).filter(Number.isFinite);
+    const ranges = gapRanges(limits.length ? limits : [c.serverIdleMs]);
     shortest = Math.min(shortest, ...ranges.map((r) => r.min));
     gaps.set(b, gapSequence(ranges, maxVisits, c.seed * 31 + i));
     order.set(b, pageSequence(ids, maxVisits, c.seed * 37 + i));

@@ -3,7 +3,7 @@
 // the ones dnscost's replay asked, the connection state each load found (nothing open before a cold load, the
 // connection open before a warm one, and in traces whether it was open when the model expected it), the document
 // lookup per side, and the description of what ran.
-import { holderOf, HOLDERS } from '../../common/connection-state.js';
+import { holderOf, HOLDERS, pings } from '../../common/connection-state.js';
 import { documentLookup, med, modeFor, namesOf, queryCheck, type Row } from './analysis.js';
 import { SCHEME_OF, SIDES, type Side, type ValidationRun, type Visit } from './types.js';
 
@@ -158,7 +158,7 @@ export function whatRan(run: ValidationRun): string {
   const stubIdle = HOLDERS[stub].idleMs / 1000;
   const limits = o.browsers.flatMap((b) => o.transports.map((t) => {
     const h = holderOf(t, b, stub);
-    return h ? `${b} ${t}: ${HOLDERS[h].name}, ${HOLDERS[h].idleMs === null ? 'no limit of its own' : `${HOLDERS[h].idleMs / 1000} s`}` : '';
+    return h ? `${b} ${t}: ${HOLDERS[h].name}, ${HOLDERS[h].idleMs === null ? `no limit of its own${pings(h) ? ', and it pings (no server limit ends it)' : ''}` : `${HOLDERS[h].idleMs / 1000} s`}` : '';
   })).filter(Boolean);
   return `Per profile, a lab network (a client and a server namespace joined by the emulated link); in the server namespace
 the browser's CoreDNS (53/853/443 and DoQ on 853/UDP; every query logged with its scheme; idle encrypted connections

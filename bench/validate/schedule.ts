@@ -1,7 +1,7 @@
 // How many loads, and when, pure: the book of loads per side of a row, when a row is done (resolved, or its cap
 // reached), which side still needs a load (alternating sides until every row of theirs is done), the lab resolver's
 // idle timeout, each holder's effective idle limit, and a trace's gaps, drawn so they straddle those limits.
-import { HOLDERS, holderOf } from '../../common/connection-state.js';
+import { HOLDERS, holderOf, pings } from '../../common/connection-state.js';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { seededRandom, shuffled } from '../../common/stats.js';
 import { measuredChange, rowKey, rowSeed } from './analysis.js';
@@ -64,11 +64,14 @@ export function serverIdleFor(o: Pick<ValidationOptions, 'scenarios' | 'transpor
   return o.scenarios.includes('expected') && o.transports.includes('dot') ? Math.max(15, 1.5 * stub) : 20;
 }
 
-/** How long `transport`'s connection stays open when idle in the lab: the holder's own limit or the server's, the shorter (ms). */
+/**
+ * How long `transport`'s connection stays open when idle in the lab (ms): the holder's own limit or the server's, the
+ * shorter; for a holder that pings (dnsproxy) its own only, which may be none (Infinity).
+ */
 export function idleLimitMs(transport: Candidate, browser: RecordingBrowser, stub: DotStub, serverIdleMs: number): number {
   const holder = holderOf(transport, browser, stub);
   const own = holder ? HOLDERS[holder].idleMs : null;
-  return Math.min(own ?? Infinity, serverIdleMs);
+  return Math.min(own ?? Infinity, holder && pings(holder) ? Infinity : serverIdleMs);
 }
 
 /** A range of gaps (ms). */

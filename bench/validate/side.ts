@@ -9,7 +9,8 @@
 // Chromium's secure-DNS policy or Firefox's TRR mode 3. `open` launches the browser, `close` ends it (and any stub).
 // - `visit` (cold and warm): a fresh stub, a fresh context (Chromium's incognito context, Firefox's container), a
 //   pause of 1 s (Chromium's DoH probes a new context's connection in it); cold ends this side's connections to the
-//   resolver and checks none is left, warm looks a fresh name up through the same browser and stub; then the load.
+//   resolver and checks none is left (DoQ: starts its stub afresh just before the navigation), warm looks a fresh
+//   name up through the same browser and stub; then the load.
 // - `trace-start` / `trace-visit` / `trace-end` (expected): one stub and, in Chromium, one context for the whole
 //   trace (its DoH connection lives in it; its host cache is emptied before each load); in Firefox a container per
 //   load (its TRR connection is the browser's). Before each load the side's leftover connections to the pages'
@@ -20,7 +21,7 @@ import type { BrowserContext } from 'puppeteer-core';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { isolateDns, launchDnsBrowser, setSystemResolver, type DnsBrowser } from '../../lab/browser-dns.js';
 import { warmUp } from '../../lab/har/load.js';
-import { clearHostCache, loadIn, lookUp, newContext, validationBrowserSettings, type PageTimings } from './browser.js';
+import { clearHostCache, loadIn, lookUp, newContext, RENDERER_SETTLE_MS, validationBrowserSettings, type PageTimings } from './browser.js';
 import { stop } from './children.js';
 import { closeAll, connectionsOf, processTree, type Dest } from './connections.js';
 import { startStub, type Stub } from './stubs.js';
@@ -164,8 +165,11 @@ class SideWorker {
         if (state === 'warm') await lookUp(context, retried ? `r.${warmName}` : warmName);
         else await closeAll(() => this.owners(), resolver, 250, 10);
         let open: Awaited<ReturnType<SideWorker['openNow']>> = { openBefore: null, connIdleMs: null };
-        const { timings } = await loadIn(context, url, async () => {
-          // Once more just before the navigation: a browser may have opened one in the meantime (Chromium's DoH probe).
+        const { timings } = await loadIn(context, url, RENDERER_SETTLE_MS[this.c.browser], async () => {
+          // Once more just before the navigation: a browser may have opened one in the meantime (Chromium's DoH probe;
+          // Chromium looks accounts.google.com up for a new context). Nothing ends a QUIC connection from outside, so
+          // for DoQ the cold stub is a fresh one started now.
+          if (state === 'cold' && this.c.side === 'doq') await this.freshStub();
           if (state === 'cold') await closeAll(() => this.owners(), resolver, 50, 3);
           open = await this.openNow();
         });
@@ -195,7 +199,7 @@ class SideWorker {
     try {
       if (chromium) await clearHostCache(context);
       await closeAll(() => processTree(this.b?.browser.process()?.pid ?? -1), this.c.siteDests);
-      const { timings, navStartedAt } = await loadIn(context, url, async () => {
+      const { timings, navStartedAt } = await loadIn(context, url, RENDERER_SETTLE_MS[this.c.browser], async () => {
         open = await this.openNow();
       });
       const idleBeforeMs = navStartedAt - this.lastEnd;

@@ -49,9 +49,14 @@ export async function startStub(o: StubOptions): Promise<Stub> {
   if (o.kind === 'dnsproxy') {
     const bin = dnsproxyBinary();
     if (!existsSync(bin)) throw new Error(`${bin} is missing: scripts/setup builds it (lab/build.sh)`);
-    // Go reads extra roots from SSL_CERT_FILE: the lab CA, whose server certificate names the resolver's address.
+    // Go takes its roots from SSL_CERT_FILE (the lab CA, whose server certificate names the resolver's address) and
+    // SSL_CERT_DIR, read on the first verification: the system's ~290 files cost 40–55 ms of CPU inside the first
+    // handshake, which a running stub pays once per process, not per connection. An empty directory keeps a fresh
+    // stub's cold handshake what a running stub's new one costs.
+    const certDir = join(dir, 'no-certs');
+    mkdirSync(certDir, { recursive: true });
     const args = ['-listen', o.address, '-dns-port', '53', '-tls-port', '853', '-https-port', '443', '-cert', o.certFile!, '-key', o.keyFile!, '-upstream', `quic://${SERVER}:853`];
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SSL_CERT_FILE: o.caFile } });
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SSL_CERT_FILE: o.caFile, SSL_CERT_DIR: certDir } });
     return { kind: o.kind, child: await startListening(child, o.kind, o.address) };
   }
   const args = o.kind === 'unbound' ? unboundArgs(o, dir) : stubbyArgs(o, dir);

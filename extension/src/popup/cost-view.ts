@@ -7,7 +7,7 @@ import type { BrowserDoh } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
 import { CURRENT_DNS_ID } from '../../../common/default-resolvers.js';
-import { expectedModeOf, holderOf, HOLDERS } from '../../../common/connection-state.js';
+import { expectedModeOf, holderOf, HOLDERS, pings, type Holder } from '../../../common/connection-state.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
 import { TRANSPORT_IDS, TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
 import { el } from '../ui/dom.js';
@@ -54,12 +54,19 @@ export function computeResults(meta: MeasurementMeta, records: readonly StoredRe
   return { cells, baseline, comparedWith: comparedWith(meta, baseline), expected, expectedWhy: expectedWhy(meta, Object.keys(expected) as TransportId[], stub) };
 }
 
+/** How long a holder keeps an idle connection, in words. */
+function keptFor(holder: Holder): string {
+  const idleMs = HOLDERS[holder].idleMs;
+  if (idleMs !== null) return `${idleMs / 1000} s`;
+  return pings(holder) ? 'open (it pings the server)' : 'until the server closes it';
+}
+
 /** Why each encrypted transport's expected state is what it is, in words. */
 export function expectedWhy(meta: Pick<MeasurementMeta, 'page'>, transports: readonly TransportId[], stub: string | null): string {
   const idle = meta.page.idleBeforeMs;
   const parts = transports.flatMap((t) => {
     const holder = holderOf(t, meta.page.browser ?? null, stub);
-    return holder ? [`${TRANSPORTS[t].short} ${expectedModeOf(t, meta.page, stub) === 'warm' ? 'open (warm)' : 'closed (cold)'}, as ${HOLDERS[holder].name} keeps it ${HOLDERS[holder].idleMs === null ? 'until the server closes it' : `${HOLDERS[holder].idleMs / 1000} s`}`] : [];
+    return holder ? [`${TRANSPORTS[t].short} ${expectedModeOf(t, meta.page, stub) === 'warm' ? 'open (warm)' : 'closed (cold)'}, as ${HOLDERS[holder].name} keeps it ${keptFor(holder)}`] : [];
   });
   if (parts.length === 0) return '';
   const when = idle === null || idle === undefined ? 'This was the first page since your browser started' : `Your browser had been idle ${idle < 1000 ? `${Math.round(idle)} ms` : `${Math.round(idle / 1000)} s`} before this page`;

@@ -96,7 +96,7 @@ test("the popup's and the history's numbers for a page equal the validation's pr
   const area = new FakeArea();
   const scheduler = new MeasurementScheduler({
     area, host: conn,
-    loadSettings: async () => ({ ...defaultSettings([LAB]), consent: { given: true, at: 1 } }),
+    loadSettings: async () => ({ ...defaultSettings([LAB]), consent: { given: true, at: 1, for: null } }),
     pageReport: async () => ({ ok: true, record: page }),
     isIncognitoTab: async () => false,
     now: () => 5_000, newId: () => 'req-1', log: () => undefined, selfSender: EXT,

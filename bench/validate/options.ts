@@ -22,8 +22,9 @@ export const USAGE = `usage: scripts/validate [options]          (as root; runs 
   --server-idle S                 the lab resolver's idle timeout for encrypted connections (default: 1.5 × the DoT
                                   stub's own when a trace runs DoT, else 20 s)
   --repeat N --seed N             replay repeats per Do53 visit (default 1); the seed of every order (default 1)
-  --out REPORT.md --json ROWS.json --raw RAW.json
-  --from RAW.json[,RAW.json…]     recompute predictions, rows and the report from raw files, merged (no loads)
+  --out REPORT.md --json ROWS.json --raw RAW.json[.gz]   (a raw file named .gz is gzipped)
+  --from RAW.json[,RAW.json…]     recompute predictions, rows and the report from raw files, merged (no loads;
+                                  runs of one profile count as one, so a later run can add loads to its rows)
 `;
 
 /** What the command does: run (or re-read) and where the results go. */

@@ -3,7 +3,7 @@
 // imported as JSON by the options page.
 import * as v from 'valibot';
 import { normalizeHostname } from '../../common/hostname.js';
-import { resolverSpec, type ResolverSpec } from '../../common/schema.js';
+import { resolverSpec, type EndpointSpec, type ResolverSpec } from '../../common/schema.js';
 import { uploadBatch } from '../../common/upload-batch.js';
 
 /** Settings version; an import of another major is refused. */
@@ -56,8 +56,12 @@ export const settingsSchema = v.strictObject({
   budget,
   /** Sites never recorded or measured: hostnames; each also covers its subdomains. */
   exclusions: v.pipe(v.array(v.pipe(v.string(), v.maxLength(253))), v.maxLength(1000)),
-  /** First-run consent: nothing is measured before the person agreed to what leaves for which resolver. */
-  consent: v.strictObject({ given: v.boolean(), at: v.nullable(v.number()) }),
+  /**
+   * First-run consent: nothing is measured before the person agreed to what leaves for which resolver. `for` is what
+   * it was given for (consentScope: the resolvers and the current DNS); it holds only while that is unchanged
+   * (absent in older settings: asked again).
+   */
+  consent: v.strictObject({ given: v.boolean(), at: v.nullable(v.number()), for: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(20_000))), null) }),
   /** Opt-in upload of per-page aggregates (absent in settings from before uploads existed: off). */
   upload: v.optional(upload, () => structuredClone(DEFAULT_UPLOAD)),
 });
@@ -71,7 +75,7 @@ export function defaultSettings(resolvers: ResolverSpec[]): Settings {
     currentDns: true,
     budget: { pagesPerHour: 4, remeasureAfterHours: 24 },
     exclusions: [],
-    consent: { given: false, at: null },
+    consent: { given: false, at: null, for: null },
     upload: structuredClone(DEFAULT_UPLOAD),
   };
 }
@@ -117,10 +121,31 @@ export function applyPolicy(settings: Settings, policy: unknown): { settings: Se
       ...settings,
       ...(p.resolvers ? { resolvers: p.resolvers } : {}),
       ...(p.currentDns !== undefined ? { currentDns: p.currentDns } : {}),
-      ...(p.consent !== undefined ? { consent: { given: p.consent, at: settings.consent.at } } : {}),
+      ...(p.consent !== undefined ? { consent: { given: p.consent, at: settings.consent.at, for: null } } : {}),
     },
     policyProblems: [],
   };
+}
+
+/**
+ * What consent to measure is given for, as one string: every resolver with each endpoint (transport, address, port,
+ * path, certificate name) and whether the current DNS is measured. A change to any of them changes which names leave
+ * the machine and for where, so the consent given before no longer holds. (Uploads have their own opt-in, bound to
+ * its collector: see the settings store.)
+ */
+export function consentScope(s: Pick<Settings, 'resolvers' | 'currentDns'>): string {
+  const endpoint = (e: EndpointSpec) => JSON.stringify([e.transport, e.address, e.port, e.path ?? null, e.serverName ?? null]);
+  const resolvers = s.resolvers.map((r) => [r.id, r.endpoints.map(endpoint).sort()]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  return JSON.stringify({ resolvers, currentDns: s.currentDns });
+}
+
+/**
+ * The settings with consent as it holds: given only if it was given for these settings' scope (a policy that decides
+ * consent is taken as it is). Where it does not hold, uploads are off too: there is nothing agreed to upload.
+ */
+export function boundConsent(s: Settings, policyDecides: boolean): Settings {
+  if (policyDecides || !s.consent.given || s.consent.for === consentScope(s)) return s;
+  return { ...s, consent: { given: false, at: null, for: null }, upload: { ...s.upload, enabled: false } };
 }
 
 /** True when `hostname` is an excluded site or under one. */

@@ -143,6 +143,13 @@ async function personScenario(name: BrowserName, work: string, timings: string[]
     await page.click('#exclusion-add');
     await until(page, 'the exclusion is listed', () => !!document.querySelector('#exclusions [data-exclusion="bank.example"]'));
 
+    // The resolvers changed (one added, one off): the consent given for the old ones no longer holds; agree again.
+    await until(page, 'consent is asked again', () => document.getElementById('consent')?.dataset.state === 'not-given');
+    assert.match(await text(page, 'consent'), /Lab DoT/);
+    assert.doesNotMatch(await text(page, 'consent'), /Quad9/);
+    await page.click('#consent-give');
+    await until(page, 'consent shows as given again', () => document.getElementById('consent')?.dataset.state === 'given');
+
     const expected = {
       resolvers: [PUBLIC_RESOLVERS[0], PUBLIC_RESOLVERS[1], { id: 'custom-lab-dot', name: 'Lab DoT', endpoints: [{ transport: 'dot', address: '127.0.0.1', port: 8853, serverName: 'dns.test' }] }],
       budget: { pagesPerHour: 2, remeasureAfterHours: 12 },

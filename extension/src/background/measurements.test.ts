@@ -66,7 +66,7 @@ function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, Pa
   const fakeHost = opts.host ?? new FakeHost();
   let now = 1_000_000;
   let n = 0;
-  const settings: Settings = { ...defaultSettings([LAB]), consent: { given: true, at: 1 }, ...opts.settings };
+  const settings: Settings = { ...defaultSettings([LAB]), consent: { given: true, at: 1, for: null }, ...opts.settings };
   const pages: Record<number, PageReplies['page-report']> = opts.pages ?? {
     7: { ok: true, record: pageRecord('p1', [host('a.site.localhost', 0), host('css.site.localhost', 40), host('img.site.localhost', 90)]) },
   };
@@ -137,7 +137,7 @@ test("each host is asked what the recording browser asks for it (bench/results/b
 });
 
 test('refusals have stable codes', async () => {
-  const noConsent = harness({ settings: { consent: { given: false, at: null } } });
+  const noConsent = harness({ settings: { consent: { given: false, at: null, for: null } } });
   assert.equal(((await noConsent.s.start(7, EXT)) as { code: string }).code, CODES.NO_CONSENT);
   const priv = harness({ incognito: [7] });
   assert.equal(((await priv.s.start(7, EXT)) as { code: string }).code, CODES.PRIVATE_WINDOW);
@@ -387,7 +387,7 @@ test('the automatic sampler: only after consent, within the hourly budget, only 
     8: { ok: true, record: pageRecord('p2', [host('a.site.localhost', 0), host('c.site.localhost', 20)], 8) },
     9: { ok: true, record: pageRecord('p3', [host('a.site.localhost', 0)], 9) },
   };
-  const off = harness({ pages, settings: { consent: { given: false, at: null } } });
+  const off = harness({ pages, settings: { consent: { given: false, at: null, for: null } } });
   assert.deepEqual(await off.s.sample(7), { started: false, reason: 'no-consent' });
   const zero = harness({ pages, settings: { budget: { pagesPerHour: 0, remeasureAfterHours: 24 } } });
   assert.deepEqual(await zero.s.sample(7), { started: false, reason: 'sampler-off' });

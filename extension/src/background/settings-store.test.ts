@@ -113,8 +113,8 @@ test('policy states: none, invalid (ignored), unavailable, Firefox without a man
 
 test('export then import round-trips; bad files change nothing; consent is never imported', async () => {
   const { s } = store();
-  await s.setConsent(true);
   await s.set({ resolvers: [lab], budget: { pagesPerHour: 2 } });
+  await s.setConsent(true);
   const exported = await s.exportJson();
   const own = (await s.view()).own;
   assert.deepEqual(JSON.parse(exported.json), own);
@@ -136,6 +136,58 @@ test('export then import round-trips; bad files change nothing; consent is never
     assert.match((bad as { problems: string[] }).problems.join(';'), problem);
   }
   assert.deepEqual(await s.loadSettings(), after, 'bad imports changed nothing');
+});
+
+test('consent holds for the resolvers and current DNS it was given for; a change to either asks again', async () => {
+  const { s, local } = store();
+  await s.setConsent(true);
+  assert.equal((await s.loadSettings()).consent.given, true);
+  await s.set({ budget: { pagesPerHour: 2 }, exclusions: ['a.example'] });
+  assert.equal((await s.loadSettings()).consent.given, true, 'the budget and exclusions are not what consent covers');
+  await s.set({ resolvers: [lab] });
+  assert.equal((await s.loadSettings()).consent.given, false, 'other resolvers');
+  assert.equal((await s.view()).own.consent.given, false, 'stored so: changing back does not bring it back');
+  await s.set({ resolvers: [...PUBLIC_RESOLVERS] });
+  assert.equal((await s.loadSettings()).consent.given, false);
+  await s.setConsent(true);
+  await s.set({ currentDns: false });
+  assert.equal((await s.loadSettings()).consent.given, false, 'the current DNS no longer measured');
+  // An endpoint moved to another address is another resolver, whatever its id.
+  await s.setConsent(true);
+  await s.set({ resolvers: [{ ...PUBLIC_RESOLVERS[0]!, endpoints: PUBLIC_RESOLVERS[0]!.endpoints.map((e) => ({ ...e, address: '192.0.2.53' })) }] });
+  assert.equal((await s.loadSettings()).consent.given, false);
+  // Consent stored before it was bound (no `for`) is asked again.
+  await s.setConsent(true);
+  const stored = local.data[SETTINGS_KEY] as { consent: Record<string, unknown> };
+  local.data[SETTINGS_KEY] = { ...stored, consent: { given: true, at: 5 } };
+  assert.equal((await s.loadSettings()).consent.given, false);
+});
+
+test('uploads are bound to the collector they were turned on for, and to the consent', async () => {
+  const { s } = store();
+  await s.setConsent(true);
+  assert.equal((await s.set({ upload: { enabled: true, collector: 'https://a.example/' } } as never)).ok, true);
+  assert.equal((await s.loadSettings()).upload.enabled, true, 'turned on with its collector in one change');
+  await s.set({ upload: { collector: 'https://b.example/' } } as never);
+  assert.equal((await s.loadSettings()).upload.enabled, false, 'another collector, not agreed: off');
+  await s.set({ upload: { enabled: true, collector: 'https://b.example/' } } as never);
+  assert.equal((await s.loadSettings()).upload.enabled, true);
+  await s.set({ resolvers: [lab] });
+  const after = await s.loadSettings();
+  assert.deepEqual([after.consent.given, after.upload.enabled], [false, false], 'consent asked again: uploads off with it');
+});
+
+test('an import that changes the resolvers or the collector clears consent or uploads; one that does not keeps them', async () => {
+  const { s } = store();
+  await s.setConsent(true);
+  await s.set({ upload: { enabled: true, collector: 'https://a.example/' } } as never);
+  const own = (await s.view()).own;
+  assert.equal((await s.import(JSON.stringify({ ...own, budget: { pagesPerHour: 1, remeasureAfterHours: 1 } }))).ok, true);
+  assert.deepEqual([(await s.loadSettings()).consent.given, (await s.loadSettings()).upload.enabled], [true, true]);
+  assert.equal((await s.import(JSON.stringify({ ...own, upload: { ...own.upload, collector: 'https://elsewhere.example/' } }))).ok, true);
+  assert.deepEqual([(await s.loadSettings()).consent.given, (await s.loadSettings()).upload.enabled], [true, false], 'another collector: uploads off');
+  assert.equal((await s.import(JSON.stringify({ ...own, resolvers: [lab] }))).ok, true);
+  assert.equal((await s.loadSettings()).consent.given, false, 'other resolvers: consent asked again');
 });
 
 test('data-clear removes every key but the settings and tells its listeners', async () => {

@@ -11,7 +11,7 @@
 // fakes (extension/src/background/settings-store.test.ts).
 import type { ExtensionMessageOf } from '../messages/index.js';
 import { type PolicyField, type PolicyStatus, type SettingsFailure, type SettingsView } from '../messages/settings.js';
-import { applyPolicy, defaultSettings, parseSettings, type Settings } from '../settings.js';
+import { applyPolicy, boundConsent, consentScope, defaultSettings, parseSettings, type Settings } from '../settings.js';
 import type { ResolverSpec } from '../../../common/schema.js';
 import { CODES } from '../../../common/errors.js';
 
@@ -112,13 +112,15 @@ export class SettingsStore {
     const { own, storedProblems } = await this.readOwn();
     const { policy, status } = policyStatus(await this.readManaged());
     const applied = applyPolicy(own, policy);
+    const fixed = fixedFields(policy, applied.policyProblems);
+    applied.settings = boundConsent(applied.settings, fixed.includes('consent'));
     const policyState: PolicyStatus =
       applied.policyProblems.length > 0
         ? { state: 'invalid', problems: applied.policyProblems, message: 'The administrator policy is invalid and was ignored.' }
         : status.state === 'applied'
           ? { ...status, message: 'An administrator policy is in force.' }
           : status;
-    return { ok: true, settings: applied.settings, own, fixed: fixedFields(policy, applied.policyProblems), policy: policyState, storedProblems };
+    return { ok: true, settings: applied.settings, own, fixed, policy: policyState, storedProblems };
   }
 
   /** Validates and stores `settings` as the person's own (the whole object); the new view, or the problems. */
@@ -142,6 +144,9 @@ export class SettingsStore {
       }
       const next = applyChanges(current.own, changes);
       if (!next.ok) return failure(CODES.INVALID_SETTINGS, 'The settings are not valid.', next.problems);
+      // Turning uploads on is agreeing to send them to that collector: a change of collector that does not say so
+      // in the same change turns them off.
+      if (next.settings.upload.collector !== current.own.upload.collector && changes.upload?.enabled !== true) next.settings.upload.enabled = false;
       return this.write(next.settings);
     });
   }
@@ -169,8 +174,9 @@ export class SettingsStore {
       if (!parsed.ok) return failure(CODES.INVALID_SETTINGS, 'The file does not hold valid dnscost settings; nothing was changed.', parsed.problems);
       const current = await this.view();
       const consentKept = parsed.settings.consent.given !== current.own.consent.given;
-      const upload = { ...parsed.settings.upload, enabled: current.own.upload.enabled && (parsed.settings.upload.collector !== '' || current.own.upload.collector !== '') };
-      if (upload.enabled && upload.collector === '') upload.collector = current.own.upload.collector;
+      // Uploads stay on only towards the collector they were turned on for (a file naming another turns them off).
+      const collector = parsed.settings.upload.collector || current.own.upload.collector;
+      const upload = { ...parsed.settings.upload, collector, enabled: current.own.upload.enabled && collector === current.own.upload.collector };
       const written = await this.write({ ...parsed.settings, consent: current.own.consent, upload });
       return { ...written, consentKept, policyOverrides: written.fixed };
     });
@@ -183,7 +189,8 @@ export class SettingsStore {
       if (current.fixed.includes('consent')) {
         return failure(CODES.POLICY_FIXED, "Your administrator's policy decides consent; it cannot be changed here.", [], ['consent']);
       }
-      return this.write({ ...current.own, consent: { given, at: this.deps.now() } });
+      // Given for what is in force now (the policy's resolvers where it sets them): a later change asks again.
+      return this.write({ ...current.own, consent: { given, at: this.deps.now(), for: given ? consentScope(current.settings) : null } });
     });
   }
 
@@ -236,6 +243,14 @@ export class SettingsStore {
   }
 
   private async write(settings: Settings): Promise<SettingsView> {
+    // A change to the resolvers or the current DNS ends the consent given for the old ones (and the uploads agreed
+    // under it): stored so, so changing back does not bring it back unasked.
+    const { policy } = policyStatus(await this.readManaged());
+    const applied = applyPolicy(settings, policy);
+    const policyDecides = fixedFields(policy, applied.policyProblems).includes('consent');
+    if (!policyDecides && settings.consent.given && settings.consent.for !== consentScope(applied.settings)) {
+      settings = { ...settings, consent: { given: false, at: null, for: null }, upload: { ...settings.upload, enabled: false } };
+    }
     await this.deps.local.set({ [SETTINGS_KEY]: settings });
     const view = await this.view();
     this.notify(view);

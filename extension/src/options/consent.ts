@@ -40,7 +40,7 @@ export function renderConsent(v: SettingsView): void {
     ? `Your administrator’s policy decides this: measuring is ${v.settings.consent.given ? 'allowed' : 'not allowed'}.`
     : v.settings.consent.given
       ? `You agreed${at ? ` on ${new Date(at).toLocaleString()}` : ''}. dnscost may measure.`
-      : 'You have not agreed yet: dnscost measures nothing.';
+      : 'You have not agreed to these resolvers yet (a change to the resolvers asks again): dnscost measures nothing.';
   ($('consent-give') as HTMLButtonElement).hidden = fixed || v.settings.consent.given;
   ($('consent-withdraw') as HTMLButtonElement).hidden = fixed || !v.settings.consent.given;
 }

@@ -83,6 +83,19 @@ test('history store: add, replace by id, list by time and site, unreadable entri
   assert.equal((await store.list()).total, 0);
 });
 
+test('history store: an excluded site\'s entries are removed, the others kept', async () => {
+  const area = new FakeArea();
+  const store = new HistoryStore(area);
+  for (const [i, host] of ['www.bank.example', 'bank.example', 'news.example.org'].entries()) {
+    const m = measured(`p${i}`, 1000 + i, 80, host);
+    await store.add(historyEntry(m.meta, m.records));
+  }
+  assert.equal(await store.remove((h) => h === 'bank.example' || h.endsWith('.bank.example')), 2);
+  assert.deepEqual((await store.list()).entries.map((e) => e.host), ['news.example.org']);
+  assert.deepEqual([...area.data.keys()].filter((k) => k.startsWith('history:e:')), [HISTORY_KEYS.entry('p2')]);
+  assert.equal(await store.remove(() => false), 0);
+});
+
 test('history store: the oldest entries go beyond the caps', async () => {
   const area = new FakeArea();
   const store = new HistoryStore(area);

@@ -60,6 +60,23 @@ export class HistoryStore {
     return { entries, total: index.length, unreadable };
   }
 
+  /** Removes the entries whose page host `excluded` says (a site the person excluded); how many. */
+  remove(excluded: (host: string) => boolean): Promise<number> {
+    return this.queue(async () => {
+      const index = await this.index();
+      if (index.length === 0) return 0;
+      const stored = await this.area.get(index.map((e) => HISTORY_KEYS.entry(e.id)));
+      const gone = new Set(index.filter((e) => {
+        const x = stored[HISTORY_KEYS.entry(e.id)];
+        return isHistoryEntry(x) && excluded(x.host);
+      }).map((e) => e.id));
+      if (gone.size === 0) return 0;
+      await this.area.set({ [HISTORY_KEYS.index]: index.filter((e) => !gone.has(e.id)) });
+      await this.area.remove([...gone].map(HISTORY_KEYS.entry));
+      return gone.size;
+    });
+  }
+
   /** Removes every entry. */
   clear(): Promise<void> {
     return this.queue(async () => {
@@ -75,7 +92,7 @@ export class HistoryStore {
       : [];
   }
 
-  private queue(fn: () => Promise<void>): Promise<void> {
+  private queue<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.writes.then(fn);
     this.writes = run.catch(() => {});
     return run;

@@ -12,6 +12,7 @@ import { createPageRecorder, listenForPages, messageSender } from './page-listen
 import { SettingsStore } from './settings-store.js';
 import { createUploader, listenForUploads } from './upload-wiring.js';
 import { readManagedStorage } from './managed-storage.js';
+import { isExcluded } from '../settings.js';
 
 const host = new HostConnection({
   connect: () => browser.runtime.connectNative(HOST_NAME) as unknown as NativePort,
@@ -44,6 +45,18 @@ const history = new HistoryStore(browser.storage.local);
 const uploader = createUploader(settings);
 const measurements = createMeasurementScheduler(host, settings, pages, history, uploader);
 settings.onDataCleared(() => measurements.clear());
+// An exclusion purges what is kept of that site: its history, its stored measurements, its pages waiting to be uploaded.
+let exclusionsInForce: string | null = null;
+settings.onChange((view) => {
+  const exclusions = view.settings.exclusions;
+  const key = JSON.stringify(exclusions);
+  if (key === exclusionsInForce) return;
+  const first = exclusionsInForce === null;
+  exclusionsInForce = key;
+  if (first && exclusions.length === 0) return;
+  const excluded = (host: string) => isExcluded({ exclusions }, host);
+  void Promise.all([history.remove(excluded), measurements.purge(excluded), uploader.purge(excluded)]).catch((err: unknown) => console.warn(`dnscost: purging excluded sites: ${String(err)}`));
+});
 listenForSampling(measurements);
 listenForUploads(uploader, settings);
 const ctx: BackgroundContext = { host, settings, pages, measurements, history, uploader, extensionBase: browser.runtime.getURL('') };

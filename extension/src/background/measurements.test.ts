@@ -61,7 +61,7 @@ class FakeHost implements MeasureHost {
   }
 }
 
-function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; area?: FakeArea; host?: FakeHost; onDone?: SchedulerDeps['onDone'] } = {}) {
+function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; unknownTabs?: number[]; area?: FakeArea; host?: FakeHost; onDone?: SchedulerDeps['onDone'] } = {}) {
   const area = opts.area ?? new FakeArea();
   const fakeHost = opts.host ?? new FakeHost();
   let now = 1_000_000;
@@ -76,7 +76,7 @@ function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, Pa
     loadSettings: async () => settings,
     pageReport: async (tabId, sender) =>
       sender.url?.startsWith('chrome-extension://') ? (pages[tabId] ?? { ok: false, code: 'no-page', message: 'no page' }) : { ok: false, code: 'bad-sender', message: 'no' },
-    isIncognitoTab: async (tabId) => (opts.incognito ?? []).includes(tabId),
+    isIncognitoTab: async (tabId) => ((opts.unknownTabs ?? []).includes(tabId) ? null : (opts.incognito ?? []).includes(tabId)),
     now: () => now,
     newId: () => `id${++n}`,
     log: () => undefined,
@@ -141,6 +141,8 @@ test('refusals have stable codes', async () => {
   assert.equal(((await noConsent.s.start(7, EXT)) as { code: string }).code, CODES.NO_CONSENT);
   const priv = harness({ incognito: [7] });
   assert.equal(((await priv.s.start(7, EXT)) as { code: string }).code, CODES.PRIVATE_WINDOW);
+  const unknown = harness({ unknownTabs: [7] });
+  assert.equal(((await unknown.s.start(7, EXT)) as { code: string }).code, CODES.PRIVATE_WINDOW, 'a tab the browser cannot tell about counts as private');
   const excl = harness({ pages: { 7: { ok: false, code: 'excluded', message: 'excluded site' } } });
   assert.equal(((await excl.s.start(7, EXT)) as { code: string }).code, CODES.EXCLUDED);
   const none = harness({ pages: {} });
@@ -306,6 +308,27 @@ test('a host that goes away interrupts; cancel asks the host and ends as cancell
   c.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: true, summary: [] });
   await settle();
   assert.equal(((await c.s.status(7, EXT, false)) as MeasureStatus).measurement?.state, 'cancelled');
+});
+
+test('an excluded site: its stored measurements are purged, a running one cancelled; the others kept', async () => {
+  const hosts = ['www.bank.localhost', 'news.localhost', 'bank.localhost'];
+  const pages: Record<number, PageReplies['page-report']> = {};
+  for (const [i, name] of hosts.entries()) pages[i] = { ok: true, record: { ...pageRecord(`pg${i}`, [host(name, 0)], i), host: name } };
+  const h = harness({ pages });
+  for (const [i, name] of hosts.entries()) {
+    await h.s.start(i, EXT);
+    h.host.reply({ type: 'records', records: [exchange(name, 'udp', 'cold', 1, 'A', 5)] });
+    if (i < 2) h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 1, cancelled: false, summary: [] });
+    h.advance(1000);
+    await settle();
+  }
+  const bank = (name: string) => name === 'bank.localhost' || name.endsWith('.bank.localhost');
+  assert.equal(await h.s.purge(bank), 2);
+  await settle();
+  const metas = [...h.area.data.keys()].filter((k) => k.startsWith('measure:meta:')).sort();
+  assert.deepEqual(metas, [MEASURE_KEYS.meta('pg1')]);
+  assert.equal(h.area.data.has(MEASURE_KEYS.chunk('pg0', 0)), false, 'with its records');
+  assert.ok(h.host.requests.some((r) => r.req.type === 'cancel'), 'the running measurement of the site is cancelled');
 });
 
 test('storage is bounded: the oldest measurements go', async () => {

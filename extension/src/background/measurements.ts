@@ -317,8 +317,11 @@ export class MeasurementScheduler {
     sender: MessageSender,
     known?: PageReplies['page-report'],
   ): Promise<{ ok: true; page: Extract<PageReplies['page-report'], { ok: true }>['record']; settings: Settings } | Failure<MeasureCode>> {
-    // Private windows first: nothing of them is ever measured, whatever else holds.
-    if ((await this.deps.isIncognitoTab(tabId)) === true) return fail(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
+    // Private windows first: nothing of them is ever measured, whatever else holds. A tab the browser cannot tell
+    // about (tabs.get failed) counts as private: the check fails closed.
+    const isPrivate = await this.deps.isIncognitoTab(tabId).catch(() => null);
+    if (isPrivate === true) return fail(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
+    if (isPrivate === null) return fail(CODES.PRIVATE_WINDOW, 'the browser could not say whether this tab is in a private window, so it is treated as one: nothing is measured');
     const report = known ?? (await this.deps.pageReport(tabId, sender));
     if (!report.ok) {
       if (report.code === CODES.PRIVATE_WINDOW) return fail(CODES.PRIVATE_WINDOW, report.message);
@@ -474,6 +477,26 @@ export class MeasurementScheduler {
       entries = entries.filter((e) => e !== oldest);
     }
     for (const e of drop) await this.forget(e.pageId);
+  }
+
+  /**
+   * Removes the stored measurements of every page whose host `excluded` says (a site the person excluded), a running
+   * one included; how many.
+   */
+  async purge(excluded: (host: string) => boolean): Promise<number> {
+    await this.ready;
+    const run = this.running;
+    if (run && excluded(run.meta.host)) {
+      this.running = null;
+      this.deps.host.release(run.requestId);
+      this.deps.host.request({ id: `cancel-${this.deps.newId()}`, type: 'cancel', target: run.requestId }, () => undefined);
+    }
+    const pageIds = [...this.metas.values()].filter((m) => excluded(m.host)).map((m) => m.pageId);
+    if (run && excluded(run.meta.host)) pageIds.push(run.meta.pageId);
+    await this.queue(async () => {
+      for (const id of new Set(pageIds)) await this.forget(id);
+    });
+    return new Set(pageIds).size;
   }
 
   /** Removes one page's measurement from memory and storage. */

@@ -21,11 +21,11 @@ class MemoryArea implements PageStorageArea {
   }
 }
 
-function recorder(): PageRecorder {
+function recorder(isIncognitoTab: (tabId: number) => Promise<boolean | null> = async () => false): PageRecorder {
   let n = 0;
   return new PageRecorder({
     area: new MemoryArea(),
-    isIncognitoTab: async () => false,
+    isIncognitoTab,
     loadExclusions: async () => [],
     extensionBase: BASE,
     newId: () => `page-${++n}`,
@@ -96,4 +96,18 @@ test('page recorder: each page says how long the browser had been idle before it
   const second = await pages.report(8, { url: `${BASE}popup/popup.html` });
   assert.ok(second.ok, JSON.stringify(second));
   assert.equal(second.record.idleBeforeMs, 30_000);
+});
+
+test('page recorder: a tab the browser cannot tell about (tabs.get failed) is treated as private: nothing recorded', async () => {
+  for (const answer of [null, true] as const) {
+    const pages = recorder(async () => answer);
+    await pages.ready;
+    pages.onBeforeNavigate(nav(PAGE, 100));
+    pages.onBeforeRequest(req('m1', PAGE, 'main_frame', 101));
+    pages.onCommitted(nav(PAGE, 106));
+    pages.onBeforeRequest(req('i1', 'http://img.example.org/x.gif', 'image', 107));
+    const reply = await pages.report(TAB, { url: `${BASE}popup/popup.html` });
+    assert.equal(reply.ok, false, String(answer));
+    assert.equal((reply as { code: string }).code, 'private-window');
+  }
 });

@@ -20,7 +20,7 @@ import { type PageCode, type PageReplies, type PageTimingMessage } from '../mess
 import { isExcluded } from '../settings.js';
 import { CODES, type Failure } from '../../../common/errors.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
-import { lastActivityOf, pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
+import { lastActivityOf, pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, storedUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
 
 /** storage.session key prefix of a tab's pages. */
 export const TAB_KEY_PREFIX = 'pages:tab:';
@@ -135,7 +135,7 @@ export class PageRecorder {
       let p = tab.pending;
       if (p && p.page.mainRequestId === d.requestId) {
         // The next leg of a redirected navigation: same page, new address.
-        p.page.url = d.url.slice(0, 2048);
+        p.page.url = storedUrl(d.url);
         p.page.host = hostOfUrl(d.url)?.host ?? '';
         this.checkGate(p, d.incognito);
       } else if (!p && tab.current && tab.current.page.mainRequestId === d.requestId) {
@@ -218,13 +218,13 @@ export class PageRecorder {
     } else if (tab.pending) {
       tab.current = tab.pending;
       tab.pending = null;
-    } else if (!tab.current || tab.current.page.url !== d.url.slice(0, 2048)) {
+    } else if (!tab.current || tab.current.page.url !== storedUrl(d.url)) {
       // A page restored without a request (back/forward cache): a page whose hosts are not known.
       tab.current = this.startEntry(d.tabId, d.url, d.timeStamp, undefined);
     }
     if (tab.current && tab.current !== previous) {
       tab.current.page.committedAt = d.timeStamp;
-      tab.current.page.url = d.url.slice(0, 2048);
+      tab.current.page.url = storedUrl(d.url);
       tab.current.page.host = hostOfUrl(d.url)?.host ?? '';
       this.checkGate(tab.current, undefined);
     }
@@ -361,9 +361,10 @@ export class PageRecorder {
     const wasOk = entry.gate === 'ok';
     entry.gate = 'checking';
     entry.gateDone = (async () => {
-      // Private windows: Firefox says so on each request; Chromium only through the tab.
+      // Private windows: Firefox says so on each request; Chromium only through the tab. A tab the browser cannot
+      // tell about (tabs.get failed) counts as private: the check fails closed.
       const isPrivate = incognito === false ? false : await this.deps.isIncognitoTab(tabId).catch(() => null);
-      if (isPrivate) {
+      if (isPrivate !== false) {
         this.privateTabs.add(tabId);
         this.empty(entry, 'private');
         return;

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { pageCostInput } from '../../../common/page-cost.js';
 import { PAGE_CAPS } from '../../../common/page-record.js';
 import { pageTimingSchema } from '../messages/page.js';
-import { indexPage, isPageState, newPage, pageAddCompleted, pageAddRedirect, pageAddRequest, pageAddTiming, parseHost, toPageReport } from './page-state.js';
+import { indexPage, isPageState, newPage, pageAddCompleted, pageAddRedirect, pageAddRequest, pageAddTiming, parseHost, storedUrl, toPageReport } from './page-state.js';
 
 test('parseHost: A-labels, internal names, IP literals, refusals', () => {
   const cases: Array<[unknown, string | null, Partial<{ kind: string; internal: boolean; measurable: boolean; reason: string }>]> = [
@@ -179,6 +179,21 @@ test('timing: validated on entry; lookups only where exposed; unknown hosts igno
     { ...msg, resources: Array.from({ length: 2000 }, () => msg.resources[0]) },
     { ...msg, url: 'u'.repeat(10_000) },
   ]) assert.equal(v.safeParse(pageTimingSchema, bad).success, false);
+});
+
+test('a page\'s address is kept without query, fragment or user info, in the page and in its navigation timing', () => {
+  assert.equal(storedUrl('https://user:pw@mail.example.com/inbox?search=doctor&token=abc#msg-1'), 'https://mail.example.com/inbox');
+  assert.equal(storedUrl('http://www.example.com/'), 'http://www.example.com/');
+  assert.equal(storedUrl('not a url?q=1#x'), 'not a url');
+  const p = newPage(3, 'https://shop.example.com/cart?session=s3cr3t#pay', 1000, 'pg');
+  assert.equal(p.url, 'https://shop.example.com/cart');
+  const i = indexPage(p);
+  const timing = v.parse(pageTimingSchema, {
+    type: 'page-timing', url: 'https://shop.example.com/cart?session=s3cr3t', timeOrigin: 1000, onLoadMs: 50, entries: 1,
+    navigation: { entryType: 'navigation', name: 'https://shop.example.com/cart?session=s3cr3t#pay', loadEventStart: 50 }, resources: [],
+  });
+  pageAddTiming(p, i, timing, 2000);
+  assert.doesNotMatch(JSON.stringify(p), /s3cr3t|pay/);
 });
 
 test('stored states round-trip through JSON and are recognised', () => {

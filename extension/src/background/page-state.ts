@@ -116,13 +116,30 @@ export function hostOfUrl(url: string): { host: string; scheme: string } | null 
   }
 }
 
+/**
+ * A page's address as dnscost keeps it: without query, fragment or user info (they carry search terms, session
+ * tokens, e-mail addresses), cut to the cap. Nothing else of a URL is stored.
+ */
+export function storedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.search = '';
+    u.hash = '';
+    u.username = '';
+    u.password = '';
+    return cut(u.href, PAGE_CAPS.url);
+  } catch {
+    return cut(url.split(/[?#]/, 1)[0]!, PAGE_CAPS.url);
+  }
+}
+
 /** A new page for `tabId` started at `at` (epoch ms) on `url`. */
 export function newPage(tabId: number, url: string, at: number, pageId: string, idleBeforeMs: number | null = null): PageState {
   return {
     version: PAGE_RECORD_VERSION,
     tabId,
     pageId,
-    url: cut(url, PAGE_CAPS.url),
+    url: storedUrl(url),
     host: hostOfUrl(url)?.host ?? '',
     startedAt: at,
     committedAt: null,
@@ -276,7 +293,8 @@ export function pageAddRedirect(page: PageState, e: { url: string; redirectUrl: 
 /** Merges the content script's timing into the page. */
 export function pageAddTiming(page: PageState, index: PageIndex, t: PageTimingMessage, at: number): void {
   const nav: NavigationTimingEntry = {};
-  for (const [k, value] of Object.entries(t.navigation)) nav[k] = typeof value === 'string' ? cut(value, PAGE_CAPS.url) : value;
+  // The entry's `name` is the page's address: kept as storedUrl keeps it, like every other string of it.
+  for (const [k, value] of Object.entries(t.navigation)) nav[k] = typeof value === 'string' ? (k === 'name' ? storedUrl(value) : cut(value, PAGE_CAPS.url)) : value;
   page.navigationTiming = nav;
   page.onLoadMs = t.onLoadMs;
   page.timeOrigin = t.timeOrigin;

@@ -46,8 +46,8 @@ function harness(opts: { area?: FakeArea; upload?: Partial<Settings['upload']>; 
     clearTimer: () => {},
     log: () => {},
   });
-  const entry = (i: number) => {
-    const m = measured(`p${i}`, now - 1000, 80, 'www.bbc.co.uk');
+  const entry = (i: number, host = 'www.bbc.co.uk') => {
+    const m = measured(`p${i}`, now - 1000, 80, host);
     return historyEntry(m.meta, m.records);
   };
   return {
@@ -65,6 +65,21 @@ test('uploads off: a finished measurement is not queued, nothing is sent', async
   assert.equal((await h.status()).pendingPages, 0);
   assert.equal((await h.u.preview()).batch, null);
   assert.equal(h.calls.length, 0);
+});
+
+test('an excluded site: its pages waiting to be uploaded are dropped, and every sealed batch holding one', async () => {
+  const h = harness({ upload: { paused: true } });
+  await h.u.onHistory(h.entry(0, 'www.bank.example'));
+  await h.u.onHistory(h.entry(1));
+  assert.equal((await h.u.preview()).batch!.pages, 2, 'sealed into one batch, waiting (paused)');
+  await h.u.onHistory(h.entry(2, 'bank.example'));
+  await h.u.onHistory(h.entry(3));
+  const bank = (host: string) => host === 'bank.example' || host.endsWith('.bank.example');
+  assert.deepEqual(await h.u.purge(bank), { pages: 1, batches: 1 });
+  const s = await h.status();
+  assert.deepEqual([s.pendingPages, s.queued.length], [1, 0]);
+  assert.doesNotMatch(JSON.stringify([...h.area.data.values()]), /bank\.example/, 'nothing of the site is kept for upload');
+  assert.deepEqual(await h.u.purge(bank), { pages: 0, batches: 0 });
 });
 
 test('20 pages seal a batch that is sent at once; the preview is byte for byte what the collector receives', async () => {

@@ -22,9 +22,13 @@ export const UPLOAD_CAPS = { pending: 2_000, queue: 200, sent: 5_000, refused: 1
 interface Pending {
   page: UploadPage;
   at: number;
+  /** The page's host: kept here only (an upload names a popular site or "other"), so an exclusion can purge it. */
+  host?: string;
 }
 export interface QueuedBatch {
   key: string;
+  /** The hosts of its pages, kept here only (never sent), so an exclusion can purge the batch. */
+  hosts?: string[];
   token: string;
   body: string;
   pages: number;
@@ -86,10 +90,23 @@ export class Uploader {
       if (!settings.upload.enabled) return;
       const page = uploadPage(entry);
       if (!page) return;
-      s.pending.push({ page, at: this.deps.now() });
+      s.pending.push({ page, at: this.deps.now(), host: entry.host });
       if (s.pending.length > UPLOAD_CAPS.pending) s.pending.splice(0, s.pending.length - UPLOAD_CAPS.pending);
       if (s.pending.length >= UPLOAD_TIMING.sealPages) this.seal(s, settings);
     }).then(() => this.kick());
+  }
+
+  /**
+   * A site was excluded: its pages waiting to be uploaded are dropped, and so is every sealed batch holding one (the
+   * batch's other pages with it: a batch is signed as a whole). How many pages and batches.
+   */
+  purge(excluded: (host: string) => boolean): Promise<{ pages: number; batches: number }> {
+    return this.serial(async (s) => {
+      const before = { pages: s.pending.length, batches: s.queue.length };
+      s.pending = s.pending.filter((p) => !(p.host !== undefined && excluded(p.host)));
+      s.queue = s.queue.filter((b) => b.key === this.sending || !(b.hosts ?? []).some(excluded));
+      return { pages: before.pages - s.pending.length, batches: before.batches - s.queue.length };
+    });
   }
 
   /** upload-preview: the next batch exactly as it will be sent (pending pages are sealed for it), or null. */
@@ -175,10 +192,11 @@ export class Uploader {
 
   private seal(s: State, settings: Settings): void {
     const pages = s.pending.map((p) => p.page);
+    const hosts = [...new Set(s.pending.map((p) => p.host).filter((h): h is string => typeof h === 'string'))];
     s.pending = [];
     const now = this.deps.now();
     for (const { batch, body } of buildBatches(pages, settings.upload.network, () => this.deps.randomToken(24), () => now)) {
-      s.queue.push({ key: batch.key, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: now, lastError: null });
+      s.queue.push({ key: batch.key, hosts, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: now, lastError: null });
     }
     if (s.queue.length > UPLOAD_CAPS.queue) {
       const dropped = s.queue.splice(0, s.queue.length - UPLOAD_CAPS.queue);

@@ -31,14 +31,15 @@ export function listenForPages(pages: PageRecorder): void {
     (d: T): void => {
       void pages.ready.then(() => fn(d));
     };
-  const all = { urls: ['<all_urls>'] };
+  // Web pages only: the manifest's host permissions (http and https) are all the extension asks for.
+  const all = { urls: ['http://*/*', 'https://*/*'] };
   browser.webNavigation.onBeforeNavigate.addListener(later((d) => pages.onBeforeNavigate(d)));
   browser.webNavigation.onCommitted.addListener(later((d) => pages.onCommitted(d)));
   browser.webNavigation.onCompleted.addListener(later((d) => pages.onNavigationCompleted(d)));
   browser.webRequest.onBeforeRequest.addListener(later((d) => pages.onBeforeRequest(d as RequestDetails)), all);
   browser.webRequest.onBeforeRedirect.addListener(later((d) => pages.onBeforeRedirect(d as RequestDetails & { redirectUrl: string; statusCode: number })), all);
   // Only the main frame's response start is read: the browser then does not route the rest past the worker.
-  browser.webRequest.onResponseStarted.addListener(later((d) => pages.onResponseStarted(d as RequestDetails)), { urls: ['<all_urls>'], types: ['main_frame'] });
+  browser.webRequest.onResponseStarted.addListener(later((d) => pages.onResponseStarted(d as RequestDetails)), { ...all, types: ['main_frame'] });
   browser.webRequest.onCompleted.addListener(later((d) => pages.onCompleted(d as RequestDetails)), all);
   browser.webRequest.onErrorOccurred.addListener(later((d) => pages.onErrorOccurred(d as RequestDetails & { error?: string })), all);
   browser.tabs.onRemoved.addListener(later((tabId: number) => pages.onTabRemoved(tabId)));

@@ -6,6 +6,7 @@ import { CODES, type ErrorCode, type Failure } from './errors.js';
 import type { ExchangeRecord } from './record.js';
 import type { Summary } from './stats.js';
 import { MODES, QTYPES, TRANSPORT_IDS, type Mode, type QType, type TransportId } from './transports.js';
+import { WITHHELD_REASONS, type Withheld } from './name-privacy.js';
 
 /** Version of this message protocol; the extension refuses a host whose major differs. */
 export const PROTOCOL_VERSION = 1;
@@ -70,6 +71,8 @@ export const hostSpec = v.union([
     name: str(0, 300),
     at: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000))),
     qtypes: v.optional(list(v.picklist(QTYPES), 1, QTYPES.length)),
+    /** Addresses the browser reached the host at: a non-global one keeps the name from global resolvers (common/name-privacy.ts). */
+    reached: v.optional(list(ipSchema, 0, 8)),
   }),
 ]);
 
@@ -103,6 +106,11 @@ const measureRequest = v.strictObject({
    * browser would, so head-of-line blocking and multiplexing show.
    */
   schedule: v.optional(v.picklist(SCHEDULES)),
+  /**
+   * The person's lab setting: special-use names (.test, .localhost, …) may go to resolvers on non-global addresses.
+   * Without it they go nowhere (common/name-privacy.ts).
+   */
+  lab: v.optional(v.boolean()),
 });
 
 const cancelRequest = v.strictObject({ id, type: v.literal('cancel'), target: id });
@@ -238,6 +246,8 @@ export type Reply =
       unavailable?: UnavailableEndpoint[];
       /** The network the machine was on when it started (native-host/src/network.ts); absent when there is none to tell. */
       network?: NetworkInfo;
+      /** Names the host kept from the resolvers, and why (common/name-privacy.ts); absent when none. */
+      withheld?: Array<{ name: string; reason: Withheld }>;
     }
   | ({ id: RequestId | null; type: 'error' } & Failure<ErrorCode>);
 
@@ -312,6 +322,7 @@ const replySchema = v.variant('type', [
       resolver: str(1, 128), endpoint: str(1, 1024), transport: v.picklist(TRANSPORT_IDS), mode: v.picklist(MODES), qtype: v.picklist(QTYPES),
       total: summary, query: summary, ok: count, failed: count, bytesPerExchange: summary,
     })),
+    withheld: v.optional(v.array(v.strictObject({ name: str(0, 300), reason: v.picklist(WITHHELD_REASONS) }))),
   }),
   // `ok: false` makes it the one failure shape; a host from before it was sent is read the same way.
   v.looseObject({ id: replyId, type: v.literal('error'), ok: v.optional(v.literal(false), false), code: v.picklist(Object.values(CODES)), message: v.string() }),

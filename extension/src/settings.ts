@@ -53,6 +53,12 @@ export const settingsSchema = v.strictObject({
    * the baseline every other resolver is compared with. On unless the person turns it off (absent in older settings).
    */
   currentDns: v.optional(v.boolean(), true),
+  /**
+   * Lab mode: special-use names (.test, .localhost, .example, …) may go to resolvers on non-global addresses (a
+   * resolver on this computer or this network, e.g. a test lab). Off by default: a local stub forwards what it cannot
+   * answer upstream, so such names go nowhere (common/name-privacy.ts).
+   */
+  lab: v.optional(v.boolean(), false),
   budget,
   /** Sites never recorded or measured: hostnames; each also covers its subdomains. */
   exclusions: v.pipe(v.array(v.pipe(v.string(), v.maxLength(253))), v.maxLength(1000)),
@@ -73,6 +79,7 @@ export function defaultSettings(resolvers: ResolverSpec[]): Settings {
     version: SETTINGS_VERSION,
     resolvers,
     currentDns: true,
+    lab: false,
     budget: { pagesPerHour: 4, remeasureAfterHours: 24 },
     exclusions: [],
     consent: { given: false, at: null, for: null },
@@ -129,14 +136,14 @@ export function applyPolicy(settings: Settings, policy: unknown): { settings: Se
 
 /**
  * What consent to measure is given for, as one string: every resolver with each endpoint (transport, address, port,
- * path, certificate name) and whether the current DNS is measured. A change to any of them changes which names leave
+ * path, certificate name), whether the current DNS is measured, and the lab setting. A change to any of them changes which names leave
  * the machine and for where, so the consent given before no longer holds. (Uploads have their own opt-in, bound to
  * its collector: see the settings store.)
  */
-export function consentScope(s: Pick<Settings, 'resolvers' | 'currentDns'>): string {
+export function consentScope(s: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): string {
   const endpoint = (e: EndpointSpec) => JSON.stringify([e.transport, e.address, e.port, e.path ?? null, e.serverName ?? null]);
   const resolvers = s.resolvers.map((r) => [r.id, r.endpoints.map(endpoint).sort()]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-  return JSON.stringify({ resolvers, currentDns: s.currentDns });
+  return JSON.stringify({ resolvers, currentDns: s.currentDns, lab: s.lab });
 }
 
 /**

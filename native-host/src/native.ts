@@ -12,6 +12,7 @@ import { ipv6Reachable } from './ipv6.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './engine/measure.js';
 import { currentNetwork } from './network.js';
+import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './paths.js';
 
@@ -63,10 +64,16 @@ const handlers: Handlers<Ctx> = {
       batchBytes = 0;
     };
     try {
+      // Names private to the person's network go to no resolver outside it (native-host/src/private-names.ts).
+      const dns = await ctx.currentDns().catch(() => null);
+      const { request, withheld } = await withholdPrivateNames(req, dns, dns ? currentDnsLookup(dns) : null);
+      if (request.hosts.length === 0) {
+        throw new DnscostError(CODES.NO_MEASURABLE_HOSTS, `every name is kept from these resolvers: ${withheld.slice(0, 5).map((w) => `${w.name} (${w.reason})`).join(', ')}`);
+      }
       // The network at the start: what the measurement's numbers are about (native-host/src/network.ts).
       const network = currentNetwork();
       const result = await measure(
-        req,
+        request,
         {
           onRecord(record) {
             batch.push(record);
@@ -93,6 +100,7 @@ const handlers: Handlers<Ctx> = {
         summary: result.summary,
         ...(result.unavailable.length ? { unavailable: result.unavailable } : {}),
         ...(network ? { network } : {}),
+        ...(withheld.length ? { withheld } : {}),
       });
     } finally {
       ctx.running.delete(req.id);

@@ -76,7 +76,7 @@ function innerTests(name: BrowserName, setup: Setup): void {
     try {
       const ext = await b.openExtensionPage('options/options.html');
       // Only the lab's resolver configured: the current DNS is not among the person's resolvers, the host finds it.
-      assert.equal(((await sendFromPage(ext, { type: 'settings-set', changes: { resolvers: [labResolverSpec(lab)] } })) as { ok: boolean }).ok, true);
+      assert.equal(((await sendFromPage(ext, { type: 'settings-set', changes: { resolvers: [labResolverSpec(lab)], lab: true } })) as { ok: boolean }).ok, true);
       assert.equal(((await sendFromPage(ext, { type: 'consent-give' })) as { ok: boolean }).ok, true);
       const status = await poll('the host connects', 30_000, async () => {
         const s = (await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean; currentDns?: { servers: Array<{ address: string }>; stub: { software: string } | null; description: string } };

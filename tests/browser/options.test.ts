@@ -166,7 +166,7 @@ async function personScenario(name: BrowserName, work: string, timings: string[]
     const exportedText = await page.evaluate(async () => (await fetch((document.getElementById('export-link') as HTMLAnchorElement).href)).text());
     const exported = JSON.parse(exportedText) as Settings;
     assert.deepEqual(exported, set.own);
-    assert.deepEqual(exported, { version: 1, ...expected, currentDns: true, consent: set.settings.consent, upload: DEFAULT_UPLOAD });
+    assert.deepEqual(exported, { version: 1, ...expected, currentDns: true, lab: false, consent: set.settings.consent, upload: DEFAULT_UPLOAD });
 
     // Import a modified file: applied (consent stays the person's).
     const modified = { ...exported, budget: { pagesPerHour: 6, remeasureAfterHours: 48 }, exclusions: ['bank.example', 'other.example'] };

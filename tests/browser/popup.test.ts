@@ -3,8 +3,8 @@
 // doh, doh1; the lab CA in the resolver's `ca`) and consent given, visits the local site (lab/site/); an extension
 // page starts the measurement of that tab (`measure-start`), polls `measure-status` until it is done, and checks
 // that every host of the page was measured over every transport of the lab resolver, cold and warm (the page's
-// hosts are `*.site.localhost`: internal names, sent only because every resolver in force is on loopback — the lab
-// override). Then `popup.html?tab=ID` must show the results: a summary row per transport × mode, a waterfall row
+// hosts are `*.site.localhost`: special-use names, sent only because the lab setting is on and every resolver in
+// force is on loopback). Then `popup.html?tab=ID` must show the results: a summary row per transport × mode, a waterfall row
 // per host, the bytes table; a screenshot per browser goes to tests/.run/cost-panel-BROWSER.png.
 // Chromium only: the service worker is killed in the middle of a second measurement (the records it had stored stay,
 // the measurement reads `interrupted`, measuring again completes), and a synthetic finished 200-host measurement
@@ -56,7 +56,7 @@ function innerTests(name: BrowserName): void {
     try {
       timings.push(`launch ${Date.now() - started} ms`);
       const ext = await b.openExtensionPage('options/options.html');
-      const set = (await sendFromPage(ext, { type: 'settings-set', changes: { resolvers: [labResolverSpec(lab)], currentDns: false } })) as { ok: boolean; message?: string; problems?: string[] };
+      const set = (await sendFromPage(ext, { type: 'settings-set', changes: { resolvers: [labResolverSpec(lab)], currentDns: false, lab: true } })) as { ok: boolean; message?: string; problems?: string[] };
       assert.equal(set.ok, true, JSON.stringify(set));
       assert.equal(((await sendFromPage(ext, { type: 'consent-give' })) as { ok: boolean }).ok, true);
       await poll('the host connects', 30_000, async () => (((await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));

@@ -62,7 +62,7 @@ function innerTests(): void {
       // The lab resolver over two transports keeps each measurement short.
       const full = labResolverSpec(lab);
       const spec: ResolverSpec = { ...full, endpoints: full.endpoints.filter((e) => e.transport === 'udp' || e.transport === 'dot') };
-      assert.equal(((await sendFromPage(options, { type: 'settings-set', changes: { resolvers: [spec], currentDns: false } })) as { ok: boolean }).ok, true);
+      assert.equal(((await sendFromPage(options, { type: 'settings-set', changes: { resolvers: [spec], currentDns: false, lab: true } })) as { ok: boolean }).ok, true);
       assert.equal(((await sendFromPage(options, { type: 'consent-give' })) as { ok: boolean }).ok, true);
       await poll('the host connects', 30_000, async () => (((await sendFromPage(options, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));
 

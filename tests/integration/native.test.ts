@@ -37,7 +37,7 @@ test('hello, measure, 1,000 malformed frames, still answering, clean exit on std
   assert.deepEqual(hello.transports, ['udp', 'tcp', 'dot', 'doh', 'doh1', ...(existsSync(companionPath()) ? ['doq', 'doh3'] : [])]);
   assert.match(String(hello.version), /^\d+\.\d+\.\d+/);
 
-  host.send({ id: 'm1', type: 'measure', hosts: ['h1.test', { name: 'h2.test', at: 12 }], resolvers: [labResolver()], modes: ['cold', 'warm'], repeat: 2, seed: 7 });
+  host.send({ id: 'm1', type: 'measure', hosts: ['h1.test', { name: 'h2.test', at: 12 }], resolvers: [labResolver()], modes: ['cold', 'warm'], repeat: 2, seed: 7, lab: true });
   const replies = await host.until((r) => r.type === 'done' || r.type === 'error', 60_000);
   const done = replies.at(-1)!;
   assert.equal(done.type, 'done', JSON.stringify(done));
@@ -132,7 +132,7 @@ test('Firefox-style launch (manifest path + add-on id) speaks the same protocol'
 test('cancel stops a running measurement and reports it as cancelled', async () => {
   const host = startHost(['native']);
   const hosts = Array.from({ length: 200 }, (_, k) => `h${k}.test`);
-  host.send({ id: 'long', type: 'measure', hosts, resolvers: [labResolver()], transports: ['dot'], modes: ['cold'] });
+  host.send({ id: 'long', type: 'measure', hosts, resolvers: [labResolver()], transports: ['dot'], modes: ['cold'], lab: true });
   await host.until((r) => r.type === 'progress');
   host.send({ id: 'c', type: 'cancel', target: 'long' });
   const replies = await host.until((r) => r.id === 'long' && (r.type === 'done' || r.type === 'error'), 30_000);
@@ -141,4 +141,31 @@ test('cancel stops a running measurement and reports it as cancelled', async () 
   assert.equal(done.cancelled, true);
   assert.ok((done.exchanges as number) < hosts.length);
   assert.equal(await host.exit(), 0);
+});
+
+test('the host alone keeps private names from resolvers: special-use names without the lab setting, .onion always, private names from a global resolver', { timeout: 60_000 }, async () => {
+  const host = startHost();
+  // A resolver on a global address: nothing may reach it here, and nothing does — every name below is kept back
+  // before any lookup (the request fails with the list, no exchange starts).
+  const global = { id: 'public', name: 'Public', endpoints: [{ transport: 'udp', address: '9.9.9.9', port: 53 }] };
+  const names = ['x.onion', 'printer.internal', 'a.test', 'fileserver', { name: 'nas.example.com', reached: ['192.168.1.20'] }];
+  host.send({ id: 'p1', type: 'measure', hosts: names, resolvers: [global], lab: true });
+  const refused = await host.next();
+  assert.equal(refused.type, 'error', JSON.stringify(refused));
+  assert.equal(refused.code, 'no-measurable-hosts');
+  for (const why of ['x.onion (onion)', 'printer.internal (special-use)', 'a.test (special-use)', 'fileserver (single-label)', 'nas.example.com (reached-non-global)']) {
+    assert.match(String(refused.message), new RegExp(why.replace(/[.()]/g, '\\$&')));
+  }
+  // The lab resolver (loopback): special-use names only with the lab setting; .onion never.
+  host.send({ id: 'p2', type: 'measure', hosts: ['h1.test', 'x.onion'], resolvers: [labResolver()], transports: ['udp'], modes: ['cold'] });
+  const noLab = await host.next();
+  assert.deepEqual([noLab.type, noLab.code], ['error', 'no-measurable-hosts']);
+  host.send({ id: 'p3', type: 'measure', hosts: ['h1.test', 'x.onion'], resolvers: [labResolver()], transports: ['udp'], modes: ['cold'], lab: true });
+  let done: Record<string, unknown>;
+  do done = await host.next();
+  while (done.type !== 'done' && done.type !== 'error');
+  assert.equal(done.type, 'done', JSON.stringify(done));
+  assert.deepEqual(done.withheld, [{ name: 'x.onion', reason: 'onion' }]);
+  assert.ok((done.exchanges as number) > 0);
+  assert.equal(await host.exit(), 0, host.stderr());
 });

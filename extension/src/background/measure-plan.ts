@@ -7,6 +7,7 @@ import { MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type MeasureRe
 import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-resolvers.js';
 import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
+import { isSpecialUseName, withheldFromAny } from '../../../common/name-privacy.js';
 import { QTYPES, type Mode, type TransportId } from '../../../common/transports.js';
 import { pageHostQtypes } from '../../../common/browser-queries.js';
 
@@ -20,36 +21,28 @@ export const MEASURE_REPEAT = 3;
  */
 export const MAX_REPLAY_AT_MS = 10_000;
 
-/** True for a loopback IP literal: 127.0.0.0/8, ::1 (and IPv4-mapped 127.x). */
-export function isLoopbackAddress(ip: string): boolean {
-  const n = ip.toLowerCase().replace(/^\[|\]$/g, '');
-  if (n === '::1' || n === '0:0:0:0:0:0:0:1') return true;
-  const v4 = /^(?:::ffff:)?(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.exec(n);
-  return v4 !== null && v4[1] === '127';
+/** What the plan knows beside the page when it decides which names may go (common/name-privacy.ts). */
+export interface NamePrivacyContext {
+  /** The system's search domains (the host's current DNS). */
+  searchDomains?: readonly string[] | undefined;
+  /** The person's lab setting: special-use names may go to resolvers on non-global addresses. */
+  lab?: boolean | undefined;
 }
 
 /**
- * The lab override: internal names (`.localhost`, `.local`, single-label, …) never go to a resolver — except when every
- * endpoint of every resolver in force is a loopback address, where they never leave the machine (the test lab, a
- * resolver on this computer). With no resolver at all, false.
+ * The hosts of `page` that may be measured against `resolvers`, with their replay offsets, and those skipped (why):
+ * a name goes only where every endpoint of every resolver may be asked it (common/name-privacy.ts: no special-use
+ * name outside the lab, no name private to the person's network to a resolver outside it). The host checks again.
  */
-export function internalNamesAllowed(resolvers: readonly Pick<ResolverSpec, 'endpoints'>[]): boolean {
-  return resolvers.length > 0 && resolvers.every((r) => r.endpoints.length > 0 && r.endpoints.every((e) => isLoopbackAddress(e.address)));
-}
-
-/** The hosts of `page` that may be measured against `resolvers`, with their replay offsets, and those skipped (why). */
-export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[]): Pick<MeasurePlanSummary, 'hosts' | 'skipped' | 'internalAllowed'> {
-  const internalAllowed = internalNamesAllowed(resolvers);
-  const hosts: MeasurePlanSummary['hosts'] = [];
+export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[], ctx: NamePrivacyContext = {}): Pick<MeasurePlanSummary, 'skipped' | 'internalAllowed'> & { hosts: Array<{ name: string; at: number; reached?: string[] }> } {
+  const addresses = [...new Set(resolvers.flatMap((r) => r.endpoints.map((e) => e.address)))];
+  const hosts: Array<{ name: string; at: number; reached?: string[] }> = [];
   const skipped: MeasurePlanSummary['skipped'] = [];
   const seen = new Set<string>();
+  let specialUse = false;
   for (const h of page.hosts) {
     if (h.kind === 'ip') {
       skipped.push({ name: h.name, reason: 'ip-literal' });
-      continue;
-    }
-    if ((h.internal || !h.measurable) && !internalAllowed) {
-      skipped.push({ name: h.name, reason: 'internal' });
       continue;
     }
     let name: string;
@@ -59,12 +52,19 @@ export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: read
       skipped.push({ name: h.name, reason: 'invalid' });
       continue;
     }
+    const reached = h.ips.slice(0, 8);
+    const why = addresses.length ? withheldFromAny(name, addresses, { reached, searchDomains: ctx.searchDomains, lab: ctx.lab }) : 'special-use';
+    if (why) {
+      skipped.push({ name: h.name, reason: why });
+      continue;
+    }
     if (seen.has(name) || hosts.length >= MAX_HOSTS_PER_REQUEST) continue;
     seen.add(name);
+    specialUse ||= isSpecialUseName(name);
     const at = Number.isFinite(h.firstNeededMs) ? Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) : 0;
-    hosts.push({ name, at });
+    hosts.push({ name, at, ...(reached.length ? { reached } : {}) });
   }
-  return { hosts, skipped, internalAllowed };
+  return { hosts, skipped, internalAllowed: specialUse };
 }
 
 /**
@@ -91,8 +91,10 @@ export function withCurrentDns(settings: Pick<Settings, 'resolvers' | 'currentDn
   return [...found, ...settings.resolvers.filter((r) => !found.some((f) => f.id === r.id))];
 }
 
-/** What the plan takes from the host besides the page: the current DNS it found, the machine's IPv6 reachability, the browser's DoH. */
+/** What the plan takes from the host and the settings besides the page: the current DNS it found, the machine's IPv6 reachability, the browser's DoH, the lab setting. */
 export interface PlanContext {
+  /** The person's lab setting (special-use names to resolvers on non-global addresses). */
+  lab?: boolean;
   /** The person's current DNS when it is among the resolvers (kept with the plan, so the panel can say what it was). */
   currentDns?: CurrentDns | null;
   /** The machine reaches the IPv6 internet (Chromium then asks AAAA too). */
@@ -107,10 +109,13 @@ export function planMeasurement(
   resolvers: readonly ResolverSpec[],
   context: PlanContext = {},
 ): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {
-  const chosen = measurableHosts(page, resolvers);
+  const chosen = measurableHosts(page, resolvers, { searchDomains: context.currentDns?.search, lab: context.lab });
   if (chosen.hosts.length === 0) return null;
-  // Each host is asked for what the recording browser asked for it (common/browser-queries.ts).
-  const hosts = chosen.hosts.map((h) => ({ name: h.name, at: h.at, qtypes: pageHostQtypes(page.browser ?? null, page, h.name, { ipv6: context.ipv6 ?? false }) }));
+  // Each host is asked for what the recording browser asked for it (common/browser-queries.ts); where the browser
+  // reached it goes along, so the host's own check of the name-privacy rule sees it too.
+  const hosts = chosen.hosts.map((h) => ({
+    name: h.name, at: h.at, qtypes: pageHostQtypes(page.browser ?? null, page, h.name, { ipv6: context.ipv6 ?? false }), ...(h.reached ? { reached: [...h.reached] } : {}),
+  }));
   const qtypes = QTYPES.filter((q) => hosts.some((h) => h.qtypes.includes(q)));
   const request: Omit<MeasureRequest, 'id'> = {
     type: 'measure',
@@ -121,9 +126,11 @@ export function planMeasurement(
     repeat: MEASURE_REPEAT,
     prime: true,
     schedule: 'replay',
+    ...(context.lab ? { lab: true } : {}),
   };
   const summary: MeasurePlanSummary = {
     ...chosen,
+    hosts: chosen.hosts.map((h) => ({ name: h.name, at: h.at })),
     resolvers: resolvers.map((r) => ({ id: r.id, name: r.name, transports: [...new Set(r.endpoints.map((e) => e.transport))] })),
     qtypes,
     browser: page.browser ?? null,

@@ -15,7 +15,7 @@ import { isResolverSpec, type BrowserDoh, type CurrentDns, type MeasureRequest, 
 import { defaultSettings, type Settings } from '../settings.js';
 import { HostConnection, type NativePort, type RoutedReply } from './host-connection.js';
 import { PROTOCOL_VERSION } from '../../../common/schema.js';
-import { internalNamesAllowed, isLoopbackAddress, MAX_REPLAY_AT_MS, measurableHosts, offeredEndpoints, planMeasurement } from './measure-plan.js';
+import { MAX_REPLAY_AT_MS, measurableHosts, offeredEndpoints, planMeasurement } from './measure-plan.js';
 import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type SchedulerDeps, type MeasureHost } from './measurements.js';
 import { exchange, FakeArea, host, pageRecord } from './test-fixtures.js';
 import { CODES } from '../../../common/errors.js';
@@ -66,7 +66,7 @@ function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, Pa
   const fakeHost = opts.host ?? new FakeHost();
   let now = 1_000_000;
   let n = 0;
-  const settings: Settings = { ...defaultSettings([LAB]), consent: { given: true, at: 1, for: null }, ...opts.settings };
+  const settings: Settings = { ...defaultSettings([LAB]), lab: true, consent: { given: true, at: 1, for: null }, ...opts.settings };
   const pages: Record<number, PageReplies['page-report']> = opts.pages ?? {
     7: { ok: true, record: pageRecord('p1', [host('a.site.localhost', 0), host('css.site.localhost', 40), host('img.site.localhost', 90)]) },
   };
@@ -88,20 +88,26 @@ function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, Pa
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-test('the lab override: internal names only when every resolver in force is on loopback', () => {
-  const cases: Array<[string, boolean]> = [['127.0.0.1', true], ['127.255.0.9', true], ['::1', true], ['::ffff:127.0.0.1', true], ['128.0.0.1', false], ['10.0.0.1', false], ['::2', false], ['9.9.9.9', false], ['fe80::1', false]];
-  for (const [ip, want] of cases) assert.equal(isLoopbackAddress(ip), want, ip);
-  assert.equal(internalNamesAllowed([LAB]), true);
-  assert.equal(internalNamesAllowed([LAB, PUBLIC]), false, 'one public resolver is enough to keep internal names home');
-  assert.equal(internalNamesAllowed([PUBLIC]), false);
-  assert.equal(internalNamesAllowed([]), false);
-  const page = pageRecord('p', [host('a.site.localhost', 0), host('printer.local', 5), host('intranet', 6), host('www.example.com', 10), { ...host('10.0.0.1', 3), kind: 'ip', internal: true, measurable: false }]);
-  const lab = measurableHosts(page, [LAB]);
-  assert.deepEqual(lab.hosts.map((h) => h.name), ['a.site.localhost', 'printer.local', 'intranet', 'www.example.com']);
-  assert.deepEqual(lab.skipped, [{ name: '10.0.0.1', reason: 'ip-literal' }]);
-  const pub = measurableHosts(page, [LAB, PUBLIC]);
+test('which names may go (common/name-privacy.ts): special-use names only with the lab setting and resolvers on this network; private names only to those', () => {
+  const page = pageRecord('p', [
+    host('a.site.localhost', 0), host('printer.local', 5), host('fileserver', 6), host('www.example.com', 10), host('x.onion', 11),
+    host('nas.example.org', 12, { ips: ['192.168.1.20'] }), host('wiki.corp.example.com', 13), { ...host('10.0.0.1', 3), kind: 'ip', internal: true, measurable: false },
+  ]);
+  const ctx = { searchDomains: ['corp.example.com'] };
+  const lab = measurableHosts(page, [LAB], { ...ctx, lab: true });
+  assert.deepEqual(lab.hosts.map((h) => h.name), ['a.site.localhost', 'printer.local', 'fileserver', 'www.example.com', 'nas.example.org', 'wiki.corp.example.com']);
+  assert.equal(lab.internalAllowed, true, 'special-use names went, under the lab setting');
+  assert.deepEqual(lab.hosts.find((h) => h.name === 'nas.example.org')?.reached, ['192.168.1.20'], 'where the browser reached it goes along, for the host\'s own check');
+  assert.deepEqual(lab.skipped, [{ name: 'x.onion', reason: 'onion' }, { name: '10.0.0.1', reason: 'ip-literal' }]);
+  const noLab = measurableHosts(page, [LAB], ctx);
+  assert.deepEqual(noLab.hosts.map((h) => h.name), ['fileserver', 'www.example.com', 'nas.example.org', 'wiki.corp.example.com'], 'a loopback stub may forward upstream: special-use names stay');
+  const pub = measurableHosts(page, [LAB, PUBLIC], { ...ctx, lab: true });
   assert.deepEqual(pub.hosts.map((h) => h.name), ['www.example.com']);
-  assert.deepEqual(pub.skipped.map((x) => x.reason).sort(), ['internal', 'internal', 'internal', 'ip-literal']);
+  assert.deepEqual(Object.fromEntries(pub.skipped.map((x) => [x.name, x.reason])), {
+    'a.site.localhost': 'special-use', 'printer.local': 'special-use', fileserver: 'single-label', 'x.onion': 'onion',
+    'nas.example.org': 'reached-non-global', 'wiki.corp.example.com': 'search-domain', '10.0.0.1': 'ip-literal',
+  });
+  assert.equal(pub.internalAllowed, false);
 });
 
 test('the measure request: hosts at their first-needed offsets, resolvers, A/AAAA, cold/warm, replay, repeat, prime', () => {

@@ -31,6 +31,9 @@ import { networkInfo, type Request, type RequestId } from '../../../common/schem
 import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
 import { offeredEndpoints, planMeasurement, withCurrentDns } from './measure-plan.js';
+import { noteStart, SAMPLER_KEY, samplerStateOf, startsWithinHour, type SamplerState } from './sampler-state.js';
+
+export { SAMPLER_KEY, SAMPLER_MAX_HOSTS } from './sampler-state.js';
 import { storedRecord } from '../../../common/stored-record.js';
 import { CODES, type Failure } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
@@ -42,10 +45,6 @@ export const MEASURE_KEYS = {
   meta: (pageId: string) => `measure:meta:${pageId}`,
   chunk: (pageId: string, n: number) => `measure:rec:${pageId}:${n}`,
 } as const;
-/** storage.local key of the automatic sampler's memory. */
-export const SAMPLER_KEY = 'measure:sampler';
-/** Hosts the sampler remembers as measured, at most (the oldest are forgotten first). */
-export const SAMPLER_MAX_HOSTS = 5_000;
 /** Bounds of what is kept. */
 export const MEASURE_CAPS = { pages: 20, chars: 20_000_000, ageMs: 7 * 24 * 3600_000 } as const;
 /** A chunk key is closed at this many characters of JSON and the next records go to a new one. */
@@ -84,12 +83,6 @@ export interface SchedulerDeps {
   selfSender: MessageSender;
   /** Told of each measurement that finished `done`, once it is stored with all its records (the history). */
   onDone?(meta: MeasurementMeta, records: StoredRecord[]): Promise<void>;
-}
-
-/** What the sampler remembers (storage.local, SAMPLER_KEY): its recent starts and when each host was last measured. */
-interface SamplerState {
-  starts: number[];
-  hosts: Record<string, number>;
 }
 
 /** Why the sampler did or did not measure a page (for tests and the log). */
@@ -168,8 +161,7 @@ export class MeasurementScheduler {
     if (settings.budget.pagesPerHour <= 0) return { started: false, reason: 'sampler-off' };
     const now = this.deps.now();
     const state = await this.samplerState();
-    const recent = state.starts.filter((t) => now - t < 3600_000);
-    if (recent.length >= settings.budget.pagesPerHour) return { started: false, reason: 'budget' };
+    if (startsWithinHour(state, now).length >= settings.budget.pagesPerHour) return { started: false, reason: 'budget' };
     const gate = await this.gate(tabId, this.deps.selfSender);
     if (!gate.ok) return { started: false, reason: gate.code };
     if (this.running) return { started: false, reason: CODES.BUSY };
@@ -207,22 +199,14 @@ export class MeasurementScheduler {
     await this.queue(async () => {
       if (old) await this.deps.area.remove(Array.from({ length: old.chunks }, (_, i) => MEASURE_KEYS.chunk(page.pageId, i)));
       await this.prune();
-      const sampler = await this.samplerState();
-      if (trigger === 'auto') sampler.starts = [...sampler.starts.filter((t) => now - t < 3600_000), now];
-      for (const h of plan.summary.hosts) sampler.hosts[h.name] = now;
-      const names = Object.entries(sampler.hosts);
-      if (names.length > SAMPLER_MAX_HOSTS) sampler.hosts = Object.fromEntries(names.sort((a, b) => b[1] - a[1]).slice(0, SAMPLER_MAX_HOSTS));
+      const sampler = noteStart(await this.samplerState(), now, plan.summary.hosts.map((h) => h.name), trigger === 'auto');
       await this.deps.area.set({ [MEASURE_KEYS.meta(page.pageId)]: { ...meta }, [MEASURE_KEYS.index]: this.index.map((e) => ({ ...e })), [SAMPLER_KEY]: sampler });
     });
     return { ok: true };
   }
 
   private async samplerState(): Promise<SamplerState> {
-    const got = (await this.deps.area.get(SAMPLER_KEY))[SAMPLER_KEY] as Partial<SamplerState> | undefined;
-    return {
-      starts: Array.isArray(got?.starts) ? got.starts.filter((t): t is number => typeof t === 'number') : [],
-      hosts: got?.hosts && typeof got.hosts === 'object' ? { ...got.hosts } : {},
-    };
+    return samplerStateOf((await this.deps.area.get(SAMPLER_KEY))[SAMPLER_KEY]);
   }
 
   /** measure-status: the tab's latest measurement (progress, or finished with `records` when asked) and what blocks a new one. */
@@ -278,15 +262,31 @@ export class MeasurementScheduler {
 
   /** data-clear: forgets every measurement in memory (settings-store removed the keys) and stops a running one. */
   async clear(): Promise<void> {
-    const run = this.running;
-    this.running = null;
-    if (run) {
-      this.deps.host.release(run.requestId);
-      this.deps.host.request({ id: `cancel-${this.deps.newId()}`, type: 'cancel', target: run.requestId }, () => undefined);
-    }
+    this.stopRunning();
     this.metas.clear();
     this.index = [];
     await this.writes;
+  }
+
+  /** An excluded site: its stored measurements go from memory and storage, a running one is cancelled; how many. */
+  async purge(excluded: (host: string) => boolean): Promise<number> {
+    await this.ready;
+    const ids = new Set([...this.metas.values()].filter((m) => excluded(m.host)).map((m) => m.pageId));
+    if (this.running && excluded(this.running.meta.host)) ids.add(this.stopRunning()!);
+    await this.queue(async () => {
+      for (const id of ids) await this.forget(id);
+    });
+    return ids.size;
+  }
+
+  /** Stops the running measurement (the host is asked to cancel it); its page id, or null when none ran. */
+  private stopRunning(): string | null {
+    const run = this.running;
+    this.running = null;
+    if (!run) return null;
+    this.deps.host.release(run.requestId);
+    this.deps.host.request({ id: `cancel-${this.deps.newId()}`, type: 'cancel', target: run.requestId }, () => undefined);
+    return run.meta.pageId;
   }
 
   // ---- inside ----
@@ -343,10 +343,10 @@ export class MeasurementScheduler {
   }
 
   /** The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers. */
-  private plan(page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns'>): ReturnType<typeof planMeasurement> {
+  private plan(page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): ReturnType<typeof planMeasurement> {
     const h = this.deps.host.status();
     const current = h.ok && settings.currentDns ? h.currentDns : null;
-    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null });
+    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null, lab: settings.lab });
   }
 
   private latestOfTab(tabId: number): MeasurementMeta | null {
@@ -477,26 +477,6 @@ export class MeasurementScheduler {
       entries = entries.filter((e) => e !== oldest);
     }
     for (const e of drop) await this.forget(e.pageId);
-  }
-
-  /**
-   * Removes the stored measurements of every page whose host `excluded` says (a site the person excluded), a running
-   * one included; how many.
-   */
-  async purge(excluded: (host: string) => boolean): Promise<number> {
-    await this.ready;
-    const run = this.running;
-    if (run && excluded(run.meta.host)) {
-      this.running = null;
-      this.deps.host.release(run.requestId);
-      this.deps.host.request({ id: `cancel-${this.deps.newId()}`, type: 'cancel', target: run.requestId }, () => undefined);
-    }
-    const pageIds = [...this.metas.values()].filter((m) => excluded(m.host)).map((m) => m.pageId);
-    if (run && excluded(run.meta.host)) pageIds.push(run.meta.pageId);
-    await this.queue(async () => {
-      for (const id of new Set(pageIds)) await this.forget(id);
-    });
-    return new Set(pageIds).size;
   }
 
   /** Removes one page's measurement from memory and storage. */

@@ -75,6 +75,7 @@ export function applyChanges(own: Settings, changes: SettingsChanges): { ok: tru
     ...own,
     ...(changes.resolvers !== undefined ? { resolvers: changes.resolvers } : {}),
     ...(changes.currentDns !== undefined ? { currentDns: changes.currentDns } : {}),
+    ...(changes.lab !== undefined ? { lab: changes.lab } : {}),
     ...(changes.budget !== undefined ? { budget: { ...own.budget, ...changes.budget } } : {}),
     ...(changes.exclusions !== undefined ? { exclusions: changes.exclusions } : {}),
     ...(changes.upload !== undefined ? { upload: { ...own.upload, ...changes.upload } } : {}),

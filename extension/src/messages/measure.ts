@@ -6,6 +6,7 @@ import type { PageRecord } from '../../../common/page-record.js';
 import type { BrowserDoh, CurrentDns, NetworkInfo, SummaryRow } from '../../../common/schema.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
+import type { Withheld } from '../../../common/name-privacy.js';
 import type { CODES, Failure } from '../../../common/errors.js';
 import { StoredRecord } from '../../../common/stored-record.js';
 
@@ -41,10 +42,13 @@ export interface MeasurePlanSummary {
   repeat: number;
   prime: boolean;
   schedule: 'replay';
-  /** True when internal names were sent because every resolver in force is on loopback (the lab override). */
+  /** True when special-use names (.test, .localhost, …) were sent, to resolvers on this network, under the lab setting. */
   internalAllowed: boolean;
-  /** Hosts of the page not sent, with why (internal, ip-literal, invalid). */
-  skipped: Array<{ name: string; reason: 'internal' | 'ip-literal' | 'invalid' }>;
+  /**
+   * Hosts of the page not sent, with why: ip-literal, invalid, or a name-privacy reason (common/name-privacy.ts);
+   * `internal` in measurements from before that rule.
+   */
+  skipped: Array<{ name: string; reason: 'internal' | 'ip-literal' | 'invalid' | Withheld }>;
   /** The browser whose way of asking the plan follows (null: not known, A and AAAA); absent in older measurements. */
   browser?: RecordingBrowser | null;
   /** The person's current DNS as the host found it, when it was measured (absent in measurements from before). */

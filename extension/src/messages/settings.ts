@@ -16,6 +16,7 @@ const settingsSet = v.strictObject({
   changes: v.strictObject({
     resolvers: v.optional(v.array(v.unknown())),
     currentDns: v.optional(v.boolean()),
+    lab: v.optional(v.boolean()),
     budget: v.optional(v.strictObject({ pagesPerHour: v.optional(v.number()), remeasureAfterHours: v.optional(v.number()) })),
     exclusions: v.optional(v.array(v.unknown())),
     upload: v.optional(v.strictObject({ enabled: v.optional(v.boolean()), paused: v.optional(v.boolean()), collector: v.optional(v.string()), network: v.optional(v.unknown()) })),

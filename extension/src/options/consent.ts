@@ -30,7 +30,7 @@ export function renderConsent(v: SettingsView): void {
   facts.append(
     el('li', 'Each resolver’s operator sees the hostnames sent to it and your IP address, as with any DNS lookup.'),
     el('li', 'Private windows are never recorded or measured.'),
-    el('li', 'Internal names — single-label names, .local, .internal, .home.arpa, .localhost and private-range IP addresses — are never sent to public resolvers.'),
+    el('li', 'Names private to your network — single-label names, special-use names such as .local, .internal, .home.arpa, .localhost and .onion, names under your search domains, names your browser reached at a private address and names your current DNS answers with one — are never sent to public resolvers; IP addresses are never sent at all.'),
     el('li', 'Sites you exclude below are never recorded or measured.'),
     el('li', 'Nothing is uploaded anywhere. Nothing is measured until you agree, and you can withdraw at any time.'),
   );

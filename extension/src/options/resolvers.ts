@@ -17,6 +17,10 @@ export function renderResolvers(v: SettingsView, page: SettingsPage): void {
   note.textContent = fixed ? 'Your administrator’s policy sets the resolvers; they cannot be changed here.' : '';
   const resolvers = v.settings.resolvers;
 
+  const lab = $('lab-mode') as HTMLInputElement;
+  lab.checked = v.settings.lab;
+  lab.onchange = () => void page.change({ lab: lab.checked }, lab.checked ? 'Lab mode is on: special-use names may go to resolvers on your own network.' : 'Lab mode is off: special-use names go to no resolver.');
+
   const defaults = $('default-resolvers');
   defaults.replaceChildren(el('legend', 'Public resolvers (defaults)'));
   for (const d of PUBLIC_RESOLVERS) {

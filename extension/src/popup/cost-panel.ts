@@ -109,7 +109,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       case CODES.NO_PAGE:
         return [el('p', 'dnscost has no record of a web page in this tab (load or reload a page first).')];
       case CODES.NO_MEASURABLE_HOSTS:
-        return [el('p', 'This page used only internal names or IP addresses, which are never sent to your resolvers.')];
+        return [el('p', 'This page used only names private to your network (or IP addresses), which are never sent to resolvers outside it.')];
       case CODES.BUSY:
         return [el('p', `Another page is being measured; try again when it finished. ${b.message}`)];
       default:
@@ -136,7 +136,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     head.append(el('strong', m.host), ` · ${m.plan.hosts.length} hosts measured · ${records.length} lookups · ${new Date(m.finishedAt ?? m.updatedAt).toLocaleString()}`);
     const parts: Array<Node | string> = [head];
     if (m.state !== 'done') parts.push(el('p', `This measurement is ${m.state}${m.error ? `: ${m.error.message}` : ''}. It shows the lookups finished before.`, 'bad'));
-    if (m.plan.internalAllowed) parts.push(el('p', 'Internal names were measured because every resolver in force is on this computer (loopback).', 'detail'));
+    if (m.plan.internalAllowed) parts.push(el('p', 'Special-use names (.test, .localhost, …) were measured because the lab setting is on and every resolver is on your own network.', 'detail'));
     parts.push(renderSummary(results, names));
     const wf = el('section', undefined, 'waterfall-box');
     wf.append(el('h2', 'Per-host waterfall'));

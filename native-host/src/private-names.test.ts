@@ -1,0 +1,46 @@
+// The host's check of the name-privacy rule with a fake current DNS: what is kept back and why, and that the current
+// DNS is asked only for names bound for a global resolver.
+import { test } from 'vitest';
+import assert from 'node:assert/strict';
+import type { CurrentDns, MeasureRequest } from '../../common/schema.js';
+import { withholdPrivateNames } from './private-names.js';
+
+const dns: CurrentDns = { source: 'test', servers: [{ address: '10.0.0.53', port: 53 }], search: ['corp.example.com'], stub: null, encrypted: null, description: 'the office DNS' };
+const resolver = (address: string) => ({ id: address, name: address, endpoints: [{ transport: 'udp' as const, address, port: 53 }] });
+const request = (hosts: MeasureRequest['hosts'], ...addresses: string[]): MeasureRequest => ({ id: 'r', type: 'measure', hosts, resolvers: addresses.map(resolver) });
+
+test('names bound for a global resolver: the current DNS is asked first; private answers, no answer, search domains stay home', async () => {
+  const asked: string[] = [];
+  const answers: Record<string, string[] | null> = { 'jira.example.com': ['10.0.0.5'], 'www.example.com': ['93.184.216.34'], 'gone.example.com': [], 'slow.example.com': null, 'v6.example.com': ['fd00::5'] };
+  const lookup = async (n: string) => {
+    asked.push(n);
+    return n in answers ? answers[n]! : [];
+  };
+  const hosts = ['www.example.com', 'jira.example.com', 'gone.example.com', 'slow.example.com', 'v6.example.com', 'wiki.corp.example.com', 'a.test', { name: 'nas.example.net', reached: ['192.168.1.20'] }];
+  const { request: kept, withheld } = await withholdPrivateNames(request(hosts, '1.1.1.1'), dns, lookup);
+  assert.deepEqual(kept.hosts, ['www.example.com', 'gone.example.com']);
+  assert.deepEqual(Object.fromEntries(withheld.map((w) => [w.name, w.reason])), {
+    'jira.example.com': 'split-horizon', 'slow.example.com': 'split-horizon', 'v6.example.com': 'split-horizon',
+    'wiki.corp.example.com': 'search-domain', 'a.test': 'special-use', 'nas.example.net': 'reached-non-global',
+  });
+  assert.deepEqual(asked.sort(), ['gone.example.com', 'jira.example.com', 'slow.example.com', 'v6.example.com', 'www.example.com'], 'only names not already kept back are asked');
+});
+
+test('resolvers on the person\'s network: private names go, the current DNS is not asked; special-use names only with the lab setting', async () => {
+  let asked = 0;
+  const lookup = async () => {
+    asked++;
+    return ['10.0.0.5'];
+  };
+  const hosts = ['jira.example.com', 'wiki.corp.example.com', 'fileserver', 'a.test', 'x.onion'];
+  const office = await withholdPrivateNames(request(hosts, '10.0.0.53', '127.0.0.1'), dns, lookup);
+  assert.deepEqual(office.request.hosts, ['jira.example.com', 'wiki.corp.example.com', 'fileserver']);
+  assert.equal(asked, 0);
+  const lab = await withholdPrivateNames({ ...request(hosts, '127.0.0.1'), lab: true }, dns, lookup);
+  assert.deepEqual(lab.request.hosts, ['jira.example.com', 'wiki.corp.example.com', 'fileserver', 'a.test']);
+  assert.deepEqual(lab.withheld, [{ name: 'x.onion', reason: 'onion' }]);
+  // One global resolver among them keeps every private name from the whole request; no current DNS: nothing leaves.
+  const mixed = await withholdPrivateNames(request(['www.example.com', 'fileserver'], '127.0.0.1', '9.9.9.9'), null, null);
+  assert.deepEqual(mixed.request.hosts, []);
+  assert.deepEqual(mixed.withheld.map((w) => w.reason).sort(), ['single-label', 'split-horizon']);
+});

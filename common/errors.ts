@@ -43,6 +43,8 @@ export const CODES = {
   UNKNOWN_RESOLVER: 'unknown-resolver',
   /** Another request is running (the host measures one at a time; the extension one page at a time). */
   BUSY: 'busy',
+  /** A measurement ran past the host's deadline and was stopped (its records so far were sent). */
+  DEADLINE: 'deadline',
   /** Something failed that should not have: the message says what. */
   INTERNAL: 'internal',
 
@@ -124,7 +126,7 @@ export type ExchangeCode = CodeOf<
 
 /** What the native host can answer a frame or a request with (its `error` reply), besides an exchange's own codes. */
 export type HostCode = ExchangeCode | CodeOf<
-  'BAD_JSON' | 'BAD_FRAME' | 'FRAME_TOO_LARGE' | 'UNKNOWN_TYPE' | 'BAD_REQUEST' | 'BAD_HOSTNAME' | 'BAD_ENDPOINT' | 'TOO_MANY_HOSTS' | 'UNKNOWN_RESOLVER' | 'BUSY'
+  'BAD_JSON' | 'BAD_FRAME' | 'FRAME_TOO_LARGE' | 'UNKNOWN_TYPE' | 'BAD_REQUEST' | 'BAD_HOSTNAME' | 'BAD_ENDPOINT' | 'TOO_MANY_HOSTS' | 'UNKNOWN_RESOLVER' | 'BUSY' | 'DEADLINE'
 >;
 
 /** The native host's connection state as host-status reports it when not connected. */

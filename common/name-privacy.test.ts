@@ -1,6 +1,7 @@
 // The name-privacy rule: which names may go to which resolver.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
+import { canonicalIp } from './ip-address.js';
 import { isGlobalAddress, isSpecialUseName, privateReason, withheldFrom, withheldFromAny } from './name-privacy.js';
 
 const PUBLIC = '1.1.1.1';
@@ -19,6 +20,12 @@ test('global and non-global addresses, IPv4 and IPv6', () => {
     'not an address', '1.2.3', '256.1.1.1', '1:2:3',
   ]) {
     assert.equal(isGlobalAddress(ip), false, ip);
+  }
+});
+
+test('one canonical text per address (a UDP answer\'s source is compared in it)', () => {
+  for (const [a, b] of [['::ffff:192.0.2.1', '192.0.2.1'], ['0:0:0:0:0:0:0:1', '::1'], ['2001:DB8:0:0:1:0:0:1', '2001:db8::1:0:0:1'], ['[fe80::1%eth0]', 'fe80::1'], ['::ffff:7f00:1', '127.0.0.1'], ['2606:4700:4700:0:0:0:0:1111', '2606:4700:4700::1111'], ['1:0:2:0:3:0:4:0', '1:0:2:0:3:0:4:0'], ['x', 'x']]) {
+    assert.equal(canonicalIp(a!), b, a);
   }
 });
 

@@ -17,6 +17,11 @@ export const MAX_HOSTS_PER_REQUEST = 500;
 export const MAX_RESOLVERS_PER_REQUEST = 16;
 /** Most repetitions of each exchange. */
 export const MAX_REPEAT = 10_000;
+/**
+ * Most measured exchanges one request may ask (questions × modes × repeats × endpoints): the extension's plan for a
+ * page of 300 hosts asking 2 types, cold and warm, 3 repeats, against 13 endpoints is 46,800.
+ */
+export const MAX_EXCHANGES_PER_REQUEST = 50_000;
 /** Largest frame either side sends: the browser refuses host → browser messages over 1 MiB. */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
@@ -111,6 +116,8 @@ const measureRequest = v.strictObject({
    * Without it they go nowhere (common/name-privacy.ts).
    */
   lab: v.optional(v.boolean()),
+  /** Send each exchange's answer records (default false: the extension does not need them; capped either way). */
+  answers: v.optional(v.boolean()),
 });
 
 const cancelRequest = v.strictObject({ id, type: v.literal('cancel'), target: id });

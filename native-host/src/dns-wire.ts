@@ -74,9 +74,14 @@ export function parseAnswer(buf: Buffer, q: Question, id: number): ParsedAnswer 
   return {
     rcode: RCODE_NAMES[rcodeNumber] ?? `RCODE${rcodeNumber}`,
     truncated: ((msg.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) !== 0,
-    answers: (msg.answers ?? []).map(presentAnswer),
+    // A hostile server may answer with thousands of records: the first MAX_ANSWERS are kept, each cut to its cap.
+    answers: (msg.answers ?? []).slice(0, MAX_ANSWERS).map(presentAnswer).map((a) => (a.data.length > MAX_ANSWER_DATA ? { ...a, data: `${a.data.slice(0, MAX_ANSWER_DATA)}…` } : a)),
   };
 }
+
+/** Records of one answer kept in an exchange record, at most; and characters of each record's data. */
+export const MAX_ANSWERS = 16;
+export const MAX_ANSWER_DATA = 512;
 
 function typeNumber(type: string): number {
   if (type.startsWith('UNKNOWN_')) return Number(type.slice(8));

@@ -10,7 +10,10 @@ export const IPV6_PROBE = '2001:4860:4860::8888';
 export function ipv6Reachable(probe = IPV6_PROBE): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createSocket('udp6');
+    let settled = false;
     const done = (ok: boolean) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       socket.close();
       resolve(ok);

@@ -14,8 +14,8 @@ function launchedByBrowser(argv: string[]): boolean {
 
 async function main(argv: string[]): Promise<number> {
   if (launchedByBrowser(argv) || argv[0] === 'native') {
-    await runNative({ input: process.stdin, output: process.stdout });
-    return 0;
+    // A framing error ends the host with 1 (the browser reports the port closed, and starts a new host on reconnect).
+    return (await runNative({ input: process.stdin, output: process.stdout })) ? 0 : 1;
   }
   switch (argv[0]) {
     case 'measure':

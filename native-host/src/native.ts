@@ -1,7 +1,10 @@
 // The native messaging host. Lifecycle: the browser starts the process and keeps stdin open while its port lives;
 // every frame on stdin is one request, validated before any handler sees it; replies (and measure's streamed
 // progress and records) go to stdout as frames, nothing else ever does; when stdin ends, running measurements are
-// cancelled and the process exits once its last frame is written.
+// cancelled and the process exits once its last frame is written. A framing error (a frame over the limit, or one
+// that stopped arriving) ends the process too, after its error frame: the stream can no longer be trusted to be in
+// step, and the browser's port reports the disconnect, so every request still open ends there. When stdout closes
+// (the browser is gone), running measurements stop. Each measurement has a deadline (MEASURE_DEADLINE_MS).
 import type { Readable, Writable } from 'node:stream';
 import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
 import type { ExchangeRecord } from '../../common/record.js';
@@ -24,6 +27,8 @@ export const FRAME_STALL_MS = 1000;
 export const MAX_CONCURRENT_MEASURES = 4;
 /** Records are sent in frames of about this size, well under the browser's 1 MiB limit. */
 const RECORD_BATCH_BYTES = 256 * 1024;
+/** Longest a measurement may run; then it stops and its request fails with `deadline` (its records so far were sent). */
+export const MEASURE_DEADLINE_MS = 10 * 60_000;
 
 /** Streams and limits the host runs with; tests pass their own. */
 export interface NativeOptions {
@@ -31,10 +36,12 @@ export interface NativeOptions {
   output: Writable;
   log?: (line: string) => void;
   stallMs?: number;
+  deadlineMs?: number;
 }
 
 interface Ctx {
   send(reply: Reply): void;
+  deadlineMs: number;
   running: Map<RequestId, AbortController>;
   /** The person's current DNS, found once per process (discovery starts with the host, before the first hello). */
   currentDns(): Promise<CurrentDns>;
@@ -56,6 +63,11 @@ const handlers: Handlers<Ctx> = {
     if (ctx.running.has(req.id)) throw new DnscostError(CODES.BAD_REQUEST, `a measurement with id ${JSON.stringify(req.id)} is running`);
     const abort = new AbortController();
     ctx.running.set(req.id, abort);
+    let pastDeadline = false;
+    const deadline = setTimeout(() => {
+      pastDeadline = true;
+      abort.abort();
+    }, ctx.deadlineMs);
     let batch: ExchangeRecord[] = [];
     let batchBytes = 0;
     const flush = (): void => {
@@ -76,6 +88,8 @@ const handlers: Handlers<Ctx> = {
         request,
         {
           onRecord(record) {
+            // Answer records only when asked (a hostile server's thousands would fill frames the extension never reads).
+            if (!req.answers) record = { ...record, answers: [] };
             batch.push(record);
             batchBytes += JSON.stringify(record).length;
             if (batchBytes >= RECORD_BATCH_BYTES) flush();
@@ -88,6 +102,7 @@ const handlers: Handlers<Ctx> = {
         abort.signal,
       );
       flush();
+      if (pastDeadline) throw new DnscostError(CODES.DEADLINE, `the measurement ran past the host's ${Math.round(ctx.deadlineMs / 1000)} s deadline and was stopped after ${result.records.length} exchanges`);
       ctx.send({
         id: req.id,
         type: 'done',
@@ -103,6 +118,7 @@ const handlers: Handlers<Ctx> = {
         ...(withheld.length ? { withheld } : {}),
       });
     } finally {
+      clearTimeout(deadline);
       ctx.running.delete(req.id);
     }
   },
@@ -128,15 +144,21 @@ function salvageId(value: unknown): RequestId | null {
   return null;
 }
 
-/** Runs the host until its input ends. */
-export async function runNative(options: NativeOptions): Promise<void> {
+/** Runs the host until its input ends (true) or a framing error ends it (false). */
+export async function runNative(options: NativeOptions): Promise<boolean> {
   const { input, output } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`dnscost-host: ${line}\n`));
   const decoder = new FrameDecoder(MAX_REQUEST_BYTES);
   const inflight = new Set<Promise<void>>();
   let writing: Promise<void> = Promise.resolve();
   let outputClosed = false;
-  output.on('error', () => (outputClosed = true));
+  // The browser is gone: nothing can be delivered, so running work stops.
+  const closed = (): void => {
+    outputClosed = true;
+    for (const abort of ctx.running.values()) abort.abort();
+  };
+  output.on('error', closed);
+  output.on('close', closed);
 
   const send = (reply: Reply): void => {
     if (outputClosed) return;
@@ -149,15 +171,20 @@ export async function runNative(options: NativeOptions): Promise<void> {
   };
   const found = discoverCurrentDns();
   const browserDoh = discoverBrowserDoh(found);
-  const ctx: Ctx = { send, running: new Map(), currentDns: () => found, browserDoh: () => browserDoh };
+  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, running: new Map(), currentDns: () => found, browserDoh: () => browserDoh };
   const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
+  let endInput: () => void = () => undefined;
+  let framingFailed = false;
   const dispatch = (event: FrameEvent): void => {
-    if (event.kind === 'too-large') {
-      return error(null, CODES.FRAME_TOO_LARGE, `frame of ${event.length} bytes is over the ${MAX_REQUEST_BYTES}-byte limit; skipped`);
-    }
-    if (event.kind === 'truncated') {
-      return error(null, CODES.BAD_FRAME, `truncated frame: ${event.received} of ${event.expected} bytes arrived`);
+    if (framingFailed) return;
+    if (event.kind === 'too-large' || event.kind === 'truncated') {
+      framingFailed = true;
+      if (event.kind === 'too-large') error(null, CODES.FRAME_TOO_LARGE, `frame of ${event.length} bytes is over the ${MAX_REQUEST_BYTES}-byte limit; the host stops`);
+      else error(null, CODES.BAD_FRAME, `truncated frame: ${event.received} of ${event.expected} bytes arrived; the host stops`);
+      for (const abort of ctx.running.values()) abort.abort();
+      endInput();
+      return;
     }
     let value: unknown;
     try {
@@ -201,9 +228,14 @@ export async function runNative(options: NativeOptions): Promise<void> {
   };
 
   await new Promise<void>((resolve) => {
+    endInput = () => {
+      input.removeAllListeners('data');
+      input.pause();
+      resolve();
+    };
     input.on('data', (chunk: Buffer) => {
       for (const event of decoder.push(chunk)) dispatch(event);
-      armStall();
+      if (!framingFailed) armStall();
     });
     input.on('end', resolve);
     input.on('close', resolve);
@@ -213,10 +245,11 @@ export async function runNative(options: NativeOptions): Promise<void> {
     });
   });
   if (stall) clearTimeout(stall);
-  const last = decoder.abandon();
+  const last = framingFailed ? null : decoder.abandon();
   if (last) dispatch(last);
   for (const abort of ctx.running.values()) abort.abort();
   await Promise.allSettled([...inflight]);
   await writing;
   await new Promise<void>((resolve) => (outputClosed ? resolve() : output.write(Buffer.alloc(0), () => resolve())));
+  return !framingFailed;
 }

@@ -3,7 +3,7 @@
 // repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
 import type { MeasurePlanSummary } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
-import { MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
+import { MAX_EXCHANGES_PER_REQUEST, MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-resolvers.js';
 import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
@@ -111,6 +111,10 @@ export function planMeasurement(
 ): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {
   const chosen = measurableHosts(page, resolvers, { searchDomains: context.currentDns?.search, lab: context.lab });
   if (chosen.hosts.length === 0) return null;
+  // Within the host's cap on exchanges: the hosts needed first are kept (at most three types per host counted).
+  const perHost = 3 * MEASURE_MODES.length * MEASURE_REPEAT * resolvers.reduce((n, r) => n + r.endpoints.length, 0);
+  const most = Math.max(1, Math.floor(MAX_EXCHANGES_PER_REQUEST / perHost));
+  if (chosen.hosts.length > most) chosen.hosts = [...chosen.hosts].sort((a, b) => a.at - b.at).slice(0, most);
   // Each host is asked for what the recording browser asked for it (common/browser-queries.ts); where the browser
   // reached it goes along, so the host's own check of the name-privacy rule sees it too.
   const hosts = chosen.hosts.map((h) => ({

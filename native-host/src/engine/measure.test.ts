@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import dnsPacket from 'dns-packet';
+import { CODES, DnscostError } from '../../../common/errors.js';
 import type { MeasureRequest } from '../../../common/schema.js';
 import type { TransportId } from '../../../common/transports.js';
 import { monotonic, zeroTotals } from '../dial.js';
@@ -307,4 +308,42 @@ test('splitEvenly gives integer shares that add up exactly', () => {
   assert.deepEqual(splitEvenly(-4, 3), [-1, -1, -2]);
   assert.deepEqual(splitEvenly(5, 1), [5]);
   assert.deepEqual(splitEvenly(5, 0), []);
+});
+
+test('a request over the cap on exchanges is refused before anything is sent', async () => {
+  const hosts = Array.from({ length: 500 }, (_, i) => `h${i}.test`);
+  await assert.rejects(run(request({ hosts, repeat: 10, modes: ['cold', 'warm'], qtypes: ['A', 'AAAA', 'HTTPS'] })), (e: Error & { code?: string }) => e.code === 'bad-request' && /at most 50000/.test(e.message));
+});
+
+test('priming asks a resolver\'s names in parallel and gives it up after two timeouts in a row', async () => {
+  const clock = { now: 0 };
+  const fake = fakeTransports(clock, { udp: 1 });
+  let asked = 0;
+  let inFlight = 0;
+  let most = 0;
+  const udp = fake.transports.udp;
+  const slow: Transport = {
+    ...udp,
+    async open(endpoint, opts) {
+      const s = await udp.open(endpoint, opts);
+      return {
+        ...s,
+        usable: true,
+        async exchange() {
+          asked++;
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, 30));
+          inFlight--;
+          throw new DnscostError(CODES.TIMEOUT, 'no answer');
+        },
+      } as Session;
+    },
+  };
+  const hosts = Array.from({ length: 40 }, (_, i) => `h${i}.test`);
+  const req = request({ hosts, prime: true, modes: ['cold'], resolvers: [{ id: 'r', name: 'r', endpoints: [{ transport: 'udp', address: '127.0.0.1', port: 1 }] }], timeoutMs: 100 });
+  await measure(req, {}, undefined, { clock: () => clock.now, transports: { ...fake.transports, udp: slow } });
+  // Priming: at most PRIME_CONCURRENCY at once, and it stops once two answers in a row time out (a few more were
+  // already in flight) instead of asking all 40; the measured exchanges (40, cold) follow.
+  assert.ok(most > 1, `parallel (${most} at once)`);
+  assert.ok(asked - 40 < 40, `priming asked ${asked - 40} of 40 before giving up`);
 });

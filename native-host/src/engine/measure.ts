@@ -7,7 +7,7 @@
 import { CODES, DnscostError } from '../../../common/errors.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import type { ExchangeRecord } from '../../../common/record.js';
-import type { MeasureRequest, SummaryRow, UnavailableEndpoint } from '../../../common/schema.js';
+import { MAX_EXCHANGES_PER_REQUEST, type MeasureRequest, type SummaryRow, type UnavailableEndpoint } from '../../../common/schema.js';
 import { seededRandom, shuffled, summarize } from '../../../common/stats.js';
 import { TRANSPORTS as TRANSPORT_INFO, type Mode, type QType, type TransportId } from '../../../common/transports.js';
 import { monotonic, secureContextFor, type Clock } from '../dial.js';
@@ -87,6 +87,9 @@ export async function measure(
   const pool = new SessionPool(deps.clock, timeoutMs, req.resume ?? false);
   const records: ExchangeRecord[] = [];
   const total = questions.length * modes.length * repeat * targets.length;
+  if (total > MAX_EXCHANGES_PER_REQUEST) {
+    throw new DnscostError(CODES.BAD_REQUEST, `the request asks ${total} exchanges (questions × modes × repeats × endpoints); at most ${MAX_EXCHANGES_PER_REQUEST}`);
+  }
   let done = 0;
   let order: string[] = [];
   let cancelled = false;
@@ -139,16 +142,30 @@ export async function measure(
   return { seed, primed: req.prime ?? false, warmedUp: req.warmup !== false, order, records, summary: summarizeRecords(records), cancelled, unavailable };
 }
 
-/** Asks every name once per resolver (over its first endpoint) so no measured exchange fills the cache. */
+/** Priming asks this many questions at once over UDP, and gives a resolver up after this many timeouts in a row. */
+export const PRIME_CONCURRENCY = 8;
+export const PRIME_TIMEOUTS_TO_STOP = 2;
+
+/**
+ * Asks every name once per resolver (over its first endpoint) so no measured exchange fills the cache: the resolvers
+ * at once, each one's questions PRIME_CONCURRENCY at a time where each query has its own socket (UDP), one at a time
+ * on a connection; a resolver that times out PRIME_TIMEOUTS_TO_STOP times in a row is not asked the rest (where UDP
+ * 53 is blocked, priming ends in seconds instead of timing out every name).
+ */
 async function prime(pool: SessionPool, questions: readonly Question[], targets: MeasuredEndpoint[], signal?: AbortSignal): Promise<void> {
   const first = new Map<string, MeasuredEndpoint>();
   for (const t of targets) if (!first.has(t.resolver.id)) first.set(t.resolver.id, t);
-  for (const target of first.values()) {
-    for (const question of questions) {
-      if (signal?.aborted) return;
-      await exchange(pool, target, question, 'warm', 0);
-    }
-  }
+  await Promise.all([...first.values()].map(async (target) => {
+    let next = 0;
+    let timeoutsInARow = 0;
+    const worker = async () => {
+      while (next < questions.length && timeoutsInARow < PRIME_TIMEOUTS_TO_STOP && !signal?.aborted) {
+        const record = await exchange(pool, target, questions[next++]!, 'warm', 0);
+        timeoutsInARow = record.error?.code === CODES.TIMEOUT ? timeoutsInARow + 1 : 0;
+      }
+    };
+    await Promise.all(Array.from({ length: target.transport.socketPerQuery ? PRIME_CONCURRENCY : 1 }, worker));
+  }));
   pool.closeAll();
 }
 

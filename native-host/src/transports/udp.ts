@@ -3,6 +3,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { CODES, DnscostError } from '../../../common/errors.js';
+import { canonicalIp } from '../../../common/ip-address.js';
 import { socketError, udpWireBytes, zeroTotals, type WireTotals } from '../dial.js';
 import type { Session, SessionEvent, Transport } from './transport.js';
 
@@ -21,7 +22,11 @@ class UdpSession implements Session {
     const socket = dgram.createSocket(net.isIPv6(this.address) ? 'udp6' : 'udp4');
     const t = this.totals;
     return new Promise<Buffer>((resolve, reject) => {
+      // Settles once: a late send error after the timeout, or a second datagram, must not close the socket again.
+      let settled = false;
       const done = (err: DnscostError | null, answer?: Buffer): void => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         socket.close();
         if (err) reject(err);
@@ -31,7 +36,8 @@ class UdpSession implements Session {
       socket.on('error', (err) => done(socketError(err, 'query')));
       socket.on('message', (msg, rinfo) => {
         // Only the server's own address and port can answer (RFC 5452 §9.1); anything else is not counted as ours.
-        if (rinfo.port !== this.port || rinfo.address !== this.address) return;
+        // Compared in canonical form: `::ffff:192.0.2.1` is 192.0.2.1, `0:0::1` is ::1.
+        if (rinfo.port !== this.port || canonicalIp(rinfo.address) !== canonicalIp(this.address)) return;
         t.packets.received += 1;
         t.payload.received += msg.length;
         t.dns.received += msg.length;

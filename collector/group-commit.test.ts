@@ -1,7 +1,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GroupCommitter } from './group-commit.js';
+import { GroupCommitter, QueueFull } from './group-commit.js';
 
 test('GroupCommitter: groups while busy, caps group size and concurrency, settles each item', async () => {
   const groups: number[][] = [];
@@ -33,4 +33,20 @@ test('GroupCommitter: a failed write rejects its whole group and later groups st
   assert.deepEqual(first.map((r) => r.status), ['rejected', 'rejected']);
   fail = false;
   assert.equal(await gc.submit(3), 3);
+});
+
+test('GroupCommitter: a full queue refuses at once (QueueFull); what was queued still commits', async () => {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => (release = r));
+  const gc = new GroupCommitter<number, number>(async (items) => {
+    await gate;
+    return items;
+  }, { maxItems: 2, windowMs: 1, concurrency: 1, maxQueued: 3 });
+  const accepted = [gc.submit(1), gc.submit(2)]; // the first group, committing (held by the gate)
+  await sleep(5);
+  accepted.push(gc.submit(3), gc.submit(4), gc.submit(5)); // waiting: 3 of 3
+  await assert.rejects(gc.submit(6), QueueFull);
+  release();
+  assert.deepEqual(await Promise.all(accepted), [1, 2, 3, 4, 5]);
+  await gc.drain();
 });

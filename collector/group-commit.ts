@@ -5,6 +5,8 @@
 // item's promise with its result once `write` resolved (after COMMIT), or rejects them all. At most `concurrency`
 // flushes run at once; items arriving meanwhile wait for the next flush, so groups grow with load by themselves.
 // The first item of an idle queue waits windowMs for company. drain() resolves when nothing is queued or running.
+// The queue is bounded: past maxQueued items submit() refuses at once (QueueFull), so a flood costs no memory and
+// the client is told to come back (the route answers 503 with Retry-After).
 
 interface Pending<T, R> {
   item: T;
@@ -17,7 +19,12 @@ export interface GroupOptions {
   maxItems: number;
   windowMs: number;
   concurrency: number;
+  /** Items that may wait at once (default 10 groups); more are refused with QueueFull. */
+  maxQueued?: number;
 }
+
+/** submit() on a full queue. */
+export class QueueFull extends Error {}
 
 /** Batches submit() calls into write() calls; see the lifecycle note above. */
 export class GroupCommitter<T, R> {
@@ -33,6 +40,7 @@ export class GroupCommitter<T, R> {
 
   /** Resolves with this item's result once its group is committed. */
   submit(item: T): Promise<R> {
+    if (this.queue.length >= (this.opts.maxQueued ?? 10 * this.opts.maxItems)) return Promise.reject(new QueueFull(`${this.queue.length} uploads are waiting`));
     return new Promise<R>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
       if (this.queue.length >= this.opts.maxItems) this.flush();

@@ -3,6 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { isIpAddress } from '../common/ip-address.js';
 import { startCollector } from './server.js';
 import { openPgliteStore } from './store-pglite.js';
 import { openPostgresStore } from './store-postgres.js';
@@ -14,7 +15,11 @@ Usage: npx dnscost-collector [options]
   --host ADDR            listen address (default 127.0.0.1)
   --port N               port (default 8787; 0 picks a free one)
   --data DIR             embedded store's data directory (default ~/.local/share/dnscost-collector)
-  --rate N               /v1 requests per second per client address, sustained; bursts of 4×N (default 5; 0 = off)
+  --rate N               /v1 requests per second per client (an IPv4 address or an IPv6 /64), sustained; bursts
+                         of 4×N (default 5; 0 = off)
+  --trusted-proxy ADDR   a proxy in front whose X-Forwarded-For names the client (may be repeated; default none:
+                         the connection's peer is the client)
+  --max-connections N    connections open at once (default 1000; more are refused at once)
   --aggregates-ttl S     seconds an aggregates answer is reused (default 10; 0 = always fresh)
   --min-batches N        batches a site needs in a cell before it is named (default 5)
   -h, --help             this text
@@ -31,6 +36,8 @@ const { values } = parseArgs({
     port: { type: 'string', default: '8787' },
     data: { type: 'string', default: join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'dnscost-collector') },
     rate: { type: 'string', default: '5' },
+    'trusted-proxy': { type: 'string', multiple: true, default: [] },
+    'max-connections': { type: 'string', default: '1000' },
     'aggregates-ttl': { type: 'string', default: '10' },
     'min-batches': { type: 'string', default: '5' },
     help: { type: 'boolean', short: 'h' },
@@ -55,6 +62,14 @@ const port = number('port', values.port, 0, 65535);
 const rate = number('rate', values.rate, 0, 1e6);
 const ttl = number('aggregates-ttl', values['aggregates-ttl'], 0, 86_400);
 const minBatches = number('min-batches', values['min-batches'], 1, 1e6);
+const maxConnections = number('max-connections', values['max-connections'], 1, 1e6);
+const trustedProxies = values['trusted-proxy'] ?? [];
+for (const p of trustedProxies) {
+  if (!isIpAddress(p)) {
+    console.error(`dnscost-collector: --trusted-proxy ${p} is not an IP address`);
+    process.exit(2);
+  }
+}
 const url = process.env.DNSCOST_COLLECTOR_DATABASE_URL;
 
 const store = url ? await openPostgresStore(url) : await openPgliteStore(values.data);
@@ -65,6 +80,8 @@ const collector = await startCollector({
   rate: rate === 0 ? null : { perSecond: rate, burst: 4 * rate },
   aggregatesTtlMs: ttl * 1000,
   minBatches,
+  maxConnections,
+  trustedProxies,
 });
 console.error(`dnscost-collector: store ${store.kind}${url ? '' : ` in ${values.data}`}; listening on ${collector.url}`);
 

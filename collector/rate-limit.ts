@@ -1,6 +1,8 @@
-// Per-client rate limit: a token bucket per client address, in memory only (addresses are never stored or
-// logged). The table is bounded: past maxClients the least recently seen client is forgotten, which at worst
-// gives it a fresh bucket.
+// Per-client rate limit: a token bucket per client, in memory only (addresses are never stored or logged). A client
+// is an IPv4 address or an IPv6 /64 (one subscriber's prefix: rotating addresses inside it is free), behind a
+// configured proxy the address it forwarded for (clientOf). The table is bounded: past maxClients the least recently
+// seen client is forgotten, which at worst gives it a fresh bucket.
+import { canonicalIp, v6Groups } from '../common/ip-address.js';
 
 /** Tuning of a RateLimiter. */
 export interface RateOptions {
@@ -34,4 +36,20 @@ export class RateLimiter {
     b.tokens -= 1;
     return { ok: true };
   }
+}
+
+/**
+ * The client a request counts as: the socket's peer, or — when the peer is one of `trustedProxies` — the last address
+ * in X-Forwarded-For that is not itself a trusted proxy (a client can prepend anything; only what the proxies appended
+ * is true). IPv6 by its /64.
+ */
+export function clientOf(remoteAddress: string | undefined, forwardedFor: string | string[] | undefined, trustedProxies: ReadonlySet<string>): string {
+  let address = canonicalIp(remoteAddress ?? '');
+  if (trustedProxies.has(address) && forwardedFor !== undefined) {
+    const hops = [forwardedFor].flat().join(',').split(',').map((h) => canonicalIp(h.trim())).filter(Boolean);
+    while (hops.length && trustedProxies.has(hops.at(-1)!)) hops.pop();
+    if (hops.length) address = hops.at(-1)!;
+  }
+  const g = v6Groups(address);
+  return g && address.includes(':') ? `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64` : address;
 }

@@ -17,8 +17,8 @@ interface Answer {
 }
 
 /** Runs one bodiless request through handle() with fake request and response objects. */
-async function request(ctx: RouteContext, method: string, url: string): Promise<Answer> {
-  const req = { method, url, headers: {}, socket: { remoteAddress: '192.0.2.1' } } as unknown as IncomingMessage;
+async function request(ctx: RouteContext, method: string, url: string, from = '192.0.2.1', headers: Record<string, string> = {}): Promise<Answer> {
+  const req = { method, url, headers, socket: { remoteAddress: from } } as unknown as IncomingMessage;
   const answer: Answer = { status: 0, headers: {}, body: { ok: false } };
   const res = {
     get headersSent() {
@@ -45,6 +45,7 @@ function context(overrides: Partial<RouteContext> = {}): RouteContext & { filter
     store: null as unknown as RouteContext['store'],
     committer: null as unknown as RouteContext['committer'],
     limiter: null,
+    trustedProxies: new Set(),
     aggregates: async (filter) => {
       filters.push(filter);
       return { batches: 0, cells: [] };
@@ -100,4 +101,28 @@ test('/v1/vocabulary is GET only and rate limited like every /v1 request', async
   const refused = await request(limited, 'GET', '/v1/vocabulary');
   assert.equal(refused.status, 429);
   assert.equal(refused.body.code, 'rate-limited');
+});
+
+test('filters are own properties only: ?constructor=x is an unknown filter (400), not a crash', async () => {
+  for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    const a = await request(context(), 'GET', `/v1/aggregates?${name}=x`);
+    assert.equal(a.status, 400, name);
+    assert.equal(a.body.code, 'bad-query');
+  }
+});
+
+test('the rate limit counts an IPv6 /64 as one client, and believes X-Forwarded-For only from a configured proxy', async () => {
+  const ctx = context({ limiter: new RateLimiter({ perSecond: 1, burst: 2 }, () => 0) });
+  assert.equal((await request(ctx, 'GET', '/v1/vocabulary', '2001:db8:1:2::a')).status, 200);
+  assert.equal((await request(ctx, 'GET', '/v1/vocabulary', '2001:db8:1:2:ffff::b')).status, 200);
+  assert.equal((await request(ctx, 'GET', '/v1/vocabulary', '2001:db8:1:2:dead:beef:0:1')).status, 429, 'a new address in the same /64 is the same client');
+  assert.equal((await request(ctx, 'GET', '/v1/vocabulary', '2001:db8:1:3::a')).status, 200, 'another /64 is another client');
+  // A forged X-Forwarded-For from anyone but the configured proxy changes nothing.
+  const proxied = context({ limiter: new RateLimiter({ perSecond: 1, burst: 1 }, () => 0), trustedProxies: new Set(['10.0.0.2']) });
+  assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '198.51.100.9', { 'x-forwarded-for': '203.0.113.1' })).status, 200);
+  assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '198.51.100.9', { 'x-forwarded-for': '203.0.113.2' })).status, 429, 'not from the proxy: the peer is the client');
+  // Behind the proxy each forwarded client has its own bucket; what a client prepends itself is not believed.
+  assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '10.0.0.2', { 'x-forwarded-for': '1.1.1.1, 203.0.113.7' })).status, 200);
+  assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '10.0.0.2', { 'x-forwarded-for': '2.2.2.2, 203.0.113.8' })).status, 200);
+  assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '10.0.0.2', { 'x-forwarded-for': '3.3.3.3, 203.0.113.7' })).status, 429, 'the same forwarded client');
 });

@@ -7,8 +7,8 @@ import { POPULAR_SITES } from '../common/popular-sites.js';
 import { BATCH_KEY, DELETION_TOKEN, DELETION_TOKEN_HEADER, NETWORK_TYPES, UPLOAD_LIMITS, UPLOAD_RESOLVERS, validateBatch } from '../common/upload-batch.js';
 import { CODES, type CollectorCode } from '../common/errors.js';
 import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
-import type { GroupCommitter } from './group-commit.js';
-import type { RateLimiter } from './rate-limit.js';
+import { QueueFull, type GroupCommitter } from './group-commit.js';
+import { clientOf, type RateLimiter } from './rate-limit.js';
 import type { Aggregates, AggregateFilter, BatchRow, PutOutcome, Store } from './store.js';
 
 /** A file the dashboard needs, held in memory. */
@@ -22,6 +22,8 @@ export interface RouteContext {
   store: Store;
   committer: GroupCommitter<BatchRow, PutOutcome>;
   limiter: RateLimiter | null;
+  /** Proxies whose X-Forwarded-For is believed (canonical addresses); empty: the socket's peer is the client. */
+  trustedProxies: ReadonlySet<string>;
   aggregates: (filter: AggregateFilter) => Promise<Aggregates>;
   aggregatesTtlMs: number;
   minBatches: number;
@@ -107,6 +109,7 @@ async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
   try {
     outcome = await ctx.committer.submit(row);
   } catch (err) {
+    if (err instanceof QueueFull) throw new HttpError(503, CODES.UNAVAILABLE, 'too many uploads are waiting; retry later', { headers: { 'retry-after': '5' } });
     console.error(`dnscost-collector: store: ${(err as Error)?.message ?? String(err)}`);
     throw new HttpError(503, CODES.UNAVAILABLE, 'the batch was not stored; retry later', { headers: { 'retry-after': '1' } });
   }
@@ -134,7 +137,8 @@ async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteC
   limit(req, ctx);
   const filter: AggregateFilter = {};
   for (const [name, value] of new URL(req.url ?? '/', 'http://collector').searchParams) {
-    const allowed = FILTERS[name as keyof AggregateFilter] as readonly string[] | undefined;
+    // Own properties only: `?constructor=x` names no filter (it is not Object.prototype's).
+    const allowed = Object.hasOwn(FILTERS, name) ? FILTERS[name as keyof AggregateFilter] : undefined;
     if (!allowed) throw new HttpError(400, CODES.BAD_QUERY, `unknown filter; use ${Object.keys(FILTERS).join(', ')}`);
     if (value === '') continue;
     if (!allowed.includes(value)) throw new HttpError(400, CODES.BAD_QUERY, `unknown ${name}`);
@@ -180,7 +184,7 @@ async function asset(_req: IncomingMessage, res: ServerResponse, ctx: RouteConte
 }
 
 function limit(req: IncomingMessage, ctx: RouteContext): void {
-  const verdict = ctx.limiter?.take(req.socket.remoteAddress ?? '');
+  const verdict = ctx.limiter?.take(clientOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], ctx.trustedProxies));
   if (verdict && !verdict.ok) {
     throw new HttpError(429, CODES.RATE_LIMITED, 'too many requests; slow down', { headers: { 'retry-after': String(verdict.retryAfterS) } });
   }

@@ -14,6 +14,7 @@ import { RateLimiter, type RateOptions } from './rate-limit.js';
 import { handle, type Asset, type RouteContext } from './routes.js';
 import type { Aggregates, AggregateFilter, Store } from './store.js';
 import { DASHBOARD_DIR } from './paths.js';
+import { canonicalIp } from '../common/ip-address.js';
 
 /** How to run a collector; only `store` is required. */
 export interface CollectorOptions {
@@ -22,8 +23,12 @@ export interface CollectorOptions {
   host?: string;
   /** Port (default 0: any free one). */
   port?: number;
-  /** Per-client limit on /v1 requests; null turns it off (benchmarks, a trusted proxy in front). */
+  /** Per-client limit on /v1 requests; null turns it off (benchmarks). */
   rate?: RateOptions | null;
+  /** Addresses of proxies in front whose X-Forwarded-For names the client (default none). */
+  trustedProxies?: readonly string[];
+  /** Connections open at once, at most (default 1,000); more are refused at once. */
+  maxConnections?: number;
   /** How long an aggregates answer is reused (default 10 s); 0 computes every request. */
   aggregatesTtlMs?: number;
   /** Distinct batches a site needs in a cell before it is named (default 5). */
@@ -51,6 +56,7 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
     store,
     committer,
     limiter: opts.rate === null ? null : new RateLimiter(opts.rate ?? { perSecond: 5, burst: 20 }),
+    trustedProxies: new Set((opts.trustedProxies ?? []).map(canonicalIp)),
     aggregates: cachedAggregates(store, aggregatesTtlMs, minBatches),
     aggregatesTtlMs,
     minBatches,
@@ -58,9 +64,12 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
     now: opts.now ?? Date.now,
   };
   const server = createServer((req, res) => void handle(req, res, ctx));
-  // A client that sends its headers or body slowly must not hold a connection for long.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // A client that sends its headers or body slowly must not hold a connection for long; an idle one goes after 5 s;
+  // past maxConnections new ones are refused (Node closes them at once), so slow sockets cannot starve the rest.
+  server.headersTimeout = 5_000;
+  server.requestTimeout = 15_000;
+  server.keepAliveTimeout = 5_000;
+  server.maxConnections = opts.maxConnections ?? 1_000;
   server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;

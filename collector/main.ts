@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isIpAddress } from '../common/ip-address.js';
 import { startCollector } from './server.js';
-import { openPgliteStore } from './store-pglite.js';
+import { openPgliteStore, PGLITE_DURABILITY } from './store-pglite.js';
 import { openPostgresStore } from './store-postgres.js';
 
 const HELP = `dnscost-collector: receives opt-in dnscost uploads and publishes crowd-wide aggregates.
@@ -83,6 +83,7 @@ const collector = await startCollector({
   maxConnections,
   trustedProxies,
 });
+if (!url) console.error(`dnscost-collector: note: ${PGLITE_DURABILITY}`);
 console.error(`dnscost-collector: store ${store.kind}${url ? '' : ` in ${values.data}`}; listening on ${collector.url}`);
 
 let stopping = false;

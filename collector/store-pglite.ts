@@ -26,18 +26,31 @@ export async function openPgliteStore(dataDir: string): Promise<Store> {
 
 /**
  * Flushes the write-ahead log to disk. PGlite's file system layer (Emscripten NODEFS) has no fsync, so Postgres's
- * own WAL flush at COMMIT stops in the OS page cache: it survives the process being killed, not a power loss.
- * Fsyncing the WAL segments after each commit gives the embedded store the durability of a real server.
+ * own WAL flush at COMMIT stops in the OS page cache: it survives the process being killed, not a power loss. The
+ * WAL segments and their directory (a new segment is a new directory entry) are fsynced after each commit; the data
+ * files a checkpoint writes are not, so the embedded store is NOT crash-safe against power loss (README: use
+ * PostgreSQL for that; the start-up log says so).
  */
 async function syncWal(dataDir: string): Promise<void> {
   const wal = join(dataDir, 'pg_wal');
   for (const name of await readdir(wal)) {
     if (!/^[0-9A-F]{24}$/.test(name)) continue;
-    const f = await open(join(wal, name), 'r+');
-    try {
-      await f.sync();
-    } finally {
-      await f.close();
-    }
+    await syncPath(join(wal, name), 'r+');
+  }
+  // A directory cannot be opened for fsync everywhere (Windows): there the segments' own fsync is what there is.
+  await syncPath(wal, 'r').catch((e: NodeJS.ErrnoException) => {
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EACCES'].includes(e.code ?? '')) throw e;
+  });
+}
+
+async function syncPath(path: string, flags: 'r' | 'r+'): Promise<void> {
+  const f = await open(path, flags);
+  try {
+    await f.sync();
+  } finally {
+    await f.close();
   }
 }
+
+/** What the start-up log says of the embedded store's durability. */
+export const PGLITE_DURABILITY = 'the embedded store is not crash-safe against power loss (a killed collector loses nothing); use PostgreSQL (DNSCOST_COLLECTOR_DATABASE_URL) for uploads you cannot lose';

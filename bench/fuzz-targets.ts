@@ -1,0 +1,183 @@
+// What the fuzzing feeds each boundary, and what must hold for every input (issue 13): the native host's framing and
+// request validation, the DNS answer parser, the collector's upload validator, the HAR reader. Each target is a
+// fast-check arbitrary (random inputs, and valid inputs mutated: bytes flipped, cut, fields replaced) and a check that
+// throws on a property violation: a crash (an exception that is not the boundary's own coded error), a result that
+// breaks the boundary's promises, or an input that takes too long. tests/fuzz.test.ts runs each briefly; bench/fuzz.ts
+// runs 1,000,000 inputs each and records the outcome.
+import fc from 'fast-check';
+import dnsPacket from 'dns-packet';
+import { CODES, DnscostError } from '../common/errors.js';
+import { MAX_HOSTS_PER_REQUEST, parseRequest } from '../common/schema.js';
+import { UPLOAD_LIMITS, validateBatch } from '../common/upload-batch.js';
+import { HarError, parseHar } from '../lab/har/har.js';
+import { pagePlan } from '../lab/har/plan.js';
+import { MAX_ANSWERS, parseAnswer } from '../native-host/src/dns-wire.js';
+import { encodeFrame, FrameDecoder } from '../native-host/src/framing.js';
+
+/** One boundary's fuzzing: inputs, and the check each must pass. */
+export interface FuzzTarget<T> {
+  name: string;
+  arbitrary: fc.Arbitrary<T>;
+  check(input: T): void;
+}
+
+/** Longest one input may take (ms) before it counts as a hang. */
+export const HANG_MS = 1000;
+
+const CODE_SET = new Set<string>(Object.values(CODES));
+const bytes = (max: number) => fc.uint8Array({ maxLength: max }).map((a) => Buffer.from(a));
+
+/** `valid` with a few bytes flipped, inserted, or cut off. */
+function mutated(valid: Buffer): fc.Arbitrary<Buffer> {
+  return fc.tuple(fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }), fc.option(fc.nat())).map(([flips, cut]) => {
+    const b = Buffer.from(valid);
+    for (const [at, v] of flips) if (b.length) b[at % b.length] = v;
+    return cut === null || b.length === 0 ? b : b.subarray(0, cut % (b.length + 1));
+  });
+}
+
+/** A JSON value with one field somewhere replaced by anything. */
+function mutatedJson(valid: unknown): fc.Arbitrary<unknown> {
+  return fc.tuple(fc.nat(), fc.jsonValue(), fc.boolean()).map(([pick, value, drop]) => {
+    const copy = structuredClone(valid) as Record<string, unknown>;
+    const paths: Array<[Record<string, unknown>, string]> = [];
+    const walk = (o: unknown) => {
+      if (typeof o !== 'object' || o === null) return;
+      for (const k of Object.keys(o)) {
+        paths.push([o as Record<string, unknown>, k]);
+        walk((o as Record<string, unknown>)[k]);
+      }
+    };
+    walk(copy);
+    if (paths.length) {
+      const [o, k] = paths[pick % paths.length]!;
+      if (drop) delete o[k];
+      else o[k] = value;
+    }
+    return copy;
+  });
+}
+
+function timed<T>(check: (input: T) => void): (input: T) => void {
+  return (input) => {
+    const t0 = performance.now();
+    check(input);
+    const ms = performance.now() - t0;
+    if (ms > HANG_MS) throw new Error(`one input took ${ms.toFixed(0)} ms (a hang)`);
+  };
+}
+
+// ---- native framing and request validation ----
+
+const VALID_REQUEST = { id: 'm1', type: 'measure', hosts: ['a.example', { name: 'b.example', at: 5, qtypes: ['A', 'HTTPS'] }], resolvers: [{ id: 'r', name: 'R', endpoints: [{ transport: 'dot', address: '192.0.2.1', port: 853, serverName: 'dns.example' }] }], modes: ['cold'], repeat: 2 };
+
+/** Chunks of bytes as stdin delivers them: random, or frames (valid or mutated requests) cut anywhere. */
+const framingInput = fc.array(fc.oneof(
+  bytes(64),
+  mutatedJson(VALID_REQUEST).map((v) => encodeFrame(JSON.stringify(v))),
+  fc.jsonValue().map((v) => encodeFrame(JSON.stringify(v) ?? 'null')),
+  mutated(encodeFrame(JSON.stringify(VALID_REQUEST))),
+), { maxLength: 8 }).chain((parts) => {
+  const all = Buffer.concat(parts);
+  return fc.array(fc.nat({ max: all.length }), { maxLength: 4 }).map((cuts) => {
+    const at = [...new Set([0, ...cuts.sort((a, b) => a - b), all.length])];
+    return at.slice(1).map((end, i) => all.subarray(at[i]!, end));
+  });
+});
+
+export const framing: FuzzTarget<Buffer[]> = {
+  name: 'native framing and request validation',
+  arbitrary: framingInput,
+  check: timed((chunks) => {
+    const d = new FrameDecoder(1024 * 1024);
+    const total = chunks.reduce((n, c) => n + c.length, 0);
+    let seen = 0;
+    const events = [...chunks.flatMap((c) => d.push(c)), d.abandon()].filter((e) => e !== null);
+    for (const e of events) {
+      if (e.kind === 'frame') {
+        seen += 4 + e.body.length;
+        let value: unknown;
+        try {
+          value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(e.body));
+        } catch {
+          continue; // the host answers bad-json
+        }
+        const parsed = parseRequest(value);
+        if (parsed.ok && parsed.request.type === 'measure' && parsed.request.hosts.length > MAX_HOSTS_PER_REQUEST) throw new Error('a request over the host cap passed');
+        if (!parsed.ok && (!parsed.problems.length || parsed.problems.some((p) => typeof p !== 'string'))) throw new Error('a refusal without its problems');
+      } else if (e.kind !== 'too-large' && e.kind !== 'truncated') throw new Error(`unknown event ${JSON.stringify(e)}`);
+    }
+    if (seen > total) throw new Error(`frames of ${seen} bytes from ${total} bytes of input`);
+  }),
+};
+
+// ---- the DNS answer parser ----
+
+const QUESTION = { name: 'www.example.com', qtype: 'A' as const };
+const ID = 4242;
+const VALID_ANSWER = dnsPacket.encode({
+  type: 'response', id: ID, flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE, questions: [{ type: 'A', name: QUESTION.name }],
+  answers: [{ type: 'CNAME', name: QUESTION.name, ttl: 60, data: 'cdn.example.net' }, { type: 'A', name: 'cdn.example.net', ttl: 60, data: '192.0.2.7' }],
+});
+
+export const dnsAnswer: FuzzTarget<Buffer> = {
+  name: 'DNS answer parser',
+  arbitrary: fc.oneof(bytes(600), mutated(VALID_ANSWER), mutated(VALID_ANSWER), mutated(VALID_ANSWER)),
+  check: timed((buf) => {
+    try {
+      const a = parseAnswer(buf, QUESTION, ID);
+      if (a.answers.length > MAX_ANSWERS || typeof a.rcode !== 'string') throw new Error('an answer over the cap');
+    } catch (e) {
+      if (e instanceof DnscostError && CODE_SET.has(e.code)) return;
+      throw e;
+    }
+  }),
+};
+
+// ---- the collector's upload validator ----
+
+const VALID_BATCH = {
+  version: 1, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' },
+  pages: [{ site: 'wikipedia.org', hour: '2026-11-21T14Z', hosts: 9, results: [{ resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 12, failures: 1, medianMs: 21.5, p5Ms: 11, p95Ms: 80.25, onload: { pointMs: 14, lowMs: 3, highMs: 40 }, bytesPerLookup: 5120.5, packetsPerLookup: 11.5 }] }],
+};
+const NOW = Date.parse('2026-11-21T15:30:00Z');
+
+export const uploadBatch: FuzzTarget<unknown> = {
+  name: 'upload validator',
+  arbitrary: fc.oneof(fc.anything(), fc.jsonValue(), mutatedJson(VALID_BATCH), mutatedJson(VALID_BATCH), mutatedJson(VALID_BATCH)),
+  check: timed((value) => {
+    const r = validateBatch(value, { now: () => NOW });
+    if (r.ok) {
+      if (r.batch.pages.length > UPLOAD_LIMITS.pages) throw new Error('a batch over the page cap passed');
+    } else if (!CODE_SET.has(r.code) || typeof r.message !== 'string') throw new Error(`a refusal without a stable code: ${JSON.stringify(r)}`);
+  }),
+};
+
+// ---- the HAR reader ----
+
+const VALID_HAR = {
+  log: {
+    version: '1.2', creator: { name: 'fuzz', version: '1' }, pages: [{ id: 'p', title: 't', startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: { onLoad: 900 } }],
+    entries: [
+      { pageref: 'p', startedDateTime: '2026-01-01T00:00:00.000Z', time: 120, request: { method: 'GET', url: 'https://www.example.com/', headers: [] }, response: { status: 200, headers: [], content: { size: 5000, mimeType: 'text/html' }, bodySize: 5000 }, timings: { dns: 10, connect: 20, ssl: 10, send: 1, wait: 50, receive: 9 } },
+      { pageref: 'p', startedDateTime: '2026-01-01T00:00:00.200Z', time: 80, _initiator: { type: 'parser', url: 'https://www.example.com/' }, request: { method: 'GET', url: 'https://cdn.example.net/a.js', headers: [] }, response: { status: 200, headers: [], content: { size: 900, mimeType: 'text/javascript' }, bodySize: 900 }, timings: { dns: 5, connect: 10, send: 1, wait: 30, receive: 4 } },
+    ],
+  },
+};
+
+export const harReader: FuzzTarget<string> = {
+  name: 'HAR reader',
+  arbitrary: fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v) ?? ''), mutatedJson(VALID_HAR).map((v) => JSON.stringify(v)), mutatedJson(VALID_HAR).map((v) => JSON.stringify(v)), mutated(Buffer.from(JSON.stringify(VALID_HAR))).map((b) => b.toString('utf8'))),
+  check: timed((text) => {
+    try {
+      pagePlan(parseHar(text, 'fuzz.har'));
+    } catch (e) {
+      // The reader's own errors name what is wrong; the plan's one refusal is a plain Error with its sentence.
+      if (e instanceof HarError || (e instanceof Error && e.constructor === Error && /^the HAR /.test(e.message))) return;
+      throw e;
+    }
+  }),
+};
+
+/** Every target, in the order the benchmark runs them. */
+export const FUZZ_TARGETS = [framing, dnsAnswer, uploadBatch, harReader] as const;

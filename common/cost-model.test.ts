@@ -271,3 +271,21 @@ test("a host is done when the recording browser has what it waits for: Chromium 
   assert.equal(chromiumHttpsWait(100), 20);
   assert.equal(chromiumHttpsWait(1000), 50);
 });
+
+test("Firefox's TRR asks an http document's HTTPS record before its addresses: one more query round trip over DoH, not over Do53 or DoT", () => {
+  // Warm cells: every lookup is one 30 ms query over DoH and DoT, 20 ms over Do53; the document and one more host.
+  const at = { 'doc.test': 0, 'cdn.test': 120 };
+  const records = [
+    ...cell('system', 'udp', { 'doc.test': 20, 'cdn.test': 20 }, at, { mode: 'warm' }),
+    ...cell('r', 'doh', { 'doc.test': 30, 'cdn.test': 30 }, at, { mode: 'warm' }),
+    ...cell('r', 'dot', { 'doc.test': 30, 'cdn.test': 30 }, at, { mode: 'warm' }),
+  ];
+  const hosts = [{ name: 'cdn.test', firstNeededAt: 120 }];
+  const doc = (p: PageInput, transport: TransportId) => only(pageCost(p, records), 'r', transport, 'warm').hosts.find((h) => h.reason === 'document')!;
+  const http = { ...page(hosts), browser: 'firefox' as const, documentHttp: true };
+  assert.equal(doc(http, 'doh').lookup, 60, 'HTTPS first (30 ms), then the addresses (30 ms)');
+  assert.equal(doc(http, 'dot').lookup, 30, 'over the machine\'s stub Firefox asks no HTTPS record for an http document');
+  assert.equal(doc({ ...http, documentHttp: false }, 'doh').lookup, 30, 'an https document: asked together');
+  assert.equal(doc({ ...http, browser: 'chromium' }, 'doh').lookup, 30, 'Chromium asks them together');
+  assert.equal(only(pageCost(http, records), 'r', 'doh', 'warm').hosts.find((h) => h.name === 'cdn.test')!.lookup, 30, 'only the document');
+});

@@ -120,6 +120,8 @@ export interface PageInput {
   browser?: RecordingBrowser | null;
   /** The document's host; its observed lookup comes from Navigation Timing. */
   documentHost: string;
+  /** The document was fetched over http (Firefox's TRR then asks its HTTPS record before its addresses). */
+  documentHttp?: boolean;
   navigation: NavigationInput;
   /** onLoad time (ms since navigation start); `navigation.loadEventEnd` when absent. */
   onLoad?: number;
@@ -234,7 +236,21 @@ function hostsOf(page: PageInput): PageHostInput[] {
 /** Per host of one cell: lookup per repeat (null when it did not resolve), failures and totals. */
 type HostLookups = { perRepeat: Map<number, number | null>; waited: Map<number, number>; failed: number; total: number };
 
-function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null): Map<string, HostLookups> {
+/** DoH transports: a Firefox that uses one does so through its TRR. */
+const TRR_TRANSPORTS: ReadonlySet<string> = new Set(['doh', 'doh1', 'doh3']);
+
+/**
+ * The host whose lookup, in `records`' cells, has one more query round trip in front of it: Firefox resolving an
+ * http document through its TRR asks the document's HTTPS record first and its addresses only after that answer
+ * (whether the navigation is upgraded, or uses ECH, depends on it). In Navigation Timing the first round trip sits
+ * before domainLookupStart (bench/results/validation-fiber.md: lookup start 20–35 ms after fetchStart on fiber, warm;
+ * Do53 1–12 ms). Over its own resolver it asks no HTTPS record for an http document.
+ */
+function sequentialHttpsHost(page: PageInput, records: readonly StoredRecord[]): string | null {
+  return page.browser === 'firefox' && page.documentHttp === true && TRR_TRANSPORTS.has(records[0]?.transport ?? '') ? page.documentHost : null;
+}
+
+function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null, sequentialHttps: string | null = null): Map<string, HostLookups> {
   const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total);
   // A Do53 query lost over UDP is not the end for a browser: its stub asks again after its retransmission timeout.
   const lost = (r: StoredRecord) => !r.ok && r.transport === 'udp' && r.error === CODES.TIMEOUT;
@@ -268,7 +284,10 @@ function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: 
       const rest = times(rs.filter((r) => !addresses.includes(r)));
       // The browser waits for its other types too: Chromium for an HTTPS record only a bounded extra time after the
       // addresses (then goes on without it); Firefox for all of them.
-      const done = rest.length === 0 ? addressDone : browser === 'chromium' ? Math.max(addressDone, Math.min(Math.max(...rest), addressDone + chromiumHttpsWait(addressDone))) : Math.max(addressDone, ...rest);
+      const parallel = rest.length === 0 ? addressDone : browser === 'chromium' ? Math.max(addressDone, Math.min(Math.max(...rest), addressDone + chromiumHttpsWait(addressDone))) : Math.max(addressDone, ...rest);
+      // The HTTPS question asked first: one more query on the connection (its own round trip, no set-up).
+      const first = host === sequentialHttps ? Math.max(0, ...addresses.filter((r) => r.ok).map((r) => r.timings.query ?? 0)) : 0;
+      const done = parallel + first;
       h.perRepeat.set(repeat, addresses.some(answered) ? done : null);
       h.waited.set(repeat, Math.max(0, ...rs.map((r) => r.replay?.waitedForConnection ?? 0)));
     }
@@ -309,7 +328,7 @@ export function pageCost(page: PageInput, records: readonly StoredRecord[], opti
     const first = list[0]!;
     const base = baselineFor(first.mode);
     const retry = options.udpRetryMs ?? UDP_RETRY_MS;
-    return cellCost(page, list, base ? lookups(base, retry, page.browser ?? null) : null, options.dotOverhead ?? 'formula', retry);
+    return cellCost(page, list, base ? lookups(base, retry, page.browser ?? null, sequentialHttpsHost(page, base)) : null, options.dotOverhead ?? 'formula', retry);
   });
 }
 
@@ -322,7 +341,7 @@ function cellCost(
 ): CellCost {
   const first = records[0]!;
   const onLoad = page.onLoad ?? page.navigation.loadEventEnd;
-  const measured = lookups(records, udpRetryMs, page.browser ?? null);
+  const measured = lookups(records, udpRetryMs, page.browser ?? null, sequentialHttpsHost(page, records));
   const costOf = (h: PageHostInput, credit: number): HostCost => {
     const m = measured.get(h.name);
     // `lookup` is the replay as measured; the difference uses it less any wait the document's slowdown absorbs.

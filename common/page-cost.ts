@@ -49,7 +49,10 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
       const completedAt = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
       return { name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedAt };
     });
-  return { documentHost: page.host, navigation, onLoad, hosts, browser: page.browser ?? null };
+  // The document's scheme: its final address (Navigation Timing's name), else the schemes its host was fetched with.
+  const docSchemes = page.hosts.find((h) => h.name === page.host)?.schemes ?? [];
+  const documentHttp = typeof nt.name === 'string' ? /^http:/i.test(nt.name) : docSchemes.length > 0 && !docSchemes.includes('https');
+  return { documentHost: page.host, documentHttp, navigation, onLoad, hosts, browser: page.browser ?? null };
 }
 
 /**

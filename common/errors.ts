@@ -57,6 +57,8 @@ export const CODES = {
   HOST_INCOMPATIBLE: 'host-incompatible',
   /** The host exited, closed the connection, answered hello wrongly or not in time. */
   HOST_DISCONNECTED: 'host-disconnected',
+  /** A running measurement heard nothing from the host for a minute: the host was restarted. */
+  HOST_STALLED: 'host-stalled',
   /** The host sent a reply that is not one of the protocol's (it is dropped; the request it names fails). */
   BAD_REPLY: 'bad-reply',
 

@@ -211,3 +211,19 @@ test('replies are validated on entry: a well-formed one reaches its request whol
   h.last().reply({ id: 99, type: 'records', records: 'nonsense' });
   assert.equal(got.length, 1 + broken.length + 2);
 });
+
+test('restart gives up on a stalled host: its port closes, open requests hear closed, a new host starts after the wait', () => {
+  const h = harness();
+  h.conn.start();
+  h.hello();
+  const heard: unknown[] = [];
+  assert.equal(h.conn.request({ id: 'm', type: 'measure', hosts: ['a.example'], resolvers: [] } as never, (r) => heard.push(r)), true);
+  h.conn.restart('silent for a minute');
+  assert.equal(h.ports[0]!.disconnected, true);
+  assert.deepEqual(heard, [{ id: 'm', type: 'closed', message: 'silent for a minute' }]);
+  assert.equal(h.conn.status().ok, false);
+  h.advance(60_000);
+  assert.equal(h.ports.length, 2, 'a new host');
+  h.conn.restart('not connected: nothing to do');
+  assert.equal(h.ports[1]!.disconnected, false);
+});

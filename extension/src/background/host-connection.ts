@@ -163,6 +163,14 @@ export class HostConnection {
     return true;
   }
 
+  /**
+   * Gives up on a host that stopped answering (stopped, or stuck mid-frame): its port is closed (the browser ends the
+   * process with it), every open request is told `closed`, and a new host is started after the usual wait.
+   */
+  restart(message: string): void {
+    if (this.state.kind === 'connected') this.fail({ code: CODES.HOST_DISCONNECTED, message });
+  }
+
   /** Stops routing replies for `id` (after its `done` or `error`). */
   release(id: RequestId): void {
     this.routes.delete(id);

@@ -16,7 +16,7 @@ import { defaultSettings, type Settings } from '../settings.js';
 import { HostConnection, type NativePort, type RoutedReply } from './host-connection.js';
 import { PROTOCOL_VERSION } from '../../../common/schema.js';
 import { MAX_REPLAY_AT_MS, measurableHosts, offeredEndpoints, planMeasurement } from './measure-plan.js';
-import { MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type SchedulerDeps, type MeasureHost } from './measurements.js';
+import { HOST_STALL_MS, MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type SchedulerDeps, type MeasureHost } from './measurements.js';
 import { exchange, FakeArea, host, pageRecord } from './test-fixtures.js';
 import { CODES } from '../../../common/errors.js';
 import { type HostStatus } from '../messages/host.js';
@@ -41,6 +41,10 @@ class FakeHost implements MeasureHost {
   browserDoh: BrowserDoh | null = null;
   requests: Array<{ req: { id: string | number; type: string } & Record<string, unknown>; listener: (r: RoutedReply) => void }> = [];
   released: Array<string | number> = [];
+  restarts: string[] = [];
+  restart(message: string): void {
+    this.restarts.push(message);
+  }
   status(): HostStatus {
     return this.connected
       ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns, ipv6: this.ipv6, browserDoh: this.browserDoh }
@@ -64,6 +68,7 @@ class FakeHost implements MeasureHost {
 function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; unknownTabs?: number[]; area?: FakeArea; host?: FakeHost; onDone?: SchedulerDeps['onDone'] } = {}) {
   const area = opts.area ?? new FakeArea();
   const fakeHost = opts.host ?? new FakeHost();
+  const timers: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
   let now = 1_000_000;
   let n = 0;
   const settings: Settings = { ...defaultSettings([LAB]), lab: true, consent: { given: true, at: 1, for: null }, ...opts.settings };
@@ -82,8 +87,10 @@ function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, Pa
     log: () => undefined,
     selfSender: EXT,
     ...(opts.onDone ? { onDone: opts.onDone } : {}),
+    setTimer: (fn, ms) => timers.push({ fn, ms, cleared: false }) - 1,
+    clearTimer: (i) => void (timers[i as number]!.cleared = true),
   });
-  return { s, area, host: fakeHost, settings, pages, advance: (ms: number) => (now += ms) };
+  return { s, area, host: fakeHost, settings, pages, timers, advance: (ms: number) => (now += ms) };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -314,6 +321,27 @@ test('a host that goes away interrupts; cancel asks the host and ends as cancell
   c.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: true, summary: [] });
   await settle();
   assert.equal(((await c.s.status(7, EXT, false)) as MeasureStatus).measurement?.state, 'cancelled');
+});
+
+test('a host that stops answering (stopped, or stuck mid-frame): the measurement fails with host-stalled after a minute of silence, the host is restarted, records kept', async () => {
+  const h = harness();
+  await h.s.start(7, EXT);
+  const armed = () => h.timers.filter((t) => !t.cleared && t.ms === HOST_STALL_MS);
+  assert.equal(armed().length, 1, 'the watchdog is armed when the request goes');
+  h.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5)] });
+  assert.equal(armed().length, 1, 'every reply re-arms it (the old one cleared)');
+  armed()[0]!.fn();
+  await settle();
+  const st = (await h.s.status(7, EXT, true)) as MeasureStatus;
+  assert.equal(st.measurement?.state, 'failed');
+  assert.equal(st.measurement?.error?.code, 'host-stalled');
+  assert.equal(st.records?.length, 1, 'what arrived is kept');
+  assert.equal(h.host.restarts.length, 1);
+  // A measurement that finishes in time disarms it.
+  const d = harness();
+  await d.s.start(7, EXT);
+  d.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [] });
+  assert.equal(d.timers.filter((t) => !t.cleared && t.ms === HOST_STALL_MS).length, 0);
 });
 
 test('an excluded site: its stored measurements are purged, a running one cancelled; the others kept', async () => {

@@ -27,16 +27,18 @@
 import type { MessageSender } from '../messages/index.js';
 import { type MeasureCode, type MeasurementMeta, type MeasureStatus } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
-import { networkInfo, type Request, type RequestId } from '../../../common/schema.js';
+import { networkInfo } from '../../../common/schema.js';
 import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
-import { offeredEndpoints, planMeasurement, withCurrentDns } from './measure-plan.js';
+import type { planMeasurement } from './measure-plan.js';
+import { hostProblem, measureGate, planFor, type MeasureHost } from './measure-gate.js';
+
+export type { MeasureHost } from './measure-gate.js';
 import { noteStart, SAMPLER_KEY, samplerStateOf, startsWithinHour, type SamplerState } from './sampler-state.js';
 
 export { SAMPLER_KEY, SAMPLER_MAX_HOSTS } from './sampler-state.js';
 import { storedRecord } from '../../../common/stored-record.js';
 import { CODES, type Failure } from '../../../common/errors.js';
-import { type HostStatus } from '../messages/host.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 
 /** storage.local keys: the index, one meta per measured page, record chunks per page. */
@@ -59,13 +61,6 @@ export interface MeasureStorageArea {
   remove(keys: string | string[]): Promise<void>;
 }
 
-/** The part of the host connection the scheduler uses (host-connection.ts). */
-export interface MeasureHost {
-  status(): HostStatus;
-  request(req: Exclude<Request, { type: 'hello' }>, listener: (reply: RoutedReply) => void): boolean;
-  release(id: RequestId): void;
-}
-
 /** What the scheduler needs from its surroundings. */
 export interface SchedulerDeps {
   area: MeasureStorageArea;
@@ -83,7 +78,17 @@ export interface SchedulerDeps {
   selfSender: MessageSender;
   /** Told of each measurement that finished `done`, once it is stored with all its records (the history). */
   onDone?(meta: MeasurementMeta, records: StoredRecord[]): Promise<void>;
+  /** Timers for the stall watchdog (default setTimeout/clearTimeout). */
+  setTimer?(fn: () => void, ms: number): unknown;
+  clearTimer?(handle: unknown): void;
 }
+
+/**
+ * A running measurement that hears nothing from the host for this long has a host that stopped (a stopped process,
+ * a frame that never ends): it fails with `host-stalled` and the host is restarted. The host reports progress after
+ * every exchange (at most its 5 s timeout apart) and a page's replay within about 15 s, so a minute is plenty.
+ */
+export const HOST_STALL_MS = 60_000;
 
 /** Why the sampler did or did not measure a page (for tests and the log). */
 export type SampleOutcome = { started: true; hosts: number } | { started: false; reason: string };
@@ -97,6 +102,8 @@ interface IndexEntry {
 
 interface Running {
   requestId: string;
+  /** The stall watchdog (reset by every reply). */
+  stall: unknown;
   meta: MeasurementMeta;
   /** Records of the open (last) chunk, rewritten as frames arrive. */
   open: StoredRecord[];
@@ -133,14 +140,14 @@ export class MeasurementScheduler {
   /** measure-start: starts measuring the tab's current page; its status, or why not (stable codes). */
   async start(tabId: number, sender: MessageSender): Promise<MeasureStatus | Failure<MeasureCode>> {
     await this.ready;
-    const gate = await this.gate(tabId, sender);
+    const gate = await measureGate(this.deps, tabId, sender);
     if (!gate.ok) return gate;
     const { page, settings } = gate;
     if (this.running) {
       if (this.running.meta.pageId === page.pageId) return this.status(tabId, sender, false);
       return fail(CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
     }
-    const plan = this.plan(page, settings);
+    const plan = planFor(this.deps.host, page, settings);
     if (!plan) {
       return fail(CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
     }
@@ -162,12 +169,12 @@ export class MeasurementScheduler {
     const now = this.deps.now();
     const state = await this.samplerState();
     if (startsWithinHour(state, now).length >= settings.budget.pagesPerHour) return { started: false, reason: 'budget' };
-    const gate = await this.gate(tabId, this.deps.selfSender);
+    const gate = await measureGate(this.deps, tabId, this.deps.selfSender);
     if (!gate.ok) return { started: false, reason: gate.code };
     if (this.running) return { started: false, reason: CODES.BUSY };
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
-    const plan = this.plan({ ...gate.page, hosts: fresh }, gate.settings);
+    const plan = planFor(this.deps.host, { ...gate.page, hosts: fresh }, gate.settings);
     if (!plan) return { started: false, reason: fresh.length ? CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
     const begun = await this.begin(tabId, gate.page, plan, 'auto');
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
@@ -186,10 +193,11 @@ export class MeasurementScheduler {
       version: 1, pageId: page.pageId, tabId, url: page.url, host: page.host, state: 'running', trigger, startedAt: now, updatedAt: now, finishedAt: null,
       done: 0, total: 0, records: 0, chunks: 0, chars: 0, plan: plan.summary, page, seed: null, primed: null, summary: null, error: null,
     };
-    const run: Running = { requestId, meta, open: [], openChars: 0, dirty: new Map(), lastMetaWrite: now, cancelId: null, received: 0, writeQueued: false, final: {} };
+    const run: Running = { requestId, stall: null, meta, open: [], openChars: 0, dirty: new Map(), lastMetaWrite: now, cancelId: null, received: 0, writeQueued: false, final: {} };
     const sent = this.deps.host.request({ ...plan.request, id: requestId }, (reply) => this.onReply(run, reply));
-    if (!sent) return fail(CODES.HOST_NOT_CONNECTED, this.hostProblem());
+    if (!sent) return fail(CODES.HOST_NOT_CONNECTED, hostProblem(this.deps.host));
     this.running = run;
+    this.watch(run);
     // A measurement of this page made before is replaced: its keys go (before any of the new run's writes, which
     // the write queue orders after this one).
     const old = this.metas.get(page.pageId);
@@ -220,11 +228,11 @@ export class MeasurementScheduler {
     let meta: MeasurementMeta | null = null;
     if (report.ok) meta = this.metas.get(report.record.pageId) ?? null;
     else if (report.code === CODES.NO_PAGE) meta = this.latestOfTab(tabId);
-    const gate = await this.gate(tabId, sender, report);
+    const gate = await measureGate(this.deps, tabId, sender, report);
     let blocked: MeasureStatus['blocked'] = gate.ok ? null : { code: gate.code, message: gate.message };
     if (!blocked && !(this.running && this.running.meta.pageId === pageId)) {
       if (this.running) blocked = { code: CODES.BUSY, message: `another page (${this.running.meta.host}) is being measured` };
-      else if (!(gate.ok && this.plan(gate.page, gate.settings))) {
+      else if (!(gate.ok && planFor(this.deps.host, gate.page, gate.settings))) {
         blocked = { code: CODES.NO_MEASURABLE_HOSTS, message: 'this page needed no hostname that may be sent to your resolvers' };
       }
     }
@@ -311,44 +319,6 @@ export class MeasurementScheduler {
     if (Object.keys(changed).length) await this.deps.area.set(changed);
   }
 
-  /** Why the tab's page may not be measured now, or the page and settings when it may. */
-  private async gate(
-    tabId: number,
-    sender: MessageSender,
-    known?: PageReplies['page-report'],
-  ): Promise<{ ok: true; page: Extract<PageReplies['page-report'], { ok: true }>['record']; settings: Settings } | Failure<MeasureCode>> {
-    // Private windows first: nothing of them is ever measured, whatever else holds. A tab the browser cannot tell
-    // about (tabs.get failed) counts as private: the check fails closed.
-    const isPrivate = await this.deps.isIncognitoTab(tabId).catch(() => null);
-    if (isPrivate === true) return fail(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
-    if (isPrivate === null) return fail(CODES.PRIVATE_WINDOW, 'the browser could not say whether this tab is in a private window, so it is treated as one: nothing is measured');
-    const report = known ?? (await this.deps.pageReport(tabId, sender));
-    if (!report.ok) {
-      if (report.code === CODES.PRIVATE_WINDOW) return fail(CODES.PRIVATE_WINDOW, report.message);
-      if (report.code === CODES.EXCLUDED) return fail(CODES.EXCLUDED, report.message);
-      if (report.code === CODES.BAD_SENDER) return fail(CODES.BAD_SENDER, report.message);
-      return fail(CODES.NO_PAGE, report.message);
-    }
-    const settings = await this.deps.loadSettings();
-    if (!settings.consent.given) {
-      return fail(CODES.NO_CONSENT, 'dnscost measures only after you agreed, in its options, to have this page’s hostnames re-resolved by your resolvers');
-    }
-    if (!this.deps.host.status().connected) return fail(CODES.HOST_NOT_CONNECTED, this.hostProblem());
-    return { ok: true, page: report.record, settings };
-  }
-
-  private hostProblem(): string {
-    const s = this.deps.host.status();
-    return s.ok ? 'the native host went away' : `the native host is not connected (${s.code}): ${s.message}`;
-  }
-
-  /** The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers. */
-  private plan(page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): ReturnType<typeof planMeasurement> {
-    const h = this.deps.host.status();
-    const current = h.ok && settings.currentDns ? h.currentDns : null;
-    return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null, lab: settings.lab });
-  }
-
   private latestOfTab(tabId: number): MeasurementMeta | null {
     for (let i = this.index.length - 1; i >= 0; i--) {
       const e = this.index[i]!;
@@ -357,8 +327,21 @@ export class MeasurementScheduler {
     return null;
   }
 
+  /** (Re)arms the run's stall watchdog. */
+  private watch(run: Running): void {
+    const clear = this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as NodeJS.Timeout));
+    if (run.stall !== null) clear(run.stall);
+    run.stall = (this.deps.setTimer ?? setTimeout)(() => {
+      if (this.running !== run) return;
+      const message = `the native host sent nothing for ${HOST_STALL_MS / 1000} s; it was restarted`;
+      this.finish(run, 'failed', { code: CODES.HOST_STALLED, message });
+      this.deps.host.restart?.(message);
+    }, HOST_STALL_MS);
+  }
+
   private onReply(run: Running, reply: RoutedReply): void {
     if (this.running !== run) return;
+    this.watch(run);
     const meta = run.meta;
     switch (reply.type) {
       case 'progress':
@@ -413,6 +396,7 @@ export class MeasurementScheduler {
   private finish(run: Running, state: MeasurementMeta['state'], error: MeasurementMeta['error']): void {
     if (this.running !== run) return;
     this.running = null;
+    if (run.stall !== null) (this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as NodeJS.Timeout)))(run.stall);
     this.deps.host.release(run.requestId);
     if (run.cancelId) this.deps.host.release(run.cancelId);
     const now = this.deps.now();

@@ -1,0 +1,72 @@
+// Whether a tab's page may be measured now, and its plan, for the measurement scheduler (measurements.ts): private
+// windows first (a tab the browser cannot tell about counts as private: the check fails closed), then the page
+// record's own refusals (excluded site, not the extension's sender), consent, the host's connection; the plan puts
+// the person's current DNS first when the setting is on and the host found it.
+import type { MessageSender } from '../messages/index.js';
+import type { MeasureCode } from '../messages/measure.js';
+import type { PageReplies } from '../messages/page.js';
+import type { Settings } from '../settings.js';
+import { CODES, type Failure } from '../../../common/errors.js';
+import { offeredEndpoints, planMeasurement, withCurrentDns } from './measure-plan.js';
+import type { HostStatus } from '../messages/host.js';
+import type { RoutedReply } from './host-connection.js';
+import type { Request, RequestId } from '../../../common/schema.js';
+
+/** The part of the host connection the scheduler uses (host-connection.ts). */
+export interface MeasureHost {
+  status(): HostStatus;
+  request(req: Exclude<Request, { type: 'hello' }>, listener: (reply: RoutedReply) => void): boolean;
+  release(id: RequestId): void;
+  /** Gives up on a host that stopped answering; a new one starts (host-connection.ts restart). */
+  restart?(message: string): void;
+}
+
+/** What the gate reads: the tab's privacy, its page record, the settings, the host's connection. */
+export interface GateDeps {
+  host: MeasureHost;
+  loadSettings(): Promise<Settings>;
+  pageReport(tabId: number, sender: MessageSender): Promise<PageReplies['page-report']>;
+  isIncognitoTab(tabId: number): Promise<boolean | null>;
+}
+
+function fail(code: MeasureCode, message: string): Failure<MeasureCode> {
+  return { ok: false, code, message };
+}
+
+/** Why the tab's page may not be measured now, or the page and settings when it may. */
+export async function measureGate(
+  deps: GateDeps,
+  tabId: number,
+  sender: MessageSender,
+  known?: PageReplies['page-report'],
+): Promise<{ ok: true; page: Extract<PageReplies['page-report'], { ok: true }>['record']; settings: Settings } | Failure<MeasureCode>> {
+  const isPrivate = await deps.isIncognitoTab(tabId).catch(() => null);
+  if (isPrivate === true) return fail(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
+  if (isPrivate === null) return fail(CODES.PRIVATE_WINDOW, 'the browser could not say whether this tab is in a private window, so it is treated as one: nothing is measured');
+  const report = known ?? (await deps.pageReport(tabId, sender));
+  if (!report.ok) {
+    if (report.code === CODES.PRIVATE_WINDOW) return fail(CODES.PRIVATE_WINDOW, report.message);
+    if (report.code === CODES.EXCLUDED) return fail(CODES.EXCLUDED, report.message);
+    if (report.code === CODES.BAD_SENDER) return fail(CODES.BAD_SENDER, report.message);
+    return fail(CODES.NO_PAGE, report.message);
+  }
+  const settings = await deps.loadSettings();
+  if (!settings.consent.given) {
+    return fail(CODES.NO_CONSENT, 'dnscost measures only after you agreed, in its options, to have this page’s hostnames re-resolved by your resolvers');
+  }
+  if (!deps.host.status().connected) return fail(CODES.HOST_NOT_CONNECTED, hostProblem(deps.host));
+  return { ok: true, page: report.record, settings };
+}
+
+/** Why the host cannot take a measurement, in words. */
+export function hostProblem(host: MeasureHost): string {
+  const s = host.status();
+  return s.ok ? 'the native host went away' : `the native host is not connected (${s.code}): ${s.message}`;
+}
+
+/** The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers. */
+export function planFor(host: MeasureHost, page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): ReturnType<typeof planMeasurement> {
+  const h = host.status();
+  const current = h.ok && settings.currentDns ? h.currentDns : null;
+  return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null, lab: settings.lab });
+}

@@ -19,8 +19,8 @@ test('the expected state: warm when the holder (and the server, where known) kee
   assert.equal(expectedMode(5_000, 'stubby'), 'warm');
   assert.equal(expectedMode(HOLDERS.stubby.idleMs, 'stubby'), 'warm', 'up to the limit');
   assert.equal(expectedMode(HOLDERS.stubby.idleMs + 1, 'stubby'), 'cold');
-  assert.equal(expectedMode(79_000, 'unbound'), 'warm');
-  assert.equal(expectedMode(81_000, 'unbound'), 'cold');
+  assert.equal(expectedMode(59_000, 'unbound'), 'warm');
+  assert.equal(expectedMode(61_000, 'unbound'), 'cold');
   assert.equal(expectedMode(3_000_000, 'firefox-trr'), 'warm');
   assert.equal(expectedMode(3_500_000, 'firefox-trr'), 'cold');
   assert.equal(expectedMode(86_400_000, 'chromium-doh'), 'warm', 'no limit of its own');

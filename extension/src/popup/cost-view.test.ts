@@ -34,7 +34,7 @@ test('the panel says which connection state each transport would have had at thi
   assert.match(soon, /DoH open \(warm\), as Chromium's DNS over HTTPS keeps it until the server closes it/);
   assert.doesNotMatch(soon, /Do53/, 'plain DNS has no connection to keep');
   const later = expectedWhy(page(30_000, 'chromium'), ['dot', 'doh'], 'unbound');
-  assert.match(later, /DoT open \(warm\), as unbound \(DNS over TLS\) keeps it 80 s/);
+  assert.match(later, /DoT open \(warm\), as unbound \(DNS over TLS\) keeps it 60 s/);
   assert.match(expectedWhy(page(90_000, 'firefox'), ['dot'], 'unbound'), /DoT closed \(cold\)/);
   assert.match(expectedWhy(page(null, 'firefox'), ['doh'], null), /^This was the first page since your browser started, .*DoH closed \(cold\)/);
   assert.equal(expectedWhy(page(1_000, 'firefox'), ['udp', 'tcp'], null), '');

@@ -2,7 +2,8 @@
 // (a web page's renderer can send whatever our content script can).
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { dispatchExtensionMessage, WEB_PAGE_MESSAGES, type ExtensionHandlers, type MessageSender } from './index.js';
+import * as v from 'valibot';
+import { dispatchExtensionMessage, extensionMessage, WEB_PAGE_MESSAGES, type ExtensionHandlers, type MessageSender } from './index.js';
 
 const OWN = 'chrome-extension://abcdefghijklmnop/';
 
@@ -13,15 +14,23 @@ function recording(): { handlers: ExtensionHandlers<null>; ran: string[] } {
   return { handlers, ran };
 }
 
-const PRIVILEGED = [
+// One valid example of every privileged message (every message but page-timing); the first test checks none is missing.
+const PRIVILEGED: Array<{ type: string } & Record<string, unknown>> = [
   { type: 'settings-set', changes: { currentDns: false } }, { type: 'settings-import', json: '{}' }, { type: 'settings-export' }, { type: 'settings-get' },
   { type: 'consent-give' }, { type: 'consent-withdraw' }, { type: 'data-clear' }, { type: 'host-status' }, { type: 'host-reconnect' },
-  { type: 'measure-start', tabId: 1 }, { type: 'history-get' }, { type: 'upload-flush' }, { type: 'upload-delete' },
+  { type: 'measure-start', tabId: 1 }, { type: 'measure-status', tabId: 1 }, { type: 'measure-cancel', tabId: 1 },
+  { type: 'page-report', tabId: 1 }, { type: 'history-get' }, { type: 'upload-status' }, { type: 'upload-preview' }, { type: 'upload-flush' }, { type: 'upload-delete' },
 ];
 
-test('privileged messages from a web page are refused before their handler runs; the extension\'s pages are answered', async () => {
-  const web: MessageSender = { url: 'https://evil.example/', tabId: 3, frameId: 0 };
-  for (const m of PRIVILEGED) {
+test('every message but a page\'s timing is privileged, and each has its test below', () => {
+  const all = extensionMessage.options.map((o) => o.entries.type.literal as string).sort();
+  const covered = PRIVILEGED.filter((m) => v.safeParse(extensionMessage, m).success).map((m) => m.type);
+  assert.deepEqual([...new Set([...covered, ...WEB_PAGE_MESSAGES])].sort(), all, 'a message type without a valid example here');
+});
+
+for (const m of PRIVILEGED) {
+  test(`${m.type} from a web page (our content script's sender) is refused with bad-sender before its handler runs; the extension's pages are answered`, async () => {
+    const web: MessageSender = { url: 'https://evil.example/', tabId: 3, frameId: 0 };
     const { handlers, ran } = recording();
     const reply = (await dispatchExtensionMessage(handlers, m, null, web, OWN)) as { ok: boolean; code?: string };
     assert.deepEqual([reply.ok, reply.code], [false, 'bad-sender'], m.type);
@@ -32,8 +41,8 @@ test('privileged messages from a web page are refused before their handler runs;
     const own = (await dispatchExtensionMessage(handlers, m, null, { url: `${OWN}options/options.html` }, OWN)) as { ok: boolean };
     assert.equal(own.ok, true, m.type);
     assert.deepEqual(ran, [m.type]);
-  }
-});
+  });
+}
 
 test('a page\'s timing is the one message a web page may send; bad input is still bad-request first', async () => {
   assert.deepEqual([...WEB_PAGE_MESSAGES], ['page-timing']);

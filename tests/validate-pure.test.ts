@@ -5,7 +5,7 @@ import { test } from 'vitest';
 import { analyse, bootstrapDiff, measuredChange, modeFor, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
-import { gapRanges, gapSequence, idleLimitMs, LoadBook, needsLoad, rowDone, serverIdleFor, type Budget } from '../bench/validate/schedule.js';
+import { gapRanges, gapSequence, idleLimitMs, LoadBook, needsLoad, REPLAYS_PER_ROW, replayed, rowDone, serverIdleFor, type Budget } from '../bench/validate/schedule.js';
 import type { ValidationRun, Visit } from '../bench/validate/types.js';
 import { profileByName } from '../lab/profiles.js';
 
@@ -135,4 +135,13 @@ test('rows: one per browser × page × transport × scenario, the prediction in 
   assert.equal(modeFor(visit('do53', 1, 1, 5_000), 'doh', 'expected', ctx), 'warm');
   assert.equal(modeFor(visit('do53', 1, 1, 25_000), 'doh', 'expected', ctx), 'cold');
   assert.equal(modeFor(visit('do53', 1, 1, 25_000), 'doh', 'warm', ctx), 'warm', 'the warm scenario is warm whatever the gap');
+});
+
+test('replays: at most REPLAYS_PER_ROW Do53 visits per browser × page × scenario, spread over its loads', () => {
+  const v = (browser: string, page: string, round: number) => ({ browser, page, scenario: 'cold', transport: 'do53', round }) as unknown as Visit;
+  const many = Array.from({ length: 20 }, (_, i) => v('chromium', '1', i + 1));
+  const few = Array.from({ length: 3 }, (_, i) => v('firefox', '1', i + 1));
+  const chosen = replayed([...many, ...few]);
+  assert.equal(chosen.length, REPLAYS_PER_ROW + 3);
+  assert.deepEqual(chosen.filter((x) => x.browser === 'chromium').map((x) => x.round), [1, 3, 6, 8, 11, 13, 16, 18]);
 });

@@ -4,7 +4,8 @@
 // every query logged, the idle timeout of the run), a second CoreDNS with the same zone on other ports for dnscost's
 // replays (so replays never show in the browser's log), and the group's site; it drives the side workers (one per
 // browser × side, each in its own mount namespace: side.ts) through the rounds and the traces (phases.ts); then it
-// replays every Do53 visit (replay.ts) and gives each visit its share of the query log (querylog.ts). It writes the
+// replays Do53 visits (replay.ts; at most REPLAYS_PER_ROW per row, spread over its loads) and gives each visit its
+// share of the query log (querylog.ts). It writes the
 // profile's visits to c.out. Progress goes to stdout as `progress …` lines, which the outer half passes on.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { harGroup, syntheticGroup, startSite, type PageGroup, type RunningSite }
 import { runRounds, runTraces, type PhaseContext } from './phases.js';
 import { attribute, QueryLog } from './querylog.js';
 import { modesOf, replay } from './replay.js';
-import { LoadBook } from './schedule.js';
+import { LoadBook, replayed } from './schedule.js';
 import { SideHandle } from './sides.js';
 import { REPLAY_PORTS, SERVER, SIDES, type InnerConfig, type ProfileRun, type Side, type Visit } from './types.js';
 
@@ -88,7 +89,7 @@ export async function inner(configFile: string): Promise<void> {
         };
         await runRounds(ctx);
         await runTraces(ctx);
-        const base = mine.filter((v) => v.transport === 'do53' && v.pageRecord && !v.error);
+        const base = replayed(mine.filter((v) => v.transport === 'do53' && v.pageRecord && !v.error));
         for (const [i, v] of base.entries()) {
           try {
             v.records = await replay(v.pageRecord!, o.transports, modesOf(v.scenario), o.repeat, c.seed * 1000 + i, caPem);

@@ -5,7 +5,7 @@ import { HOLDERS, holderOf, pings } from '../../common/connection-state.js';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { seededRandom, shuffled } from '../../common/stats.js';
 import { measuredChange, rowKey, rowSeed } from './analysis.js';
-import type { Candidate, DotStub, Scenario, Side, ValidationOptions } from './types.js';
+import type { Candidate, DotStub, Scenario, Side, ValidationOptions, Visit } from './types.js';
 
 /** The loads made so far on one side of a row: attempts (failed ones included) and the onLoads of those that finished. */
 export interface SideLoads {
@@ -112,4 +112,20 @@ export function pageSequence(pages: readonly string[], n: number, seed: number):
   const out: string[] = [];
   while (out.length < n) out.push(...shuffled(pages, random));
   return out.slice(0, n);
+}
+
+/**
+ * Do53 visits replayed per browser × page × scenario, at most: a row's prediction is the median over its replayed
+ * visits, and replays are the slow part of a chunk (about 5 s each on 4G).
+ */
+export const REPLAYS_PER_ROW = 8;
+
+/** The Do53 visits to replay: per browser × page × scenario, REPLAYS_PER_ROW spread evenly over its loads. */
+export function replayed(base: readonly Visit[]): Visit[] {
+  const groups = new Map<string, Visit[]>();
+  for (const v of base) {
+    const k = `${v.browser}|${v.page}|${v.scenario}`;
+    (groups.get(k) ?? groups.set(k, []).get(k)!).push(v);
+  }
+  return [...groups.values()].flatMap((vs) => (vs.length <= REPLAYS_PER_ROW ? vs : Array.from({ length: REPLAYS_PER_ROW }, (_, i) => vs[Math.floor((i * vs.length) / REPLAYS_PER_ROW)]!)));
 }

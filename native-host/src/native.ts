@@ -7,6 +7,7 @@
 // (the browser is gone), running measurements stop. Each measurement has a deadline (MEASURE_DEADLINE_MS).
 import type { Readable, Writable } from 'node:stream';
 import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
+import { normalizeHostname } from '../../common/hostname.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type BrowserDoh, type CurrentDns, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { discoverBrowserDoh } from './current-dns/browser-doh.js';
@@ -61,6 +62,8 @@ const handlers: Handlers<Ctx> = {
       throw new DnscostError(CODES.BUSY, `${MAX_CONCURRENT_MEASURES} measurements are already running`);
     }
     if (ctx.running.has(req.id)) throw new DnscostError(CODES.BAD_REQUEST, `a measurement with id ${JSON.stringify(req.id)} is running`);
+    // Every name checked before anything waits (a bad one fails its request at once, holding no slot).
+    for (const h of req.hosts) normalizeHostname(typeof h === 'string' ? h : h.name);
     const abort = new AbortController();
     ctx.running.set(req.id, abort);
     let pastDeadline = false;

@@ -329,7 +329,7 @@ export class MeasurementScheduler {
 
   /** (Re)arms the run's stall watchdog. */
   private watch(run: Running): void {
-    const clear = this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as NodeJS.Timeout));
+    const clear = this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>));
     if (run.stall !== null) clear(run.stall);
     run.stall = (this.deps.setTimer ?? setTimeout)(() => {
       if (this.running !== run) return;
@@ -396,7 +396,7 @@ export class MeasurementScheduler {
   private finish(run: Running, state: MeasurementMeta['state'], error: MeasurementMeta['error']): void {
     if (this.running !== run) return;
     this.running = null;
-    if (run.stall !== null) (this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as NodeJS.Timeout)))(run.stall);
+    if (run.stall !== null) (this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>)))(run.stall);
     this.deps.host.release(run.requestId);
     if (run.cancelId) this.deps.host.release(run.cancelId);
     const now = this.deps.now();

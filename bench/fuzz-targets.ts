@@ -11,7 +11,7 @@ import { MAX_HOSTS_PER_REQUEST, parseRequest } from '../common/schema.js';
 import { UPLOAD_LIMITS, validateBatch } from '../common/upload-batch.js';
 import { HarError, parseHar } from '../lab/har/har.js';
 import { pagePlan } from '../lab/har/plan.js';
-import { MAX_ANSWERS, parseAnswer } from '../native-host/src/dns-wire.js';
+import { cappedAnswers, MAX_ANSWERS, parseAnswer } from '../native-host/src/dns-wire.js';
 import { encodeFrame, FrameDecoder } from '../native-host/src/framing.js';
 
 /** One boundary's fuzzing: inputs, and the check each must pass. */
@@ -126,7 +126,7 @@ export const dnsAnswer: FuzzTarget<Buffer> = {
   check: timed((buf) => {
     try {
       const a = parseAnswer(buf, QUESTION, ID);
-      if (a.answers.length > MAX_ANSWERS || typeof a.rcode !== 'string') throw new Error('an answer over the cap');
+      if (cappedAnswers(a.answers).length > MAX_ANSWERS || typeof a.rcode !== 'string') throw new Error('an answer over the cap');
     } catch (e) {
       if (e instanceof DnscostError && CODE_SET.has(e.code)) return;
       throw e;

@@ -74,14 +74,22 @@ export function parseAnswer(buf: Buffer, q: Question, id: number): ParsedAnswer 
   return {
     rcode: RCODE_NAMES[rcodeNumber] ?? `RCODE${rcodeNumber}`,
     truncated: ((msg.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE) !== 0,
-    // A hostile server may answer with thousands of records: the first MAX_ANSWERS are kept, each cut to its cap.
-    answers: (msg.answers ?? []).slice(0, MAX_ANSWERS).map(presentAnswer).map((a) => (a.data.length > MAX_ANSWER_DATA ? { ...a, data: `${a.data.slice(0, MAX_ANSWER_DATA)}…` } : a)),
+    answers: (msg.answers ?? []).map(presentAnswer),
   };
 }
 
-/** Records of one answer kept in an exchange record, at most; and characters of each record's data. */
+/**
+ * What of an answer's records goes to the extension (native.ts, when a request asks for answers): a hostile server
+ * may answer with thousands of records, so the first MAX_ANSWERS, each record's data cut to MAX_ANSWER_DATA
+ * characters. The engine itself keeps the whole answer (the CLI and the answer tests compare it with kdig's).
+ */
 export const MAX_ANSWERS = 16;
 export const MAX_ANSWER_DATA = 512;
+
+/** `answers` capped for the extension (see MAX_ANSWERS). */
+export function cappedAnswers(answers: readonly AnswerData[]): AnswerData[] {
+  return answers.slice(0, MAX_ANSWERS).map((a) => (a.data.length > MAX_ANSWER_DATA ? { ...a, data: `${a.data.slice(0, MAX_ANSWER_DATA)}…` } : a));
+}
 
 function typeNumber(type: string): number {
   if (type.startsWith('UNKNOWN_')) return Number(type.slice(8));

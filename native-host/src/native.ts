@@ -15,6 +15,7 @@ import { discoverCurrentDns } from './current-dns/discover.js';
 import { ipv6Reachable } from './ipv6.js';
 import { encodeFrame, FrameDecoder, type FrameEvent } from './framing.js';
 import { measure } from './engine/measure.js';
+import { cappedAnswers } from './dns-wire.js';
 import { currentNetwork } from './network.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
 import { availableTransports } from './transports/registry.js';
@@ -92,7 +93,7 @@ const handlers: Handlers<Ctx> = {
         {
           onRecord(record) {
             // Answer records only when asked (a hostile server's thousands would fill frames the extension never reads).
-            if (!req.answers) record = { ...record, answers: [] };
+            record = { ...record, answers: req.answers ? cappedAnswers(record.answers) : [] };
             batch.push(record);
             batchBytes += JSON.stringify(record).length;
             if (batchBytes >= RECORD_BATCH_BYTES) flush();

@@ -164,6 +164,11 @@ async function prime(pool: SessionPool, questions: readonly Question[], targets:
         timeoutsInARow = record.error?.code === CODES.TIMEOUT ? timeoutsInARow + 1 : 0;
       }
     };
+    // The first question alone opens the endpoint's pooled session; the rest share it.
+    if (questions.length && !signal?.aborted) {
+      const record = await exchange(pool, target, questions[next++]!, 'warm', 0);
+      if (record.error?.code === CODES.TIMEOUT) timeoutsInARow++;
+    }
     await Promise.all(Array.from({ length: target.transport.socketPerQuery ? PRIME_CONCURRENCY : 1 }, worker));
   }));
   pool.closeAll();

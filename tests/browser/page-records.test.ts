@@ -37,7 +37,9 @@ async function reportWhen(ext: Page, tabId: number, what: string, timeoutMs: num
     last = (await sendFromPage(ext, { type: 'page-report', tabId })) as Reply;
     return last.ok && ready(last.record) ? last.record : undefined;
   }).catch((err) => {
-    throw new Error(`${(err as Error).message}; last reply: ${JSON.stringify(last)?.slice(0, 3000)}`);
+    // The hosts first (name, completed, via redirect): a whole record is too long to read in a CI log.
+    const hosts = last?.ok ? last.record.hosts.map((h) => [h.name, h.completedMs, h.viaRedirect]) : [];
+    throw new Error(`${(err as Error).message}; hosts: ${JSON.stringify(hosts)}; last reply: ${JSON.stringify(last)?.slice(0, 3000)}`);
   });
 }
 

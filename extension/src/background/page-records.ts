@@ -212,6 +212,9 @@ export class PageRecorder {
     const tab = this.tab(d.tabId);
     const previous = tab.current;
     if (!NETWORK_URL.test(d.url)) {
+      // A new tab's about:blank can commit after the navigation that replaces it has started (Chromium, now and then,
+      // delivers that commit late): it ends nothing that started after it.
+      if (tab.pending && d.timeStamp < tab.pending.page.startedAt) return;
       // about:blank, an extension page, a file: the tab shows no web page.
       tab.current = null;
       tab.pending = null;

@@ -7,9 +7,9 @@
 // mounts: see isolateDns), inside a network namespace with nothing beyond the lab's addresses (isolatedNetwork), as
 // root. The machine's own files are never written.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { findBrowser, type BrowserName } from './browsers.js';
 
@@ -47,8 +47,18 @@ export function isolatedNetwork(ipv6: boolean): void {
 }
 
 /**
+ * Firefox's enterprise policy in the lab: no Remote Settings. Firefox polls firefox.settings.services.mozilla.com;
+ * the lab refuses that name, and Firefox then retried at every new tab (three lookups per load, 0.1–0.3 s before its
+ * navigation: bench/validate's per-visit `background` log), which opened the stub's or the TRR connection a cold load
+ * was meant to open. A person's Firefox resolves the name and polls rarely. (A release build ignores the
+ * services.settings.server pref, so the policy is the way.)
+ */
+const FIREFOX_LAB_POLICY = { policies: { DisableRemoteSettingsAndAcceptSecurityConsequences: true } };
+
+/**
  * Gives the current mount namespace (a private one: `unshare --mount --propagation private`) its own
- * /etc/resolv.conf and /etc/chromium (a copy, for managed policy), under `work`; returns where they are.
+ * /etc/resolv.conf, /etc/chromium (a copy, for managed policy) and Firefox distribution folder (a copy with the lab's
+ * policies.json), under `work`; returns where they are.
  */
 export function isolateDns(work: string): { resolvConf: string; chromiumPolicy: string } {
   const resolvConf = join(work, 'resolv.conf');
@@ -59,6 +69,18 @@ export function isolateDns(work: string): { resolvConf: string; chromiumPolicy: 
   if (existsSync('/etc/chromium/master_preferences')) cpSync('/etc/chromium/master_preferences', join(etc, 'master_preferences'));
   mkdirSync('/etc/chromium', { recursive: true });
   execFileSync('mount', ['--bind', etc, '/etc/chromium'], { timeout: 5000 });
+  const firefox = findBrowser('firefox');
+  if (firefox) {
+    // Firefox reads policies.json from the distribution folder beside its binary (a symlink on Debian: the bind
+    // mount lands on its target; an install without one gets an empty folder, the only file of the machine written).
+    const linked = join(dirname(realpathSync(firefox)), 'distribution');
+    if (!existsSync(linked)) mkdirSync(linked, { recursive: true });
+    const dist = realpathSync(linked);
+    const own = join(work, 'firefox-distribution');
+    cpSync(dist, own, { recursive: true });
+    writeFileSync(join(own, 'policies.json'), JSON.stringify(FIREFOX_LAB_POLICY));
+    execFileSync('mount', ['--bind', own, dist], { timeout: 5000 });
+  }
   return { resolvConf: '/etc/resolv.conf', chromiumPolicy: '/etc/chromium/policies/managed/dnscost-lab.json' };
 }
 

@@ -58,7 +58,10 @@ export interface StartOptions {
    * a browser or a stub keeps theirs.
    */
   idleTimeoutS?: number;
-  /** CoreDNS only: log every query as `dnscost-query SCHEME TYPE NAME` (scheme dns, tls, https, …) to its output. */
+  /**
+   * CoreDNS only: log every query as `dnscost-query SCHEME TYPE NAME` (scheme dns, tls, https, …) to its output,
+   * names outside the lab's zones too (still refused).
+   */
   logQueries?: boolean;
   /** Called with everything the process writes (stdout and stderr), uncapped, as it arrives. */
   onOutput?: (text: string) => void;
@@ -334,10 +337,15 @@ export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
         }
         const zones = (scheme: string, port: number) =>
           [`test.`, `${LAB_SITE_ZONE}.`, ...extraZones.map((z) => `${z}.`)].map((z) => `${scheme}://${z}:${port}`).join(' ');
+        const logLine = (scheme: string) => (opts.logQueries ? [`  log . "dnscost-query ${scheme} {type} {name}"`] : []);
+        // With logQueries, every other name is refused by a root block that logs it too: a browser's own background
+        // lookups (not the page's) show in the log.
         const block = (scheme: string, port: number, extra: string[]) =>
-          [`${zones(scheme, port)} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l),
-            ...(opts.logQueries ? [`  log . "dnscost-query ${scheme} {type} {name}"`] : []),
-            `  file ${zoneFile} test.`, ...site.map((l) => '  ' + l), '  errors', '}'].join('\n');
+          [`${zones(scheme, port)} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l), ...logLine(scheme),
+            `  file ${zoneFile} test.`, ...site.map((l) => '  ' + l), '  errors', '}',
+            ...(opts.logQueries
+              ? [`${scheme}://.:${port} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l), ...logLine(scheme), '  template ANY ANY {', '    rcode REFUSED', '  }', '}']
+              : [])].join('\n');
         const tls = `tls ${certs.certFile} ${certs.keyFile}`;
         const idle = opts.idleTimeoutS ? [`timeouts {`, `  idle ${opts.idleTimeoutS}s`, '}'] : [];
         const corefile = [

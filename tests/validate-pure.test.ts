@@ -5,6 +5,7 @@ import { test } from 'vitest';
 import { analyse, bootstrapDiff, measuredChange, modeFor, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
+import { attribute, QueryLog } from '../bench/validate/querylog.js';
 import { gapRanges, gapSequence, idleLimitMs, LoadBook, needsLoad, REPLAYS_PER_ROW, replayed, rowDone, serverIdleFor, type Budget } from '../bench/validate/schedule.js';
 import type { ValidationRun, Visit } from '../bench/validate/types.js';
 import { profileByName } from '../lab/profiles.js';
@@ -144,4 +145,23 @@ test('replays: at most REPLAYS_PER_ROW Do53 visits per browser × page × scenar
   const chosen = replayed([...many, ...few]);
   assert.equal(chosen.length, REPLAYS_PER_ROW + 3);
   assert.deepEqual(chosen.filter((x) => x.browser === 'chromium').map((x) => x.round), [1, 3, 6, 8, 11, 13, 16, 18]);
+});
+
+test("the query log: each query goes to the visit whose window holds it; the browser's own lookups are kept apart", () => {
+  const visit = (startedAt: number) => ({ startedAt } as Visit);
+  const a = visit(1000);
+  const b = visit(2000);
+  const log = new QueryLog();
+  log.feed('[INFO] dnscost-query tls A p1-h0.val.example.\n[INFO] dnscost-query tls A firefox.settings.services', 1100);
+  log.feed('.mozilla.com.\n[INFO] dnscost-query tls HTTPS warm-3.val.example.\n', 1150);
+  log.feed('[INFO] dnscost-query dns AAAA P1-H0.val.example.\n[INFO] dnscost-query dns A warm-t1.val.example.\n', 2500);
+  const totals = attribute(log.entries, [b, a], (n) => n.startsWith('p1-'));
+  assert.deepEqual(totals, { tls: { A: 1 }, dns: { AAAA: 1 } });
+  assert.deepEqual(a.asked, { tls: { 'p1-h0.val.example': { A: 1 } } });
+  assert.deepEqual(a.warmScheme, ['tls']);
+  assert.deepEqual(a.background, [{ atMs: 150, scheme: 'tls', qtype: 'A', name: 'firefox.settings.services.mozilla.com' }]);
+  // A trace's opening lookup is nobody's, neither warm-up nor background.
+  assert.deepEqual(b.asked, { dns: { 'p1-h0.val.example': { AAAA: 1 } } });
+  assert.equal(b.warmScheme, undefined);
+  assert.equal(b.background, undefined);
 });

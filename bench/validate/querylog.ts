@@ -2,8 +2,13 @@
 // (lab/resolver.ts logQueries); each line is stamped when it arrives, and a query belongs to the visit whose window
 // (from its start to the next visit's start — loads run one at a time) holds it. A visit then knows which of its
 // page's names were asked over which scheme and for which record types, and over which scheme its own warm-up
-// lookup went (`warm-…` names; `warm-t…` open a trace and belong to none): the proof that the browser used the side's transport for every name, and that no cache answered one.
+// lookup went (`warm-…` names; `warm-t…` open a trace and belong to none): the proof that the browser used the side's
+// transport for every name, and that no cache answered one. Every other name is the browser's own background lookup,
+// kept per visit (`background`): such a lookup opens or keeps the encrypted connection as a page's would.
 import type { Visit } from './types.js';
+
+/** A visit keeps at most this many of the browser's own lookups. */
+const MAX_BACKGROUND = 20;
 
 /** One logged query. */
 export interface LoggedQuery {
@@ -54,6 +59,9 @@ export function attribute(entries: readonly LoggedQuery[], visits: Visit[], isPa
     } else if (q.name.startsWith('warm-') && !q.name.startsWith('warm-t')) {
       // A trace's opening lookup (warm-t…) is no visit's own.
       v.warmScheme = [...new Set([...(v.warmScheme ?? []), q.scheme])];
+    } else if (!q.name.startsWith('warm-') && (v.background ??= []).length < MAX_BACKGROUND) {
+      // The browser's own lookups (not the page's, not ours): they open or keep the encrypted connection too.
+      v.background.push({ atMs: q.at - v.startedAt, scheme: q.scheme, qtype: q.qtype, name: q.name });
     }
   }
   for (const v of visits) v.asked ??= {};

@@ -113,6 +113,8 @@ export interface Visit {
   asked?: Record<string, Record<string, Record<string, number>>>;
   /** The scheme the visit's own warm-up lookup (scenario warm, or a trace's start) went over, if any was seen. */
   warmScheme?: string[];
+  /** The browser's own lookups in this visit's window (names neither the page's nor a warm-up), ms after its start. */
+  background?: { atMs: number; scheme: string; qtype: string; name: string }[];
 }
 
 /** One profile's run. */

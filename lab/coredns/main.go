@@ -17,10 +17,12 @@ import (
 	_ "github.com/coredns/coredns/plugin/tls"
 )
 
-// Directives order decides plugin chaining; CoreDNS has no default for a custom build.
+// Directives order decides plugin chaining; CoreDNS has no default for a custom build. This is the order of
+// CoreDNS's own plugin.cfg: log before the plugins that answer (else it never sees their queries), template before
+// file.
 func init() {
 	dnsserver.Directives = []string{
-		"bind", "timeouts", "errors", "file", "https", "https3", "log", "quic", "template", "tls",
+		"tls", "quic", "https", "https3", "timeouts", "bind", "errors", "log", "template", "file",
 	}
 }
 

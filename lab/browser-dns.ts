@@ -84,6 +84,18 @@ export function isolateDns(work: string): { resolvConf: string; chromiumPolicy: 
   return { resolvConf: '/etc/resolv.conf', chromiumPolicy: '/etc/chromium/policies/managed/dnscost-lab.json' };
 }
 
+/**
+ * The name Chromium's DoH probes ask (A, over DoH). A resolver that refuses it fails every probe, and Chromium then
+ * probes again and again, about every second, over the session a page would find cold: the lab's resolver for a
+ * browser answers it (zoneWithProbe), as a person's resolver does once.
+ */
+export const CHROMIUM_DOH_PROBE_NAME = 'www.gstatic.com';
+
+/** A site zone (startCoreDNS's siteZone) that also answers Chromium's DoH probe. */
+export function zoneWithProbe<Z extends { zone: string | string[] }>(z: Z): Z {
+  return { ...z, zone: [...new Set([...[z.zone].flat(), CHROMIUM_DOH_PROBE_NAME])] };
+}
+
 /** Names the machine's resolver (what `system` browsers and the stubs' clients use): written into the bind mount. */
 export function setSystemResolver(address: string): void {
   writeFileSync('/etc/resolv.conf', `nameserver ${address}\n`);

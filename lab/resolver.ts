@@ -54,6 +54,13 @@ export interface StartOptions {
    */
   siteZone?: { zone: string | string[]; a: string; aaaa?: string };
   /**
+   * CoreDNS only: how it answers names outside its zones: REFUSED (default), or NXDOMAIN with a negative TTL, as a
+   * person's resolver answers a name it cannot find. A browser retries a refused name of its own (an updater's, a
+   * sign-in's) again and again, over the connection a page's load should find idle; a name that does not exist it
+   * caches and leaves alone.
+   */
+  others?: 'refused' | 'nxdomain';
+  /**
    * CoreDNS only: how long it keeps an idle DoT, DoH or DoQ connection (s); CoreDNS's default is 10 s, shorter than
    * a browser or a stub keeps theirs.
    */
@@ -338,13 +345,16 @@ export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
         const zones = (scheme: string, port: number) =>
           [`test.`, `${LAB_SITE_ZONE}.`, ...extraZones.map((z) => `${z}.`)].map((z) => `${scheme}://${z}:${port}`).join(' ');
         const logLine = (scheme: string) => (opts.logQueries ? [`  log . "dnscost-query ${scheme} {type} {name}"`] : []);
-        // With logQueries, every other name is refused by a root block that logs it too: a browser's own background
-        // lookups (not the page's) show in the log.
+        // Every other name: refused (as without a root block) or, with `others: 'nxdomain'`, answered "no such name"
+        // with a negative TTL of 300 s. A root block answers it so that the log shows it too (a browser's own lookups).
+        const others = opts.others === 'nxdomain'
+          ? ['  template ANY ANY {', '    rcode NXDOMAIN', '    authority ". 300 IN SOA ns.lab. hostmaster.lab. 1 300 300 300 300"', '  }']
+          : ['  template ANY ANY {', '    rcode REFUSED', '  }'];
         const block = (scheme: string, port: number, extra: string[]) =>
           [`${zones(scheme, port)} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l), ...logLine(scheme),
             `  file ${zoneFile} test.`, ...site.map((l) => '  ' + l), '  errors', '}',
-            ...(opts.logQueries
-              ? [`${scheme}://.:${port} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l), ...logLine(scheme), '  template ANY ANY {', '    rcode REFUSED', '  }', '}']
+            ...(opts.logQueries || opts.others === 'nxdomain'
+              ? [`${scheme}://.:${port} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l), ...logLine(scheme), ...others, '}']
               : [])].join('\n');
         const tls = `tls ${certs.certFile} ${certs.keyFile}`;
         const idle = opts.idleTimeoutS ? [`timeouts {`, `  idle ${opts.idleTimeoutS}s`, '}'] : [];

@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
+import { zoneWithProbe } from '../../lab/browser-dns.js';
 import { makeCerts } from '../../lab/certs.js';
 import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import type { Dest } from './connections.js';
@@ -74,7 +75,7 @@ export async function inner(configFile: string): Promise<void> {
           return p;
         };
         resolvers.push(await startCoreDNS({
-          netns: c.serverNs, address: SERVER, certs, siteZone: group.siteZone, logQueries: true, idleTimeoutS: c.serverIdleS, onOutput: (t) => log.feed(t), workDir: dir('coredns-browser'),
+          netns: c.serverNs, address: SERVER, certs, siteZone: zoneWithProbe(group.siteZone), others: 'nxdomain', logQueries: true, idleTimeoutS: c.serverIdleS, onOutput: (t) => log.feed(t), workDir: dir('coredns-browser'),
         }));
         resolvers.push(await startCoreDNS({ netns: c.serverNs, address: SERVER, certs, siteZone: group.siteZone, ports: REPLAY_PORTS, workDir: dir('coredns-replay') }));
         site = await startSite(group, c.serverNs);

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BROWSER_DNS_PATHS, isolateDns, isolatedNetwork, LAB_SERVER, LAB_SERVER6, launchDnsBrowser, type BrowserDnsPath } from '../lab/browser-dns.js';
+import { BROWSER_DNS_PATHS, isolateDns, isolatedNetwork, LAB_SERVER, LAB_SERVER6, launchDnsBrowser, zoneWithProbe, type BrowserDnsPath } from '../lab/browser-dns.js';
 import { type BrowserName } from '../lab/browsers.js';
 import { distPath } from '../lab/paths.js';
 import { startCoreDNS } from '../lab/resolver.js';
@@ -42,8 +42,8 @@ async function inner(ipv6: boolean, out: string): Promise<void> {
   isolateDns(work);
   let log = '';
   const dns = await startCoreDNS({
-    address: LAB_SERVER, ports: { dns: 53, tls: 853, https: 443 }, logQueries: true, onOutput: (t) => (log += t),
-    siteZone: { zone: VALIDATION_ZONE, a: LAB_SERVER, ...(ipv6 ? { aaaa: LAB_SERVER6 } : {}) },
+    address: LAB_SERVER, ports: { dns: 53, tls: 853, https: 443 }, logQueries: true, onOutput: (t) => (log += t), others: 'nxdomain',
+    siteZone: zoneWithProbe({ zone: VALIDATION_ZONE, a: LAB_SERVER, ...(ipv6 ? { aaaa: LAB_SERVER6 } : {}) }),
   });
   const sites = [await startValidationSite(LAB_SERVER, 80), ...(ipv6 ? [await startValidationSite(LAB_SERVER6, 80)] : [])];
   const cases: QueryCase[] = [];

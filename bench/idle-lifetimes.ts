@@ -17,7 +17,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isolateDns, isolatedNetwork, LAB_SERVER, launchDnsBrowser, setSystemResolver, type DnsBrowser } from '../lab/browser-dns.js';
+import { isolateDns, isolatedNetwork, LAB_SERVER, launchDnsBrowser, setSystemResolver, zoneWithProbe, type DnsBrowser } from '../lab/browser-dns.js';
 import { distPath } from '../lab/paths.js';
 import { startCoreDNS } from '../lab/resolver.js';
 import { stop } from './validate/children.js';
@@ -114,7 +114,7 @@ async function inner(cases: IdleCase[], gaps: number[], out: string): Promise<vo
   isolatedNetwork(false);
   const work = mkdtempSync(join(tmpdir(), 'dnscost-idle-'));
   isolateDns(work);
-  const dns = await startCoreDNS({ address: LAB_SERVER, ports: { dns: 53, tls: 853, https: 443 }, siteZone: { zone: ZONE, a: LAB_SERVER }, idleTimeoutS: SERVER_IDLE_S, logQueries: true, onOutput: feedLog });
+  const dns = await startCoreDNS({ address: LAB_SERVER, ports: { dns: 53, tls: 853, https: 443 }, siteZone: zoneWithProbe({ zone: ZONE, a: LAB_SERVER }), others: 'nxdomain', idleTimeoutS: SERVER_IDLE_S, logQueries: true, onOutput: feedLog });
   const site = createServer((_req, res) => res.end('<!doctype html><title>idle</title><p>ok'));
   site.listen(80, LAB_SERVER);
   await once(site, 'listening');

@@ -2,7 +2,7 @@
 // side needs another load, the trace's gaps around the holders' idle limits, and the rows from a run.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { analyse, bootstrapDiff, measuredChange, modeFor, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
+import { analyse, bootstrapDiff, measuredChange, modeFor, predictedShift, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
 import { attribute, QueryLog } from '../bench/validate/querylog.js';
@@ -164,4 +164,19 @@ test("the query log: each query goes to the visit whose window holds it; the bro
   assert.deepEqual(b.asked, { dns: { 'p1-h0.val.example': { AAAA: 1 } } });
   assert.equal(b.warmScheme, undefined);
   assert.equal(b.background, undefined);
+});
+
+test('the prediction of a row whose loads mix states is the shift that mixture shows, not the median prediction', () => {
+  // 20 Do53 loads; their candidate twins pay +100 (warm) or, two in five, +300 (cold).
+  const a = Array.from({ length: 20 }, (_, i) => 1500 + ((i * 7) % 11) * 9);
+  const delta = (i: number) => (i % 5 < 2 ? 300 : 100);
+  const b = a.map((x, i) => x + delta(i));
+  const priced = a.map((onLoad, i) => ({ onLoad, estimate: { delta: delta(i), lower: delta(i) - 5, upper: delta(i) + 5 } }));
+  const measured = shift(a, b)!;
+  assert.equal(predictedShift(priced, (e) => e.delta), measured, 'exact per-load predictions give the measured shift');
+  assert.ok(measured > 110, `the cold loads move the shift off the median prediction, 100 (${measured})`);
+  assert.equal(predictedShift(priced, (e) => e.lower), shift(a, b.map((x) => x - 5)));
+  // One state for every load: the prediction is that state's change exactly, whatever the onLoads.
+  const warm = a.map((onLoad) => ({ onLoad, estimate: { delta: 100, lower: 90, upper: 110 } }));
+  assert.equal(predictedShift(warm, (e) => e.delta), 100);
 });

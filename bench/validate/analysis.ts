@@ -81,6 +81,16 @@ export function shift(a: readonly number[], b: readonly number[]): number | null
   return med(b.flatMap((y) => a.map((x) => y - x)));
 }
 
+/**
+ * The predicted change in the measured change's own terms: the priced Do53 loads, each moved by its own predicted
+ * change (`of` picks the point, the lower or the upper bound), shifted against themselves as `shift` does. Where every
+ * load has the same prediction this is that prediction exactly; where the loads mix states (a trace: some cold, some
+ * warm) it is the shift such a mixture shows, not the median of the loads' predictions.
+ */
+export function predictedShift(priced: readonly { onLoad: number; estimate: Estimate }[], of: (e: Estimate) => number): number | null {
+  return shift(priced.map((x) => x.onLoad), priced.map((x) => x.onLoad + of(x.estimate)));
+}
+
 /** A seeded bootstrap 95 % interval of the shift of `b` against `a` (each side resampled on its own). */
 export function bootstrapDiff(a: readonly number[], b: readonly number[], seed = 1, rounds = 2000): [number, number] | null {
   if (a.length < 2 || b.length < 2) return null;
@@ -174,7 +184,7 @@ export interface Row {
   halfWidth: number | null;
   tolerance: number | null;
   resolved: boolean;
-  /** Median over the Do53 visits' predictions (point, lower, upper). */
+  /** The Do53 visits' predictions as a shift of onLoad (predictedShift: point, lower, upper). */
   predicted: Estimate | null;
   /** predicted − measured. */
   error: number | null;
@@ -208,9 +218,11 @@ export function analyse(run: ValidationRun): Row[] {
             const key = rowKey({ browser, profile: p.profile.name, page: page.id, transport, scenario });
             const [a, b] = [ok(base).map((v) => v.onLoad!), ok(cand).map((v) => v.onLoad!)];
             const change = measuredChange(a, b, rowSeed(key));
-            const preds = ok(base).map((v) => visitPrediction(v, transport, scenario, ctx)).filter((x) => x !== null);
-            const ests = preds.map((x) => x.estimate).filter((e): e is Estimate => e !== null);
-            const predicted = ests.length ? { delta: med(ests.map((e) => e.delta))!, lower: med(ests.map((e) => e.lower))!, upper: med(ests.map((e) => e.upper))! } : null;
+            const priced = ok(base).map((v) => ({ onLoad: v.onLoad!, p: visitPrediction(v, transport, scenario, ctx) }));
+            const preds = priced.map((x) => x.p).filter((x) => x !== null);
+            const withEstimate = priced.flatMap((x) => (x.p?.estimate ? [{ onLoad: x.onLoad, estimate: x.p.estimate }] : []));
+            const predictedOf = (f: (e: Estimate) => number) => predictedShift(withEstimate, f)!;
+            const predicted = withEstimate.length ? { delta: predictedOf((e) => e.delta), lower: predictedOf((e) => e.lower), upper: predictedOf((e) => e.upper) } : null;
             const modes: Partial<Record<Mode, number>> = {};
             for (const x of preds) modes[x.mode] = (modes[x.mode] ?? 0) + 1;
             const docs = (vs: Visit[]) => ok(vs).filter((v) => v.pageRecord).map((v) => documentLookup(v.pageRecord!));

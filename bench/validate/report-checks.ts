@@ -193,5 +193,6 @@ recorded: no HTTPS upgrades, mixed content allowed; Firefox's DNS cache off):
 The prediction: from every Do53 visit, the page record (Navigation, Paint and Resource Timing, with the browser that
 recorded it) and dnscost's replay of its hosts (each at its first-needed offset, asking the record types that browser
 asks, common/browser-queries.ts) over udp and each candidate under the same profile, in the scenario's mode(s),
-stored through \`storedRecord\` and priced by \`measuredPageCost\`; a row's prediction is the median over its Do53 visits.`;
+stored through \`storedRecord\` and priced by \`measuredPageCost\`; a row's prediction is the shift of its
+priced Do53 loads, each moved by its own predicted change, against all its Do53 loads (predictedShift).`;
 }

@@ -115,8 +115,8 @@ export function pageSequence(pages: readonly string[], n: number, seed: number):
 }
 
 /**
- * Do53 visits replayed per browser × page × scenario, at most: a row's prediction is the median over its replayed
- * visits, and replays are the slow part of a chunk (about 5 s each on 4G).
+ * Do53 visits replayed per browser × page × scenario, at most: a row's prediction is built from its replayed visits
+ * (analysis.ts predictedShift), and replays are the slow part of a chunk (about 5 s each on 4G).
  */
 export const REPLAYS_PER_ROW = 8;
 

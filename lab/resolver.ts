@@ -67,7 +67,7 @@ export interface StartOptions {
   idleTimeoutS?: number;
   /**
    * CoreDNS only: log every query as `dnscost-query SCHEME TYPE NAME` (scheme dns, tls, https, …) to its output,
-   * names outside the lab's zones too (still refused).
+   * names outside the lab's zones too (answered as `others` says).
    */
   logQueries?: boolean;
   /** Called with everything the process writes (stdout and stderr), uncapped, as it arrives. */
@@ -344,18 +344,18 @@ export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
         }
         const zones = (scheme: string, port: number) =>
           [`test.`, `${LAB_SITE_ZONE}.`, ...extraZones.map((z) => `${z}.`)].map((z) => `${scheme}://${z}:${port}`).join(' ');
-        const logLine = (scheme: string) => (opts.logQueries ? [`  log . "dnscost-query ${scheme} {type} {name}"`] : []);
+        // One server block: its zones, the scheme's own lines, the query log when asked, then what answers.
+        const server = (scheme: string, zoneList: string, extra: string[], body: string[]) =>
+          [`${zoneList} {`, `bind ${address}`, ...extra, ...(opts.logQueries ? [`log . "dnscost-query ${scheme} {type} {name}"`] : []), ...body]
+            .map((l, i) => (i === 0 ? l : `  ${l}`)).concat('}');
         // Every other name: refused (as without a root block) or, with `others: 'nxdomain'`, answered "no such name"
         // with a negative TTL of 300 s. A root block answers it so that the log shows it too (a browser's own lookups).
-        const others = opts.others === 'nxdomain'
-          ? ['  template ANY ANY {', '    rcode NXDOMAIN', '    authority ". 300 IN SOA ns.lab. hostmaster.lab. 1 300 300 300 300"', '  }']
-          : ['  template ANY ANY {', '    rcode REFUSED', '  }'];
+        const others = ['template ANY ANY {', ...(opts.others === 'nxdomain'
+          ? ['  rcode NXDOMAIN', '  authority ". 300 IN SOA ns.lab. hostmaster.lab. 1 300 300 300 300"']
+          : ['  rcode REFUSED']), '}'];
         const block = (scheme: string, port: number, extra: string[]) =>
-          [`${zones(scheme, port)} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l), ...logLine(scheme),
-            `  file ${zoneFile} test.`, ...site.map((l) => '  ' + l), '  errors', '}',
-            ...(opts.logQueries || opts.others === 'nxdomain'
-              ? [`${scheme}://.:${port} {`, `  bind ${address}`, ...extra.map((l) => '  ' + l), ...logLine(scheme), ...others, '}']
-              : [])].join('\n');
+          [...server(scheme, zones(scheme, port), extra, [`file ${zoneFile} test.`, ...site, 'errors']),
+            ...(opts.logQueries || opts.others === 'nxdomain' ? server(scheme, `${scheme}://.:${port}`, extra, others) : [])].join('\n');
         const tls = `tls ${certs.certFile} ${certs.keyFile}`;
         const idle = opts.idleTimeoutS ? [`timeouts {`, `  idle ${opts.idleTimeoutS}s`, '}'] : [];
         const corefile = [

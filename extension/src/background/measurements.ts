@@ -327,10 +327,14 @@ export class MeasurementScheduler {
     return null;
   }
 
+  /** Disarms the run's stall watchdog, if armed. */
+  private unwatch(run: Running): void {
+    if (run.stall !== null) (this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>)))(run.stall);
+  }
+
   /** (Re)arms the run's stall watchdog. */
   private watch(run: Running): void {
-    const clear = this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>));
-    if (run.stall !== null) clear(run.stall);
+    this.unwatch(run);
     run.stall = (this.deps.setTimer ?? setTimeout)(() => {
       if (this.running !== run) return;
       const message = `the native host sent nothing for ${HOST_STALL_MS / 1000} s; it was restarted`;
@@ -396,7 +400,7 @@ export class MeasurementScheduler {
   private finish(run: Running, state: MeasurementMeta['state'], error: MeasurementMeta['error']): void {
     if (this.running !== run) return;
     this.running = null;
-    if (run.stall !== null) (this.deps.clearTimer ?? ((h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>)))(run.stall);
+    this.unwatch(run);
     this.deps.host.release(run.requestId);
     if (run.cancelId) this.deps.host.release(run.cancelId);
     const now = this.deps.now();

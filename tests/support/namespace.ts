@@ -38,7 +38,8 @@ export function runInNamespace(script: string, env: Record<string, string>, time
 
 /** The inner run's lines that start with `prefix` (its timing lines, e.g. `chromium: …`). */
 export function linesOf(run: InnerRun, prefix: string): string[] {
-  return run.text.split('\n').filter((l) => l.startsWith(prefix));
+  // Without the colour codes vitest puts before a test's console line.
+  return run.text.split('\n').map((l) => l.replace(/\x1b\[[0-9;]*m/g, '')).filter((l) => l.startsWith(prefix));
 }
 
 /**

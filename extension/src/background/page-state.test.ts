@@ -181,6 +181,29 @@ test('timing: validated on entry; lookups only where exposed; unknown hosts igno
   ]) assert.equal(v.safeParse(pageTimingSchema, bad).success, false);
 });
 
+test('timing that comes before a host\'s first request is applied when the request arrives (webRequest events trail the load)', () => {
+  const { p, i } = page();
+  pageAddRequest(p, i, { url: 'http://www.example.com/', type: 'main_frame', at: 1001, frameId: 0 });
+  pageAddTiming(p, i, v.parse(pageTimingSchema, {
+    type: 'page-timing', url: 'http://www.example.com/', timeOrigin: 1000.5, onLoadMs: 120, entries: 2, navigation: {},
+    resources: [
+      { host: 'IMG.example.com', lookupStart: 5, lookupEnd: 9, nextHopProtocol: 'h2' },
+      { host: 'never.example.com', lookupStart: 1, lookupEnd: 2, nextHopProtocol: null },
+    ],
+  }), 5000);
+  assert.equal(toPageReport(p).dropped.timingHostsIgnored, 2);
+  pageAddRequest(p, i, { url: 'http://img.example.com/x', type: 'image', at: 1010, frameId: 0 });
+  const r = toPageReport(p);
+  assert.deepEqual(r.hosts[1]!.lookup, { startMs: 5, endMs: 9, durationMs: 4, nextHopProtocol: 'h2' });
+  assert.deepEqual(r.hosts[1]!.protocols, ['h2']);
+  assert.equal(r.dropped.timingHostsIgnored, 1, 'the host never requested stays ignored');
+  assert.deepEqual(r.resourceTiming, { entries: 2, hostsExposed: 1 });
+  assert.ok(!('timingPending' in r), 'the pending entries are not part of the report');
+  // A second request of the host applies nothing twice.
+  pageAddRequest(p, i, { url: 'http://img.example.com/y', type: 'image', at: 1011, frameId: 0 });
+  assert.equal(toPageReport(p).resourceTiming!.hostsExposed, 1);
+});
+
 test('a page\'s address is kept without query, fragment or user info, in the page and in its navigation timing', () => {
   assert.equal(storedUrl('https://user:pw@mail.example.com/inbox?search=doctor&token=abc#msg-1'), 'https://mail.example.com/inbox');
   assert.equal(storedUrl('http://www.example.com/'), 'http://www.example.com/');

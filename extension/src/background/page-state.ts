@@ -93,6 +93,11 @@ export interface PageState {
   onLoadMs: number | null;
   timeOrigin: number | null;
   resourceTiming: { entries: number; hostsExposed: number } | null;
+  /**
+   * Resource Timing of hosts the page had not requested yet when the timing came (webRequest events can trail the
+   * load event, in Firefox under load): applied when the host's first request arrives. Names as kept, capped.
+   */
+  timingPending?: Array<TimingResource & { host: string }>;
   /** How long the browser's recorded pages had made no request before this one started (ms); null: none before. */
   idleBeforeMs?: number | null;
 }
@@ -155,6 +160,16 @@ export function newPage(tabId: number, url: string, at: number, pageId: string, 
     resourceTiming: null,
     idleBeforeMs,
   };
+}
+
+type TimingResource = PageTimingMessage['resources'][number];
+
+/** Merges one Resource Timing entry into its host; true when it exposed the lookup. */
+function applyTiming(host: PageState['hosts'][number], r: TimingResource): boolean {
+  if (r.nextHopProtocol) addValue(host.protocols, r.nextHopProtocol);
+  if (r.lookupStart === null || r.lookupEnd === null || r.lookupStart <= 0 || r.lookupEnd < r.lookupStart) return false;
+  host.lookup = { startMs: r.lookupStart, endMs: r.lookupEnd, durationMs: r.lookupEnd - r.lookupStart, nextHopProtocol: r.nextHopProtocol };
+  return true;
 }
 
 /** Memory-only companions of a PageState: indexes rebuilt from it (and the over-cap names, which are not stored). */
@@ -223,6 +238,12 @@ function hostFor(page: PageState, index: PageIndex, url: string, at: number, via
   };
   index.byName.set(c.name, page.hosts.length);
   page.hosts.push(host);
+  const pending = page.timingPending?.findIndex((r) => r.host === c.name) ?? -1;
+  if (pending >= 0) {
+    const [r] = page.timingPending!.splice(pending, 1);
+    page.dropped.timingHostsIgnored--;
+    if (applyTiming(host, r!) && page.resourceTiming) page.resourceTiming.hostsExposed++;
+  }
   return host;
 }
 
@@ -301,21 +322,20 @@ export function pageAddTiming(page: PageState, index: PageIndex, t: PageTimingMe
   if (t.onLoadMs !== null && page.completedAt === null) page.completedAt = at;
   let exposed = 0;
   let ignored = 0;
+  const pending: PageState['timingPending'] = [];
   for (const [n, r] of t.resources.entries()) {
     const c = n < PAGE_CAPS.timingHosts ? parseHost(r.host) : null;
     const i = c?.ok ? index.byName.get(c.name) : undefined;
-    if (i === undefined) {
-      ignored++;
+    if (i !== undefined) {
+      if (applyTiming(page.hosts[i]!, r)) exposed++;
       continue;
     }
-    const host = page.hosts[i]!;
-    if (r.nextHopProtocol) addValue(host.protocols, r.nextHopProtocol);
-    if (r.lookupStart !== null && r.lookupEnd !== null && r.lookupStart > 0 && r.lookupEnd >= r.lookupStart) {
-      host.lookup = { startMs: r.lookupStart, endMs: r.lookupEnd, durationMs: r.lookupEnd - r.lookupStart, nextHopProtocol: r.nextHopProtocol };
-      exposed++;
-    }
+    ignored++;
+    // Not requested yet (its webRequest event may still be on its way): kept for when it is, if it could be.
+    if (c?.ok && page.hosts.length < PAGE_CAPS.hosts) pending.push({ ...r, host: c.name });
   }
   page.dropped.timingHostsIgnored = ignored;
+  page.timingPending = pending;
   page.resourceTiming = { entries: t.entries, hostsExposed: exposed };
 }
 
@@ -368,5 +388,5 @@ export function isPageState(value: unknown): value is PageState {
   const p = value as Partial<PageState>;
   return p.version === PAGE_RECORD_VERSION && typeof p.tabId === 'number' && typeof p.pageId === 'string' &&
     typeof p.startedAt === 'number' && Array.isArray(p.hosts) && Array.isArray(p.redirects) && typeof p.dropped === 'object' &&
-    p.hosts.length <= PAGE_CAPS.hosts;
+    p.hosts.length <= PAGE_CAPS.hosts && (p.timingPending === undefined || Array.isArray(p.timingPending));
 }

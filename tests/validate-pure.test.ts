@@ -2,7 +2,7 @@
 // side needs another load, the trace's gaps around the holders' idle limits, and the rows from a run.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { analyse, bootstrapDiff, measuredChange, modeFor, predictedShift, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
+import { analyse, bootstrapDiff, measuredChange, modeFor, predictedShift, pricedPairs, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
 import { attribute, QueryLog } from '../bench/validate/querylog.js';
@@ -179,4 +179,21 @@ test('the prediction of a row whose loads mix states is the shift that mixture s
   // One state for every load: the prediction is that state's change exactly, whatever the onLoads.
   const warm = a.map((onLoad) => ({ onLoad, estimate: { delta: 100, lower: 90, upper: 110 } }));
   assert.equal(predictedShift(warm, (e) => e.delta), 100);
+});
+
+test("a trace's prediction prices every Do53 load in each candidate load's own mode", () => {
+  const est = (d: number) => ({ delta: d, lower: d - 5, upper: d + 5 });
+  const base = [1000, 1010, 1020].map((onLoad) => ({ onLoad, byMode: { cold: est(300), warm: est(100) } }));
+  const of = (modes: ('cold' | 'warm')[]) => predictedShift(pricedPairs(base, modes).map((x) => ({ onLoad: x.onLoad, estimate: x.value })), (e) => e.delta);
+  // Five candidate loads after long gaps (the Do53 side, with more loads, had short gaps too): all cold, so 300.
+  assert.equal(pricedPairs(base, ['cold', 'cold', 'cold', 'cold', 'cold']).length, 15);
+  assert.equal(of(['cold', 'cold', 'cold', 'cold', 'cold']), 300);
+  assert.equal(of(['warm', 'warm']), 100);
+  // Two of five cold: the shift that mixture shows against the Do53 loads.
+  const a = base.map((b) => b.onLoad);
+  const mix: ('cold' | 'warm')[] = ['cold', 'warm', 'warm', 'cold', 'warm'];
+  assert.equal(of(mix), shift(a, mix.flatMap((m) => a.map((x) => x + (m === 'cold' ? 300 : 100)))));
+  assert.ok(of(mix)! > 100 && of(mix)! < 300);
+  // A visit with no estimate in a mode adds nothing in it.
+  assert.equal(pricedPairs([{ onLoad: 1, byMode: { cold: null, warm: est(1) } }], ['cold', 'warm']).length, 1);
 });

@@ -1,5 +1,6 @@
 // The validation experiment's analysis, pure: dnscost's prediction for every Do53 visit (the current cost model,
-// common/page-cost.ts measuredPageCost over the visit's page record and replay, in the mode its scenario says), the
+// common/page-cost.ts measuredPageCost over the visit's page record and replay, in the mode its scenario says; in a
+// trace, in each mode its candidate loads were in, from their own gaps), the
 // measured change of onLoad between sides (the Hodges–Lehmann shift) with a seeded bootstrap interval, whether a row
 // is resolved (the interval's half-width within the tolerance), and the rows themselves (one per browser × profile × page ×
 // transport × scenario) with the target's verdict and the query log's check.
@@ -58,13 +59,22 @@ export function modeFor(visit: Pick<Visit, 'browser' | 'pageRecord'>, transport:
   return expectedMode(visit.pageRecord?.idleBeforeMs, holderOf(transport, visit.browser, ctx.dotStub), ctx.serverIdleMs);
 }
 
-/** A Do53 visit's prediction for one row: the mode it was priced in, the estimate, and the document lookup's predicted change. */
-export function visitPrediction(visit: Visit, transport: Candidate, scenario: Scenario, ctx: ExpectedContext): { mode: Mode; estimate: Estimate | null; document: number | null } | null {
+/** A Do53 visit's prediction in `mode`: the estimate, and the document lookup's predicted change. */
+export function visitPrediction(visit: VisitLike, transport: Candidate, mode: Mode): { estimate: Estimate | null; document: number | null } | null {
   if (!visit.pageRecord || !visit.records) return null;
-  const mode = modeFor(visit, transport, scenario, ctx);
   const cells = measuredPageCost(visit.pageRecord, visit.records);
   const doc = cells.find((c) => c.transport === transport && c.mode === mode)?.hosts.find((h) => h.reason === 'document')?.delta;
-  return { mode, estimate: estimateOf(cells, transport, mode), document: typeof doc === 'number' ? doc : null };
+  return { estimate: estimateOf(cells, transport, mode), document: typeof doc === 'number' ? doc : null };
+}
+
+/**
+ * What a row's prediction is made of: every priced Do53 load in each mode of `modes` (with repeats), the modes the
+ * candidate loads were in. A trace's candidate loads each have their own gap, so their own mode: pricing the Do53
+ * loads in those modes mixes cold and warm as the measured candidate side did, even where the two sides ran a
+ * different number of loads (a side stops once its rows are resolved) and so a different share of long gaps.
+ */
+export function pricedPairs<T>(base: readonly { onLoad: number; byMode: Partial<Record<Mode, T | null>> }[], modes: readonly Mode[]): { onLoad: number; value: T }[] {
+  return modes.flatMap((m) => base.flatMap((b) => (b.byMode[m] != null ? [{ onLoad: b.onLoad, value: b.byMode[m]! }] : [])));
 }
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
@@ -189,7 +199,7 @@ export interface Row {
   /** predicted − measured. */
   error: number | null;
   within: boolean | null;
-  /** The modes the Do53 visits were priced in. */
+  /** The modes priced: the scenario's with the Do53 visits priced in it; in a trace, the candidate loads' own modes with how many loads were in each. */
   modes: Partial<Record<Mode, number>>;
   /** Candidate loads whose side already had a connection to the resolver open as the navigation started (TCP transports). */
   openBefore: { open: number; closed: number } | null;
@@ -218,16 +228,26 @@ export function analyse(run: ValidationRun): Row[] {
             const key = rowKey({ browser, profile: p.profile.name, page: page.id, transport, scenario });
             const [a, b] = [ok(base).map((v) => v.onLoad!), ok(cand).map((v) => v.onLoad!)];
             const change = measuredChange(a, b, rowSeed(key));
-            const priced = ok(base).map((v) => ({ onLoad: v.onLoad!, p: visitPrediction(v, transport, scenario, ctx) }));
-            const preds = priced.map((x) => x.p).filter((x) => x !== null);
-            const withEstimate = priced.flatMap((x) => (x.p?.estimate ? [{ onLoad: x.onLoad, estimate: x.p.estimate }] : []));
+            // The modes priced: in a trace each candidate load's own (from its own gap), else the scenario's.
+            const candModes = scenario === 'expected' ? ok(cand).map((v) => modeFor(v, transport, scenario, ctx)) : [scenario];
+            const byVisit = ok(base).map((v) => {
+              const byMode: Partial<Record<Mode, { estimate: Estimate | null; document: number | null } | null>> = {};
+              for (const m of new Set(candModes)) byMode[m] = visitPrediction(v, transport, m);
+              return { onLoad: v.onLoad!, byMode };
+            });
+            const pairs = pricedPairs(byVisit, candModes);
+            const withEstimate = pairs.flatMap((x) => (x.value.estimate ? [{ onLoad: x.onLoad, estimate: x.value.estimate }] : []));
             const predictedOf = (f: (e: Estimate) => number) => predictedShift(withEstimate, f)!;
             const predicted = withEstimate.length ? { delta: predictedOf((e) => e.delta), lower: predictedOf((e) => e.lower), upper: predictedOf((e) => e.upper) } : null;
             const modes: Partial<Record<Mode, number>> = {};
-            for (const x of preds) modes[x.mode] = (modes[x.mode] ?? 0) + 1;
+            const pricedVisits = byVisit.filter((b) => Object.values(b.byMode).some((x) => x?.estimate)).length;
+            if (pricedVisits) {
+              if (scenario === 'expected') for (const m of candModes) modes[m] = (modes[m] ?? 0) + 1;
+              else modes[scenario] = pricedVisits;
+            }
             const docs = (vs: Visit[]) => ok(vs).filter((v) => v.pageRecord).map((v) => documentLookup(v.pageRecord!));
             const [docA, docB] = [docs(base), docs(cand)];
-            const docPred = preds.map((x) => x.document).filter((x): x is number => x !== null);
+            const docPred = pairs.map((x) => x.value.document).filter((x): x is number => x !== null);
             const watched = ok(cand).filter((v) => v.openBefore !== null);
             const error = predicted && change ? predicted.delta - change.measured : null;
             rows.push({

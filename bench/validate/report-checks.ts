@@ -186,13 +186,15 @@ recorded: no HTTPS upgrades, mixed content allowed; Firefox's DNS cache off):
   seeded order and one seeded series of gaps per browser, shared by its sides; the stub (and Chromium's one context,
   whose host cache is emptied before each load) lives for the whole trace, and each load's leftover connections to the
   pages' servers are ended first. The gaps straddle each holder's idle limit in the lab (${limits.join('; ')}; the
-  lab resolver's own limit ${[...new Set(run.profiles.map((p) => `${p.serverIdleS} s`))].join('/')} ends the others): every Do53 visit's
-  idleBeforeMs is its own gap, and the model prices it in the mode \`expectedMode(idleBeforeMs, holder, serverIdleMs)\`
-  gives (common/connection-state.ts).
+  lab resolver's own limit ${[...new Set(run.profiles.map((p) => `${p.serverIdleS} s`))].join('/')} ends the others): every load's
+  idleBeforeMs is its own gap, and \`expectedMode(idleBeforeMs, holder, serverIdleMs)\` (common/connection-state.ts)
+  gives the mode the model expects for it. The candidate loads' modes are the ones priced: the sides stop at different
+  numbers of loads, so their shares of long gaps differ, and the measured change is that of the candidate's loads.
 
 The prediction: from every Do53 visit, the page record (Navigation, Paint and Resource Timing, with the browser that
 recorded it) and dnscost's replay of its hosts (each at its first-needed offset, asking the record types that browser
 asks, common/browser-queries.ts) over udp and each candidate under the same profile, in the scenario's mode(s),
 stored through \`storedRecord\` and priced by \`measuredPageCost\`; a row's prediction is the shift of its
-priced Do53 loads, each moved by its own predicted change, against all its Do53 loads (predictedShift).`;
+priced Do53 loads, each moved by its own predicted change (in a trace: once per candidate load, in that load's mode),
+against all its Do53 loads (predictedShift, pricedPairs).`;
 }

@@ -106,8 +106,9 @@ ${whatRan(run)}
 
 Columns: loads per side (Do53/candidate) that finished; onLoad median [p25–p75] ms; measured Δ = the shift of
 candidate against Do53 (Hodges–Lehmann: the median of every candidate − Do53 difference) [bootstrap 95 %]; ± = the interval's half-width; tol = the tolerance; predicted Δ = the same shift with each
-priced Do53 load moved by its own prediction (point [lower…upper]; a mix of cold and warm loads shifts as a mixture); error = predicted − measured; modes = the replay modes the Do53 visits were
-priced in; open = candidate loads whose side had its connection to the resolver open as the navigation started (DoT,
+priced Do53 load moved by its own prediction (point [lower…upper]; a mix of cold and warm loads shifts as a mixture); error = predicted − measured; modes = the replay mode and how many Do53 visits were
+priced in it (a trace: the candidate loads' own modes, from their own gaps, and how many loads were in each; every priced
+Do53 visit is priced in each); open = candidate loads whose side had its connection to the resolver open as the navigation started (DoT,
 DoH); document = the document lookup's change, measured / predicted; queries = candidate loads whose every name reached
 the resolver over the candidate's scheme (+ other schemes seen).
 

@@ -45,31 +45,3 @@ export function isInternalName(name: string): boolean {
     (suffix) => n.endsWith(suffix) || n === suffix.slice(1),
   );
 }
-
-
-/** True for IPv4 literals in private, loopback, link-local, shared (CGNAT), unspecified or benchmark ranges. */
-export function isPrivateIPv4(ip: string): boolean {
-  const m = IPV4_LITERAL.exec(ip);
-  if (!m) return false;
-  const [a, b] = [Number(m[1]), Number(m[2])];
-  return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19));
-}
-
-/** True for IPv6 literals (without brackets) that are loopback, unspecified, unique-local, link-local or map a private IPv4. */
-export function isPrivateIPv6(ip: string): boolean {
-  const n = ip.toLowerCase();
-  if (n === '::1' || n === '::') return true;
-  if (/^f[cd][0-9a-f]{0,2}:/.test(n) || /^fe[89ab][0-9a-f]?:/.test(n)) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(n);
-  if (mapped) return isPrivateIPv4(mapped[1]!);
-  // The URL parser writes a mapped IPv4 in hex (::ffff:7f00:1).
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(n);
-  if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
-    return isPrivateIPv4(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
-  }
-  return false;
-}
-

@@ -34,6 +34,7 @@ if (stats.hasErrors() || stats.hasWarnings()) {
   if (stats.hasErrors()) process.exit(1);
 }
 copyFileSync(join(root, 'manifest.json'), join(outDir, 'manifest.json'));
+copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
 for (const f of STATIC) {
   mkdirSync(dirname(join(outDir, f)), { recursive: true });
   copyFileSync(join(root, 'extension/src', f), join(outDir, f));

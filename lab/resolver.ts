@@ -218,6 +218,9 @@ function run(cmd: string, args: string[], timeout: number): Promise<{ ok: boolea
   });
 }
 
+/** The query the lab asks itself to know a resolver is ready (readiness probes land in its query log too). */
+export const READY_PROBE = { name: 'test.', type: 'SOA' } as const;
+
 // Ready means this instance's SOA serial over both UDP and TCP: another server sharing the port (SO_REUSEPORT)
 // would answer with a different one. kdig also works from inside a netns, where node cannot reach.
 async function waitReady(child: ChildProcess, logs: () => string, what: string, opts: StartOptions, s: Setup) {
@@ -233,7 +236,7 @@ async function waitReady(child: ChildProcess, logs: () => string, what: string, 
     let ok = true;
     for (const proto of ['+tcp', '+notcp']) {
       const [cmd, args] = wrapNetns(opts.netns, 'kdig', [
-        `@${address}`, '-p', String(port), 'test.', 'SOA', proto, '+time=1', '+retry=0', '+short',
+        `@${address}`, '-p', String(port), READY_PROBE.name, READY_PROBE.type, proto, '+time=1', '+retry=0', '+short',
       ]);
       const r = await run(cmd, args, 3000);
       last = r.out;

@@ -134,7 +134,14 @@ function innerTests(name: BrowserName): void {
         summary: [...document.querySelectorAll<HTMLElement>('#cost .summary tbody tr')].map((r) => `${r.dataset.transport}/${r.dataset.mode}`),
         bytes: document.querySelectorAll('#cost .bytes tbody tr').length,
         scripts: document.querySelectorAll('#cost script').length,
+        // The panel is redrawn while measuring: it is not a live region; a status region announces start and end.
+        live: document.querySelectorAll('#cost[aria-live], #cost [aria-live]').length,
+        announce: document.querySelector('#announce')?.getAttribute('role') ?? null,
+        said: document.querySelector('#announce')?.textContent ?? '',
       }));
+      assert.equal(panel.live, 0);
+      assert.equal(panel.announce, 'status');
+      assert.equal(panel.said, '', 'a panel opened on finished results announces nothing');
       assert.deepEqual(panel.hosts.map((h) => h.host).sort(), expected);
       const combos = TRANSPORTS.flatMap((tr) => [`${tr}/cold`, `${tr}/warm`]);
       for (const h of panel.hosts) assert.deepEqual([...h.bars].sort(), [...combos].sort(), `bars of ${h.host}`);
@@ -177,15 +184,22 @@ function innerTests(name: BrowserName): void {
         assert.equal(after.records!.length, after.measurement!.records);
         timings.push(`worker killed after ${before} records: interrupted with ${after.records!.length} kept (${after.measurement!.error?.code}) in ${Date.now() - started} ms`);
         await poll('the host reconnects', 20_000, async () => (((await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));
-        const third = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus;
-        assert.equal(third.measurement?.state, 'running', JSON.stringify(third));
+        // This time through the panel's own button: the status region announces the start and the end.
+        await popup.bringToFront();
+        await popup.evaluate(() => document.getElementById('measure-start')!.click());
+        await poll('the panel announces the measurement', 10_000, async () =>
+          (await popup.evaluate(() => document.getElementById('announce')?.textContent)) === 'Measuring this page.' ? true : undefined);
         const done = await poll('measuring again finishes', 40_000, async () => {
           const s = (await sendFromPage(ext, { type: 'measure-status', tabId })) as MeasureStatus;
           return s.measurement && s.measurement.state !== 'running' ? s : undefined;
         });
         assert.equal(done.measurement!.state, 'done');
         assert.equal(done.measurement!.records, records.length, JSON.stringify({ ...done.measurement!, page: undefined, plan: undefined, summary: undefined }));
-        timings.push(`measured again ${Date.now() - started} ms`);
+        await poll('the panel announces the end', 20_000, async () => {
+          const said = await popup.evaluate(() => document.getElementById('announce')?.textContent ?? '');
+          return /^Measurement finished/.test(said) ? said : undefined;
+        });
+        timings.push(`measured again from the panel ${Date.now() - started} ms`);
 
         // A 200-host panel: a synthetic finished measurement of this page (200 hosts × 5 transports × cold/warm ×
         // A/AAAA × 3 = 12,000 records) written to storage, read back by a restarted worker, drawn by the popup.

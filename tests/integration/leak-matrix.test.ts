@@ -24,7 +24,7 @@ import { test } from 'vitest';
 import { planMeasurement } from '../../extension/src/background/measure-plan.js';
 import { host as pageHost, pageRecord } from '../../extension/src/background/test-fixtures.js';
 import { startHost } from '../../lab/host-process.js';
-import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
+import { READY_PROBE, startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import type { ResolverSpec } from '../../common/schema.js';
 import { runInNamespace, vitestCommand } from '../support/namespace.js';
 
@@ -57,9 +57,9 @@ async function currentDns(): Promise<dgram.Socket> {
 }
 
 const udpResolver = (id: string, address: string): ResolverSpec => ({ id, name: id, endpoints: [{ transport: 'udp', address, port: 53 }] });
-// Every name a resolver was asked, but the lab's own readiness probe (SOA test.).
+// Every name a resolver was asked, but the lab's own readiness probe.
 const asked = (lab: LabResolver) => new Set([...lab.logs().matchAll(/dnscost-query \S+ (\S+) (\S+)/g)]
-  .filter((m) => !(m[1] === 'SOA' && m[2] === 'test.'))
+  .filter((m) => !(m[1] === READY_PROBE.type && m[2] === READY_PROBE.name))
   .map((m) => m[2]!.toLowerCase().replace(/\.$/, '')));
 
 if (INNER) {

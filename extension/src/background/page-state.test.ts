@@ -25,7 +25,9 @@ test('parseHost: A-labels, internal names, IP literals, refusals', () => {
     ['0x7f.1', '127.0.0.1', { kind: 'ip', internal: true }], // the URL parser's IPv4 forms
     ['[::1]', '::1', { kind: 'ip', internal: true }],
     ['[fd00::5]', 'fd00::5', { kind: 'ip', internal: true }],
-    ['[2001:db8::1]', '2001:db8::1', { kind: 'ip', internal: false, measurable: false }],
+    ['[2606:4700::1111]', '2606:4700::1111', { kind: 'ip', internal: false, measurable: false }],
+    ['[2001:db8::1]', '2001:db8::1', { kind: 'ip', internal: true }], // documentation: never global (ip-address.ts)
+    ['100.64.0.1', '100.64.0.1', { kind: 'ip', internal: true }], // shared address space
     ['[::ffff:192.168.0.1]', '::ffff:c0a8:1', { kind: 'ip', internal: true }],
     ['', null, { reason: 'empty' }],
     [42, null, { reason: 'not-a-host' }],

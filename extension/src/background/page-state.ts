@@ -5,7 +5,8 @@
 // Hostile pages are the normal case here: every name is converted to its A-label by the URL parser, checked against
 // RFC 1035 lengths, and kept as a plain string (never markup); a page keeps at most PAGE_CAPS.hosts hosts and counts
 // the rest. Internal names and IP literals are recorded but flagged not measurable: they never go to a resolver.
-import { DNS_LABEL, IPV4_LITERAL, isInternalName, isPrivateIPv4, isPrivateIPv6, MAX_HOSTNAME_LENGTH } from '../../../common/hostname.js';
+import { DNS_LABEL, IPV4_LITERAL, isInternalName, MAX_HOSTNAME_LENGTH } from '../../../common/hostname.js';
+import { isGlobalAddress } from '../../../common/ip-address.js';
 import { PAGE_CAPS, PAGE_RECORD_VERSION, type NavigationTimingEntry, type PageDropped, type PageHost, type PageRecord, type PageRedirect } from '../../../common/page-record.js';
 import type { PageTimingMessage } from '../messages/page.js';
 
@@ -27,7 +28,7 @@ export interface ClassifiedHost {
   ok: true;
   name: string;
   kind: 'name' | 'ip';
-  /** Internal name (single-label, .local, .internal, .home.arpa, .localhost, …) or private-range IP literal. */
+  /** Internal name (single-label, .local, .internal, .home.arpa, .localhost, …) or non-global IP literal. */
   internal: boolean;
   /** True only for a public DNS name: what a resolver may be asked. */
   measurable: boolean;
@@ -56,10 +57,9 @@ export function parseHost(raw: unknown): ClassifiedHost | { ok: false; reason: H
   }
   if (host.startsWith('[')) {
     const ip = host.slice(1, -1);
-    const internal = isPrivateIPv6(ip);
-    return { ok: true, name: ip, kind: 'ip', internal, measurable: false };
+    return { ok: true, name: ip, kind: 'ip', internal: !isGlobalAddress(ip), measurable: false };
   }
-  if (IPV4_LITERAL.test(host)) return { ok: true, name: host, kind: 'ip', internal: isPrivateIPv4(host), measurable: false };
+  if (IPV4_LITERAL.test(host)) return { ok: true, name: host, kind: 'ip', internal: !isGlobalAddress(host), measurable: false };
   if (host.length > MAX_HOSTNAME_LENGTH) return { ok: false, reason: HOST_REFUSALS.TOO_LONG };
   for (const label of host.split('.')) {
     if (label.length > 63) return { ok: false, reason: HOST_REFUSALS.LABEL_TOO_LONG };

@@ -25,9 +25,23 @@ export async function targetTab(search: string): Promise<number | null> {
   return tab?.id ?? null;
 }
 
+/**
+ * Says `text` in the popup's live region (#announce, role=status). The panel itself is not live: while measuring it
+ * is redrawn every POLL_MS, and a screen reader would read it again each time. Only a measurement's start and its
+ * end are announced.
+ */
+function announce(text: string): void {
+  const region = document.getElementById('announce');
+  if (region) region.textContent = text;
+}
+
 function show(root: HTMLElement, state: string, ...children: Array<Node | string>): void {
+  const before = root.dataset.state;
   root.dataset.state = state;
   root.replaceChildren(...children);
+  if (state === before) return;
+  if (state === 'measuring') announce('Measuring this page.');
+  else if (before === 'measuring') announce(state === 'results' ? 'Measurement finished: the results are below.' : 'The measurement stopped.');
 }
 
 function button(text: string, onClick: () => void, id?: string): HTMLButtonElement {

@@ -44,7 +44,7 @@ interface Row {
 
 async function inner(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'dnscost-dashboard-draw-'));
-  const b = await launchWithExtension('chromium', { extensionDir: requireBuiltExtension(), workDir: work, registerHost: false });
+  const b = await launchWithExtension('chromium', { extensionDir: requireBuiltExtension('chromium'), workDir: work, registerHost: false });
   const rows: Row[] = [];
   try {
     const ext = await b.openExtensionPage('options/options.html');

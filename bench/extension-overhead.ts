@@ -66,7 +66,7 @@ async function delaySite(port: number): Promise<ChildProcess> {
 
 async function inner(): Promise<void> {
   const executablePath = findBrowser('chromium')!;
-  const extensionDir = requireBuiltExtension();
+  const extensionDir = requireBuiltExtension('chromium');
   const site = await startSite();
   const url = site.url(NORMAL_PAGE_HOSTS.start, '/');
   const delayer = PROFILE.rttMs > 0 ? await delaySite(site.port) : null;

@@ -27,7 +27,7 @@ if (!(OPENS >= 1 && OPENS <= 1000 && HOSTS >= 1 && HOSTS <= 500)) throw new Erro
 async function inner(): Promise<void> {
   const site = await startSite();
   const work = mkdtempSync(join(tmpdir(), 'dnscost-popup-draw-'));
-  const b = await launchWithExtension('chromium', { extensionDir: requireBuiltExtension(), workDir: work });
+  const b = await launchWithExtension('chromium', { extensionDir: requireBuiltExtension('chromium'), workDir: work });
   const draw: number[] = [];
   const open: number[] = [];
   try {

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Builds the extension: type-check (tsc), bundle (webpack) into build/extension/ with the top-level manifest.json and
-// the pages' static files, then package the same files as build/dnscost-chromium.zip and build/dnscost-firefox.xpi.
+// Builds the extension: type-check (tsc), bundle (webpack) once, then one unpacked build per browser with its own
+// manifest derived from the top-level manifest.json (build/extension-chromium: the background as a service worker and
+// the `key` that fixes its id; build/extension-firefox: the background as scripts, the gecko id and data-collection
+// declaration, no `key`), each packaged for its store: build/dnscost-chromium.zip and build/dnscost-firefox.xpi.
 // Usage: node extension/build.mjs   (npm run build:extension)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import webpack from 'webpack';
@@ -12,9 +14,10 @@ import { webpackConfig } from './webpack.config.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildDir = join(root, 'build');
-const outDir = join(buildDir, 'extension');
-/** Static files, from extension/src/ to the same place under build/extension/. */
-const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'managed-schema.json'];
+const outDir = join(buildDir, 'extension-chromium');
+const firefoxDir = join(buildDir, 'extension-firefox');
+/** Static files, from extension/src/ to the same place under each build. */
+const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'privacy/privacy.html', 'managed-schema.json'];
 
 const started = Date.now();
 const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
@@ -25,7 +28,9 @@ if (manifest.version !== pkg.version) {
 
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'extension/tsconfig.json')], { stdio: 'inherit' });
 
+rmSync(join(buildDir, 'extension'), { recursive: true, force: true }); // the single build of earlier versions
 rmSync(outDir, { recursive: true, force: true });
+rmSync(firefoxDir, { recursive: true, force: true });
 const stats = await new Promise((resolve, reject) =>
   webpack(webpackConfig(outDir), (err, s) => (err ? reject(err) : resolve(s))),
 );
@@ -33,19 +38,31 @@ if (stats.hasErrors() || stats.hasWarnings()) {
   console.error(stats.toString({ all: false, errors: true, warnings: true }));
   if (stats.hasErrors()) process.exit(1);
 }
-copyFileSync(join(root, 'manifest.json'), join(outDir, 'manifest.json'));
 copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
 for (const f of STATIC) {
   mkdirSync(dirname(join(outDir, f)), { recursive: true });
   copyFileSync(join(root, 'extension/src', f), join(outDir, f));
 }
+cpSync(outDir, firefoxDir, { recursive: true });
+const json = (m) => `${JSON.stringify(m, null, 2)}\n`;
+writeFileSync(join(outDir, 'manifest.json'), json(browserManifest(manifest, 'chromium')));
+writeFileSync(join(firefoxDir, 'manifest.json'), json(browserManifest(manifest, 'firefox')));
 
-// One archive serves both stores (the manifest carries both background forms); web-ext writes a zip, named .xpi for
-// Firefox. Source maps stay in the unpacked build only.
-for (const filename of ['dnscost-chromium.zip', 'dnscost-firefox.xpi']) {
+// web-ext writes a zip, named .xpi for Firefox. Source maps stay in the unpacked builds only.
+for (const [dir, filename] of [[outDir, 'dnscost-chromium.zip'], [firefoxDir, 'dnscost-firefox.xpi']]) {
   await webExt.cmd.build(
-    { sourceDir: outDir, artifactsDir: buildDir, filename, overwriteDest: true, ignoreFiles: ['**/*.map'] },
+    { sourceDir: dir, artifactsDir: buildDir, filename, overwriteDest: true, ignoreFiles: ['**/*.map'] },
     { shouldExitProgram: false, showReadyMessage: false },
   );
 }
-console.error(`build:extension: build/extension, build/dnscost-chromium.zip, build/dnscost-firefox.xpi in ${Date.now() - started} ms`);
+console.error(`build:extension: build/extension-chromium, build/extension-firefox, build/dnscost-chromium.zip, build/dnscost-firefox.xpi in ${Date.now() - started} ms`);
+
+/**
+ * One browser's manifest from the shared one: Chromium takes the service worker and the `key` (its id, which the
+ * host's manifest allows) and no Gecko settings; Firefox takes the background scripts and the Gecko settings, no key.
+ */
+function browserManifest(shared, browser) {
+  const { key, browser_specific_settings: gecko, background, ...rest } = shared;
+  if (browser === 'chromium') return { ...rest, key, background: { service_worker: background.service_worker } };
+  return { ...rest, browser_specific_settings: gecko, background: { scripts: background.scripts } };
+}

@@ -1,5 +1,5 @@
-// Bundles the extension's execution contexts (background, popup, options, dashboard) into build/extension/. Static files
-// (manifest.json, HTML, CSS) are copied by extension/build.mjs, which also type-checks and packages.
+// Bundles the extension's execution contexts (background, popup, options, dashboard) into build/extension-chromium/. Static files
+// (HTML, CSS) and the per-browser manifests are written by extension/build.mjs, which also type-checks and packages.
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

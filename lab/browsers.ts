@@ -61,7 +61,7 @@ export interface ExtensionBrowser {
 
 /** Options for launchWithExtension. */
 export interface LaunchOptions {
-  /** The unpacked extension (build/extension). */
+  /** The unpacked extension for this browser (build/extension-NAME). */
   extensionDir: string;
   /** A fresh directory for the profile, private HOME and host launcher. */
   workDir: string;

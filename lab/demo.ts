@@ -22,7 +22,7 @@ const OUT = join(ROOT, 'demo-output');
 const say = (line: string): void => void process.stdout.write(`demo: ${line}\n`);
 
 async function inner(name: BrowserName): Promise<void> {
-  const extensionDir = requireBuiltExtension();
+  const extensionDir = requireBuiltExtension(name);
   const work = mkdtempSync(join(tmpdir(), `dnscost-demo-${name}-`));
   mkdirSync(OUT, { recursive: true });
   const site = await startSite();

@@ -36,7 +36,9 @@ export function harPagesDir(): string {
 
 /** The host's launcher, as a browser starts it (it runs dist/native-host). */
 export const HOST_BIN = join(ROOT, 'native-host', 'bin', 'dnscost-host.js');
-/** The unpacked extension both browsers load (scripts/setup runs `npm run build:extension`). */
-export const EXTENSION_DIR = join(ROOT, 'build', 'extension');
+/** The unpacked extension of each browser (scripts/setup runs `npm run build:extension`): build/extension-NAME. */
+export function extensionDir(browser: 'chromium' | 'firefox'): string {
+  return join(ROOT, 'build', `extension-${browser}`);
+}
 /** Where tests leave screenshots and logs for a person to look at. */
 export const RUN_DIR = join(ROOT, 'tests', '.run');

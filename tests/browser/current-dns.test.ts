@@ -51,7 +51,7 @@ forward-zone:
 
 function innerTests(name: BrowserName, setup: Setup): void {
   test(`${name}, ${setup}: the current DNS is measured by default and is what the panel compares with`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
-    const extensionDir = requireBuiltExtension();
+    const extensionDir = requireBuiltExtension(name);
     const work = mkdtempSync(join(tmpdir(), `dnscost-current-${name}-`));
     t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     mkdirSync(RUN_DIR, { recursive: true });
@@ -130,7 +130,7 @@ if (INNER) {
       test(`${name}, ${setup}: the current DNS as the baseline (its own network and mount namespace)`, { timeout: BUDGET_MS[name] + 15_000 }, async (t) => {
         if (process.getuid?.() !== 0) return t.skip('needs root: network and mount namespaces (unshare)');
         if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);
-        requireBuiltExtension();
+        requireBuiltExtension(name);
         const dir = mkdtempSync(join(tmpdir(), 'dnscost-current-etc-'));
         t.onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
         writeFileSync(join(dir, 'resolv.conf'), `nameserver ${setup === 'behind-unbound' ? '127.0.0.1' : CURRENT}\n`);

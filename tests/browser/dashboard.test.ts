@@ -108,7 +108,7 @@ async function historyGet(page: Page, filter: HistoryFilter): Promise<HistoryEnt
 
 function innerTests(name: BrowserName): void {
   test(`${name}: the dashboard draws ${ENTRIES} stored pages, filters, exports`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
-    const extensionDir = requireBuiltExtension();
+    const extensionDir = requireBuiltExtension(name);
     const work = mkdtempSync(join(tmpdir(), `dnscost-dashboard-${name}-`));
     t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     mkdirSync(RUN_DIR, { recursive: true });

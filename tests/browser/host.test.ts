@@ -52,7 +52,7 @@ async function directHello(): Promise<Record<string, unknown>> {
 
 function innerTests(name: BrowserName): void {
   test(`${name}: the extension's background reports the real host's hello`, { timeout: BUDGET_MS[name] - 15_000 }, async (t) => {
-    const extensionDir = requireBuiltExtension();
+    const extensionDir = requireBuiltExtension(name);
     const work = mkdtempSync(join(tmpdir(), `dnscost-${name}-`));
     t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     mkdirSync(RUN_DIR, { recursive: true });

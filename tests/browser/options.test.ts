@@ -99,7 +99,7 @@ async function openOptions(b: Awaited<ReturnType<typeof launchWithExtension>>): 
 }
 
 async function personScenario(name: BrowserName, work: string, timings: string[]): Promise<void> {
-  const extensionDir = requireBuiltExtension();
+  const extensionDir = requireBuiltExtension(name);
   let started = Date.now();
   const b = await launchWithExtension(name, { extensionDir, workDir: join(work, 'person') });
   try {
@@ -224,7 +224,7 @@ function writePolicy(name: BrowserName, work: string, policy: Record<string, unk
 async function policyScenario(name: BrowserName, work: string, timings: string[]): Promise<void> {
   const started = Date.now();
   const removePolicy = writePolicy(name, work, { resolvers: [POLICY_RESOLVER], consent: true });
-  const b = await launchWithExtension(name, { extensionDir: requireBuiltExtension(), workDir: join(work, 'policy') });
+  const b = await launchWithExtension(name, { extensionDir: requireBuiltExtension(name), workDir: join(work, 'policy') });
   try {
     const page = await openOptions(b);
     // Chromium delivers extension policy shortly after the extension starts: ask until it is there.
@@ -283,7 +283,7 @@ if (INNER) {
     test(`${name}: options page in a loopback-only network namespace`, { timeout: BUDGET_MS[name] + 10_000 }, async (t) => {
       if (process.getuid?.() !== 0) return t.skip('needs root: browsers run in a loopback-only network namespace (unshare --net)');
       if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);
-      requireBuiltExtension();
+      requireBuiltExtension(name);
       const inner = vitestCommand(import.meta.url);
       let script = `ip link set lo up && ${inner}`;
       let privateEtc: string | null = null;

@@ -45,7 +45,7 @@ async function reportWhen(ext: Page, tabId: number, what: string, timeoutMs: num
 
 function innerTests(name: BrowserName): void {
   test(`${name}: page records of the local site and of a hostile page`, { timeout: BUDGET_MS[name] - 10_000 }, async (t) => {
-    const extensionDir = requireBuiltExtension();
+    const extensionDir = requireBuiltExtension(name);
     const work = mkdtempSync(join(tmpdir(), `dnscost-pages-${name}-`));
     t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     const site = await startSite();

@@ -41,7 +41,7 @@ const TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1'] as const;
 
 function innerTests(name: BrowserName): void {
   test(`${name}: measure a page through the real host and the lab resolver; the cost panel shows it`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
-    const extensionDir = requireBuiltExtension();
+    const extensionDir = requireBuiltExtension(name);
     const work = mkdtempSync(join(tmpdir(), `dnscost-cost-${name}-`));
     t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     mkdirSync(RUN_DIR, { recursive: true });
@@ -152,6 +152,23 @@ function innerTests(name: BrowserName): void {
       assert.match(shown.text, /DoT = .*285/);
       await popup.setViewport({ width: 900, height: 1400 });
       await popup.screenshot({ path: join(RUN_DIR, `cost-panel-${name}.png`), fullPage: true });
+      // Dark mode follows prefers-color-scheme (ui/page.css): light text on a dark page, and back.
+      const scheme = async (value: 'dark' | 'light') => {
+        await popup.emulateMediaFeatures([{ name: 'prefers-color-scheme', value }]);
+        return popup.evaluate(() => {
+          const luminance = (css: string) => {
+            const [r, g, b] = (css.match(/[\d.]+/g) ?? []).map(Number);
+            return (0.2126 * r! + 0.7152 * g! + 0.0722 * b!) / 255;
+          };
+          const body = getComputedStyle(document.body);
+          return { text: luminance(body.color), page: luminance(body.backgroundColor) };
+        });
+      };
+      const dark = await scheme('dark');
+      assert.ok(dark.page < 0.2 && dark.text > 0.7, `dark: ${JSON.stringify(dark)}`);
+      await popup.screenshot({ path: join(RUN_DIR, `cost-panel-${name}-dark.png`), fullPage: true });
+      const light = await scheme('light');
+      assert.ok(light.page > 0.9 && light.text < 0.3, `light: ${JSON.stringify(light)}`);
       // Its own extension tab has no page: the panel says so.
       started = Date.now();
       const own = await b.openExtensionPage('popup/popup.html');

@@ -54,7 +54,7 @@ function innerTests(): void {
       ((await (await fetch(`${collector!.url}/v1/aggregates?site=ikea.com`)).json()) as { cells: Array<{ site: string; batches: number }> }).cells;
 
     const b = await launchWithExtension('chromium', {
-      extensionDir: requireBuiltExtension(), workDir: work,
+      extensionDir: requireBuiltExtension('chromium'), workDir: work,
       chromiumArgs: [`--host-resolver-rules=MAP ${SITE_HOST} 127.0.0.1`],
     });
     try {

@@ -58,7 +58,7 @@ export function outerBrowserTests(
     test(title(name), { timeout: budgetMs[name] + 10_000 }, async (t) => {
       if (process.getuid?.() !== 0) return t.skip('needs root: browsers run in a loopback-only network namespace (unshare --net)');
       if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);
-      requireBuiltExtension();
+      requireBuiltExtension(name);
       const started = Date.now();
       const out = await runInNamespace(`ip link set lo up && ${vitestCommand(file)}`, { [innerEnv]: name }, budgetMs[name]);
       console.log(`${linesOf(out, `${name}: `).join('\n')}\n${name}: whole run in the namespace ${Date.now() - started} ms`);

@@ -12,6 +12,19 @@ import { TRANSPORT_COLOURS } from '../ui/transports.js';
 /** Resolvers are told apart by dash pattern: the first solid, then dashed, dotted, dash-dot… */
 const DASHES: number[][] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
 
+/** The page's colours (ui/page.css, light or dark by prefers-color-scheme), read when a chart is drawn. */
+function ink(): { fg: string; grid: string; shade: string } {
+  const css = getComputedStyle(document.documentElement);
+  const read = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
+  return { fg: read('--fg', '#222'), grid: read('--grid', 'rgba(0, 0, 0, 0.07)'), shade: read('--shade', 'rgba(0, 0, 0, 0.07)') };
+}
+
+/** An axis in the page's colours: labels and ticks in its text colour, the grid faint. */
+function axis(a: uPlot.Axis): uPlot.Axis {
+  const { fg, grid } = ink();
+  return { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, ...a };
+}
+
 const percentAxis: uPlot.Axis = { label: 'share', values: (_u, splits) => splits.map((v) => `${Math.round(v * 100)} %`), size: 56 };
 
 /** A chart, drawn: its uPlot instance (for destroy) and its series count (without x). */
@@ -35,7 +48,7 @@ function shadeIndistinguishable(u: uPlot): void {
   const x1 = Math.min(bbox.left + bbox.width, u.valToPos(INDISTINGUISHABLE_MS, 'x', true));
   if (!(x1 > x0)) return;
   ctx.save();
-  ctx.fillStyle = 'rgba(0, 0, 0, 0.07)';
+  ctx.fillStyle = ink().shade;
   ctx.fillRect(x0, bbox.top, x1 - x0, bbox.height);
   ctx.restore();
 }
@@ -63,7 +76,7 @@ export function drawOnLoadCdf(into: HTMLElement, width: number, combos: readonly
   return draw({
     width, height: 340,
     scales: { x: { time: false }, y: { range: [0, 1] } },
-    axes: [{ label: 'estimated change of onLoad (ms)' }, percentAxis],
+    axes: [axis({ label: 'estimated change of onLoad (ms)' }), axis(percentAxis)],
     series,
     legend: { live: true },
     hooks: { drawClear: [shadeIndistinguishable] },
@@ -75,7 +88,7 @@ export function drawLookupCdf(into: HTMLElement, width: number, x: number[], ser
   return draw({
     width, height: 300,
     scales: { x: { time: false, distr: 3, log: 10 }, y: { range: [0, 1] } },
-    axes: [{ label: 'lookup time (ms, log scale; bucket upper bounds)' }, percentAxis],
+    axes: [axis({ label: 'lookup time (ms, log scale; bucket upper bounds)' }), axis(percentAxis)],
     series: [
       { label: 'at or below', value: (_u, v) => (v === null || v === undefined ? '–' : `${v} ms`) },
       ...series.map((s): uPlot.Series => ({

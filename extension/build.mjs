@@ -17,7 +17,7 @@ const buildDir = join(root, 'build');
 const outDir = join(buildDir, 'extension-chromium');
 const firefoxDir = join(buildDir, 'extension-firefox');
 /** Static files, from extension/src/ to the same place under each build. */
-const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'privacy/privacy.html', 'managed-schema.json'];
+const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'privacy/privacy.html', 'welcome/welcome.html', 'welcome/welcome.css', 'managed-schema.json'];
 
 const started = Date.now();
 const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));

@@ -14,6 +14,7 @@ export function webpackConfig(outDir) {
       'popup/popup': './extension/src/popup/index.ts',
       'options/options': './extension/src/options/index.ts',
       'dashboard/dashboard': './extension/src/dashboard/index.ts',
+      'welcome/welcome': './extension/src/welcome/index.ts',
       'content/page-timing': './extension/src/content/page-timing.ts',
     },
     output: { path: outDir, filename: '[name].js', clean: false },

@@ -65,7 +65,7 @@ test('each browser\'s manifest is the top-level one with its own background and 
       assert.ok(m.browser_specific_settings!.gecko.data_collection_permissions.required.includes('browsingActivity'));
     }
     const present = new Set(files(dir));
-    for (const f of [...(background.scripts ?? []), ...(background.service_worker ? [background.service_worker] : []), m.action.default_popup, m.options_ui.page, 'LICENSE', 'privacy/privacy.html']) {
+    for (const f of [...(background.scripts ?? []), ...(background.service_worker ? [background.service_worker] : []), m.action.default_popup, m.options_ui.page, 'LICENSE', 'privacy/privacy.html', 'welcome/welcome.html', 'welcome/welcome.js']) {
       assert.ok(present.has(f), `${browser}: ${f} is in the build`);
     }
     // The privacy policy is linked from the options page (and from the store listing, extension/store/listing.md).

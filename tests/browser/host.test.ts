@@ -38,6 +38,17 @@ async function settledPopup(page: Page, timeoutMs: number): Promise<{ state: str
   });
 }
 
+/** The welcome page the extension opens by itself on install (background/index.ts), once it has drawn everything. */
+async function welcomePage(b: Awaited<ReturnType<typeof launchWithExtension>>): Promise<Page> {
+  const page = await poll('the welcome page opens on install', 30_000, async () =>
+    (await b.browser.pages()).find((p) => p.url().endsWith('/welcome/welcome.html')));
+  await settledPopup(page, 30_000);
+  await poll('the welcome page draws its sections', 10_000, async () => page.evaluate(() =>
+    document.body.dataset.settings === 'ready' && document.getElementById('first')!.dataset.state !== 'loading' &&
+    document.getElementById('host-steps')!.dataset.os !== 'unknown' ? true : undefined));
+  return page;
+}
+
 /** The host's own hello, asked directly (not through a browser), to compare with what the extension reports. */
 async function directHello(): Promise<Record<string, unknown>> {
   const host = startHost();
@@ -95,6 +106,24 @@ function innerTests(name: BrowserName): void {
       }
       await page.screenshot({ path: join(RUN_DIR, `popup-${name}.png`) });
 
+      // The welcome page: consent not given yet (and given from there), the host connected, no page measured yet.
+      const welcome = await welcomePage(b);
+      const w = await welcome.evaluate(() => ({
+        consent: document.getElementById('consent')!.dataset.state,
+        host: document.getElementById('host-status')!.dataset.state,
+        os: document.getElementById('host-steps')!.dataset.os,
+        first: document.getElementById('first')!.dataset.state,
+        privacy: document.querySelector<HTMLAnchorElement>('a[href="../privacy/privacy.html"]')?.href ?? '',
+      }));
+      assert.deepEqual({ ...w, privacy: undefined }, { consent: 'not-given', host: 'connected', os: 'linux', first: 'waiting', privacy: undefined });
+      assert.ok(w.privacy.endsWith('/privacy/privacy.html'), w.privacy);
+      await welcome.evaluate(() => document.getElementById('consent-give')!.click());
+      await poll('consent given from the welcome page', 10_000, async () =>
+        (await welcome.evaluate(() => document.getElementById('consent')!.dataset.state)) === 'given' ? true : undefined);
+      const view = (await sendFromPage(page, { type: 'settings-get' })) as { settings: { consent: { given: boolean } } };
+      assert.equal(view.settings.consent.given, true);
+      await welcome.screenshot({ path: join(RUN_DIR, `welcome-${name}.png`), fullPage: true });
+
       const options = await b.openExtensionPage('options/options.html');
       const optionsShown = await settledPopup(options, 30_000);
       assert.equal(optionsShown.state, 'connected', optionsShown.text);
@@ -118,6 +147,11 @@ function innerTests(name: BrowserName): void {
       assert.equal(status.code, 'host-missing');
       assert.equal(typeof status.retryAt, 'number', 'a next attempt is scheduled');
       await page.screenshot({ path: join(RUN_DIR, `popup-${name}-no-host.png`) });
+      // The welcome page says the host is missing and how to install it on this system.
+      const welcome = await welcomePage(bare);
+      const steps = await welcome.evaluate(() => ({ host: document.getElementById('host-status')!.dataset.state, text: document.getElementById('host-steps')!.innerText }));
+      assert.equal(steps.host, 'host-missing');
+      assert.match(steps.text, /npx dnscost-host install/);
 
       // Installing the host, then "Check again": connected at once, without waiting for the backoff.
       bare.registerHost();

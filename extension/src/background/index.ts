@@ -66,4 +66,9 @@ const ctx: BackgroundContext = { host, settings, pages, measurements, history, u
 // in Chromium).
 browser.runtime.onMessage.addListener((message: unknown, sender: Runtime.MessageSender) => dispatchExtensionMessage(handlers, message, ctx, messageSender(sender), ctx.extensionBase));
 
+// Once, when dnscost is installed (not on updates or browser starts): the welcome page (consent, the host, a first page).
+browser.runtime.onInstalled.addListener(({ reason }) => {
+  if (reason === 'install') void browser.tabs.create({ url: browser.runtime.getURL('welcome/welcome.html') });
+});
+
 host.start();

@@ -142,6 +142,18 @@ function innerTests(name: BrowserName): void {
       assert.equal(panel.live, 0);
       assert.equal(panel.announce, 'status');
       assert.equal(panel.said, '', 'a panel opened on finished results announces nothing');
+      // The panel's first line is the verdict in one sentence, and the tab's toolbar badge says the same.
+      const verdict = await popup.evaluate(async (tab) => {
+        const first = document.querySelector<HTMLElement>('#cost > :first-child');
+        type Action = { getBadgeText(details: { tabId: number }): Promise<string> };
+        const g = globalThis as unknown as { browser?: { action: Action }; chrome?: { action: Action } };
+        const api = (g.browser ?? g.chrome)!.action;
+        return { id: first?.id, kind: first?.dataset.kind, text: first?.textContent ?? '', badge: await api.getBadgeText({ tabId: tab }) };
+      }, tabId);
+      assert.equal(verdict.id, 'verdict');
+      assert.match(verdict.text, /^With .+ over (DoT|DoH|DoH\/1\.1|DoQ|DoH3) this page would finish /, verdict.text);
+      const badges: Record<string, RegExp> = { same: /^=$/, slower: /^\+\d+$/, faster: /^−\d+$/, fails: /^!$/ };
+      assert.match(verdict.badge, badges[verdict.kind!]!, JSON.stringify(verdict));
       assert.deepEqual(panel.hosts.map((h) => h.host).sort(), expected);
       const combos = TRANSPORTS.flatMap((tr) => [`${tr}/cold`, `${tr}/warm`]);
       for (const h of panel.hosts) assert.deepEqual([...h.bars].sort(), [...combos].sort(), `bars of ${h.host}`);

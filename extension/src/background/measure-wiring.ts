@@ -2,6 +2,7 @@
 // the settings store and the page recorder; and the automatic sampler's trigger (webNavigation.onCompleted of a
 // top-level page, registered synchronously at the background's start like every other listener).
 import { historyEntry } from '../history.js';
+import { pageVerdict, type PageVerdict, type VerdictKind } from '../verdict.js';
 import { browser } from '../browser.js';
 import { isIncognitoTab } from './incognito.js';
 import type { HistoryStore } from './history-store.js';
@@ -30,9 +31,24 @@ export function createMeasurementScheduler(host: HostConnection, settings: Setti
     onDone: async (meta, records) => {
       const entry = historyEntry(meta, records);
       await history.add(entry);
+      await showVerdict(meta.tabId, pageVerdict(entry.cells, (id) => meta.plan.resolvers.find((r) => r.id === id)?.name ?? id));
       await uploader.onHistory(entry);
     },
   });
+}
+
+const BADGE_COLOURS: Record<VerdictKind, string> = { fails: '#a01010', slower: '#a06010', same: '#116611', faster: '#116611', unknown: '#666666' };
+
+/** The measured page's verdict on the toolbar button of its tab (the browser clears it when the tab navigates). */
+async function showVerdict(tabId: number, verdict: PageVerdict): Promise<void> {
+  try {
+    await browser.action.setBadgeText({ tabId, text: verdict.badge });
+    await browser.action.setBadgeBackgroundColor({ tabId, color: BADGE_COLOURS[verdict.kind] });
+    await browser.action.setTitle({ tabId, title: `dnscost: ${verdict.sentence}` });
+  } catch (err) {
+    // The tab closed meanwhile: nothing to show it on.
+    console.warn(`dnscost: badge of tab ${tabId}: ${String(err)}`);
+  }
 }
 
 /** Starts the automatic sampler: each finished top-level page is offered to it after SAMPLE_DELAY_MS. */

@@ -7,6 +7,7 @@
 // shown (tests and scripts read it); `root.dataset.drawMs` how long the last results took to draw.
 import { type MeasureStatus } from '../messages/measure.js';
 import { browser } from '../browser.js';
+import { pageVerdict } from '../verdict.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
 import { download, el } from '../ui/dom.js';
@@ -146,9 +147,14 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     const started = performance.now();
     const results = computeResults(m, records);
     const names = new Map(m.plan.resolvers.map((r) => [r.id, r.name]));
+    const verdict = pageVerdict(results.cells.map((c) => ({ ...c, onLoad: c.onLoad.delta === null ? null : { delta: c.onLoad.delta }, expected: results.expected[c.transport] === c.mode })),
+      (id) => names.get(id) ?? id);
+    const answer = el('p', verdict.sentence, 'verdict');
+    answer.id = 'verdict';
+    answer.dataset.kind = verdict.kind;
     const head = el('p', undefined, 'page');
     head.append(el('strong', m.host), ` · ${m.plan.hosts.length} hosts measured · ${records.length} lookups · ${new Date(m.finishedAt ?? m.updatedAt).toLocaleString()}`);
-    const parts: Array<Node | string> = [head];
+    const parts: Array<Node | string> = [answer, head];
     if (m.state !== 'done') parts.push(el('p', `This measurement is ${m.state}${m.error ? `: ${m.error.message}` : ''}. It shows the lookups finished before.`, 'bad'));
     if (m.plan.internalAllowed) parts.push(el('p', 'Special-use names (.test, .localhost, …) were measured because the lab setting is on and every resolver is on your own network.', 'detail'));
     parts.push(renderSummary(results, names));

@@ -1,0 +1,63 @@
+// A measured page's answer in one sentence, and the toolbar badge that goes with it: which encrypted choice is best
+// and which worst for this page, in the connection state this visit would have had, and how much sooner or later the
+// page would finish than with the person's current DNS; failures come first. Pure: the popup builds it from the cost
+// model's cells, the background from the history entry it has just written (both carry the same fields).
+import { INDISTINGUISHABLE_MS, type CellCost } from '../../common/cost-model.js';
+import { TRANSPORTS, type Mode, type TransportId } from '../../common/transports.js';
+
+/** What the verdict needs of one resolver × transport × mode (a HistoryCell has these fields). */
+export interface VerdictCell {
+  resolver: string;
+  transport: TransportId;
+  mode: Mode;
+  onLoad: { delta: number } | null;
+  verdict: CellCost['verdict'];
+  /** This mode is the state the visit would have had; only these cells decide the verdict. */
+  expected?: boolean;
+}
+
+export type VerdictKind = 'fails' | 'slower' | 'same' | 'faster' | 'unknown';
+
+export interface PageVerdict {
+  kind: VerdictKind;
+  sentence: string;
+  /** Toolbar badge: '!' fails, '+N' slower by N ms, '=' no difference you would notice, '−N' faster; '' unknown. */
+  badge: string;
+}
+
+/** A change one can notice starts around a tenth of a second (the usual limit for "instant"). */
+export const NOTICEABLE_MS = 100;
+
+const about = (ms: number): number => (Math.abs(ms) >= 20 ? Math.round(Math.abs(ms) / 10) * 10 : Math.round(Math.abs(ms)));
+
+/** The verdict over `cells`; `name` gives a resolver's name. */
+export function pageVerdict(cells: readonly VerdictCell[], name: (resolver: string) => string): PageVerdict {
+  const candidates = cells.filter((c) => c.expected && TRANSPORTS[c.transport]?.encrypted);
+  const choice = (c: VerdictCell) => `${name(c.resolver)} over ${TRANSPORTS[c.transport].short}`;
+  const failing = candidates.filter((c) => c.verdict === 'fails');
+  const known = candidates.filter((c) => c.verdict !== 'fails' && c.verdict !== 'unknown' && c.onLoad !== null)
+    .sort((a, b) => a.onLoad!.delta - b.onLoad!.delta);
+  const failed = failing.length
+    ? `With ${failing.map(choice).join(', ')} some of this page's hostnames never resolved: it would not load completely.`
+    : '';
+  if (known.length === 0) {
+    if (failing.length) return { kind: 'fails', sentence: failed, badge: '!' };
+    return { kind: 'unknown', sentence: 'No encrypted choice could be compared with your current DNS for this page.', badge: '' };
+  }
+  const best = known[0]!;
+  const worst = known[known.length - 1]!;
+  const change = (c: VerdictCell): string => {
+    const d = c.onLoad!.delta;
+    if (c.verdict === 'indistinguishable') return `at about the same time as now (within ${INDISTINGUISHABLE_MS} ms) — you wouldn't notice`;
+    const when = `about ${about(d)} ms ${d > 0 ? 'later' : 'sooner'}`;
+    return Math.abs(d) < NOTICEABLE_MS ? `${when} — hardly noticeable` : when;
+  };
+  let sentence = `With ${choice(best)} this page would finish ${change(best)}.`;
+  if (worst !== best && !(best.verdict === 'indistinguishable' && worst.verdict === 'indistinguishable')) {
+    sentence += ` The worst choice, ${choice(worst)}: ${change(worst).replace(/^at /, '')}.`;
+  }
+  if (failed) sentence = `${failed} ${sentence}`;
+  const kind: VerdictKind = best.verdict === 'slower' ? 'slower' : best.verdict === 'faster' ? 'faster' : 'same';
+  const badge = kind === 'same' ? '=' : `${kind === 'slower' ? '+' : '−'}${about(best.onLoad!.delta)}`;
+  return { kind, sentence, badge };
+}

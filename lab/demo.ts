@@ -1,7 +1,8 @@
 // The README's main command (scripts/demo): the whole product on this machine, offline. It starts the lab resolver
 // and a local site with many hostnames, opens Chromium (or Firefox with --firefox) on a fresh profile with the built
 // extension and the real native host, configured for the lab resolver only, visits the site, measures the page over
-// every transport, and writes the cost panel's screenshot, the page report and the measurement to demo-output/.
+// every transport, prints the panel's answer, and writes screenshots of the cost panel, the welcome page, the options
+// and the dashboard (light and dark), the page report and the measurement to demo-output/.
 // Everything runs in a loopback-only network namespace (unshare --net, as root): nothing leaves this machine.
 // Headless: a screenshot is the window this run has (no display is needed).
 import { execFileSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'puppeteer-core';
 import type { MeasureStatus } from '../extension/src/messages/measure.js';
 import type { PageRecord } from '../common/page-record.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName } from './browsers.js';
@@ -53,10 +55,24 @@ async function inner(name: BrowserName): Promise<void> {
     await panel.setViewport({ width: 900, height: 1200 });
     await poll('the cost panel', 20_000, async () =>
       (await panel.evaluate(() => document.getElementById('cost')?.dataset.state)) === 'results' ? true : undefined);
-    await panel.screenshot({ path: join(OUT, `cost-panel-${name}.png`), fullPage: true });
+    say(`the panel's answer: ${await panel.evaluate(() => document.getElementById('verdict')?.textContent ?? '(none)')}`);
     writeFileSync(join(OUT, `page-report-${name}.json`), JSON.stringify(report, null, 2));
     writeFileSync(join(OUT, `measurement-${name}.json`), JSON.stringify(done, null, 2));
-    say(`wrote ${join(OUT, `cost-panel-${name}.png`)}, page-report-${name}.json and measurement-${name}.json`);
+    // Every page of the extension, light and dark: the popup's panel, the welcome page (opened on install), the
+    // options and the dashboard.
+    const welcome = (await b.browser.pages()).find((p) => p.url().endsWith('/welcome/welcome.html')) ?? await b.openExtensionPage('welcome/welcome.html');
+    const pages: Array<[string, Page]> = [['cost-panel', panel], ['welcome', welcome], ['options', ext], ['dashboard', await b.openExtensionPage('dashboard/dashboard.html')]];
+    const shots: string[] = [];
+    for (const [what, p] of pages) {
+      await p.setViewport({ width: 900, height: 1200 });
+      for (const scheme of ['light', 'dark'] as const) {
+        await p.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+        const file = `${what}-${name}-${scheme}.png`;
+        await p.screenshot({ path: join(OUT, file), fullPage: true });
+        shots.push(file);
+      }
+    }
+    say(`wrote to ${OUT}: ${shots.join(', ')}, page-report-${name}.json and measurement-${name}.json`);
   } finally {
     await b.close();
     await lab.stop();

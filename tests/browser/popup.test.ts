@@ -124,6 +124,8 @@ function innerTests(name: BrowserName): void {
       const shown = await poll('the panel shows the results', 20_000, async () => {
         const s = await popup.evaluate(() => {
           const e = document.getElementById('cost');
+          // The tables and the waterfall are folded under the verdict: unfold them to read every line.
+          for (const d of document.querySelectorAll<HTMLDetailsElement>('#cost details')) d.open = true;
           return { state: e?.dataset.state ?? '', drawMs: Number(e?.dataset.drawMs ?? NaN), text: document.body.innerText };
         });
         return s.state === 'results' ? s : undefined;

@@ -45,6 +45,15 @@ function show(root: HTMLElement, state: string, ...children: Array<Node | string
   else if (before === 'measuring') announce(state === 'results' ? 'Measurement finished: the results are below.' : 'The measurement stopped.');
 }
 
+/** Folds a section under its heading: the verdict answers, the tables and the waterfall are there for who asks. */
+function fold(section: HTMLElement): HTMLDetailsElement {
+  const details = el('details', undefined, 'fold');
+  const heading = section.querySelector('h2');
+  details.append(el('summary', heading?.textContent ?? ''), section);
+  heading?.remove();
+  return details;
+}
+
 function button(text: string, onClick: () => void, id?: string): HTMLButtonElement {
   const b = el('button', text);
   b.type = 'button';
@@ -157,7 +166,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     const parts: Array<Node | string> = [answer, head];
     if (m.state !== 'done') parts.push(el('p', `This measurement is ${m.state}${m.error ? `: ${m.error.message}` : ''}. It shows the lookups finished before.`, 'bad'));
     if (m.plan.internalAllowed) parts.push(el('p', 'Special-use names (.test, .localhost, …) were measured because the lab setting is on and every resolver is on your own network.', 'detail'));
-    parts.push(renderSummary(results, names));
+    parts.push(fold(renderSummary(results, names)));
     const wf = el('section', undefined, 'waterfall-box');
     wf.append(el('h2', 'Per-host waterfall'));
     const resolvers = [...new Set(results.cells.map((c) => c.resolver))];
@@ -170,7 +179,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       wf.append(pick);
     }
     wf.append(el('p', 'Each row is a host, in the order the page first needed it; the tick is when it was needed, each bar its lookup over one transport (median of the replays, until A and AAAA both answered); red bars never got an answer (drawn as long as failing took).', 'detail'), holder);
-    parts.push(wf, renderBytes(results, names));
+    parts.push(fold(wf), fold(renderBytes(results, names)));
     const actions = el('p', undefined, 'actions');
     actions.append(button('Export JSON', () => {
       const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');

@@ -1,12 +1,12 @@
 // Benchmark (not a test): collector uploads per second and upload latency, embedded (PGlite) and PostgreSQL, with N
 // concurrent keep-alive clients on loopback. Writes a markdown report.
 //
-//   node dist/bench/collector-throughput.js [--clients 64] [--seconds 10] [--pages 5] [--results 10]
+//   node dist/bench/collector-throughput.js [--clients 64] [--seconds 10] [--results 10]
 //        [--store pglite,postgres] [--out bench/results/collector-throughput.md]
 //
 // The collector runs as its own process (as deployed: `dnscost-collector --rate 0`), PostgreSQL as a lab server
 // (lab/postgres.ts, fsync on); this process only generates load. Every upload is a new, valid batch of
-// `pages` pages × `results` results; an upload counts when it was acknowledged (201: committed). One warm-up
+// one page × `results` results (a batch holds one page); an upload counts when it was acknowledged (201: committed). One warm-up
 // second is not counted.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,12 +19,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startPostgres } from '../lab/postgres.js';
 import { distPath } from '../lab/paths.js';
+import { coarse, UPLOAD_BATCH_VERSION } from '../common/upload-batch.js';
 
 const { values } = parseArgs({
   options: {
     clients: { type: 'string', default: '64' },
     seconds: { type: 'string', default: '10' },
-    pages: { type: 'string', default: '5' },
     results: { type: 'string', default: '10' },
     store: { type: 'string', default: 'pglite,postgres' },
     out: { type: 'string' },
@@ -32,7 +32,6 @@ const { values } = parseArgs({
 });
 const CLIENTS = Number(values.clients);
 const SECONDS = Number(values.seconds);
-const PAGES = Number(values.pages);
 const RESULTS = Number(values.results);
 const MAIN = distPath('collector/main.ts');
 
@@ -42,14 +41,15 @@ function template(): string {
   const transports = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'];
   const results = Array.from({ length: RESULTS }, (_, i) => ({
     resolver: resolvers[i % 5], transport: transports[Math.floor(i / 5) % 7], mode: i >= 35 ? 'warm' : 'cold',
-    lookups: 24, failures: 1, medianMs: 18.5 + i, p5Ms: 9.25, p95Ms: 120.5 + i, onload: { pointMs: 14.5, lowMs: 2.5, highMs: 44 },
-    bytesPerLookup: 5234.5, packetsPerLookup: 13.5,
+    // On the upload grid, as the extension sends them.
+    lookups: 23, failures: 1, medianMs: coarse(18.5 + i), p5Ms: coarse(9.25), p95Ms: coarse(120.5 + i), onload: { pointMs: coarse(14.5), lowMs: coarse(2.5), highMs: coarse(44) },
+    bytesPerLookup: coarse(5234.5), packetsPerLookup: coarse(13.5),
   }));
   const hour = new Date().toISOString().slice(0, 13) + 'Z';
   const sites = ['github.com', 'wikipedia.org', 'youtube.com', 'other', 'reddit.com'];
   return JSON.stringify({
-    version: 1, key: 'KEY', network: { type: 'wifi', label: 'home' },
-    pages: Array.from({ length: PAGES }, (_, i) => ({ site: sites[i % sites.length], hour, hosts: 31, results })),
+    version: UPLOAD_BATCH_VERSION, key: 'KEY', network: { type: 'wifi' },
+    pages: [{ site: sites[Math.floor(Math.random() * sites.length)], hour, hosts: 32, results }],
   });
 }
 
@@ -130,12 +130,12 @@ const bytes = Buffer.byteLength(template().replace('KEY', 'x'.repeat(24)));
 const cpu = os.cpus();
 const report = `# Benchmark: collector upload throughput
 
-Command: \`node dist/bench/collector-throughput.js --clients ${CLIENTS} --seconds ${SECONDS} --pages ${PAGES} --results ${RESULTS}\` (after \`scripts/setup\`)
+Command: \`node dist/bench/collector-throughput.js --clients ${CLIENTS} --seconds ${SECONDS} --results ${RESULTS}\` (after \`scripts/setup\`)
 Date: ${new Date().toISOString()}; machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.
 The collector, PostgreSQL and this load generator share the machine's ${cpu.length} cores, and other work was running
 on them at the same time: the numbers are a floor, not a capacity.
 
-Each upload: a new batch of ${PAGES} pages × ${RESULTS} results (${bytes} bytes), ${CLIENTS} concurrent keep-alive clients on
+Each upload: a new batch of one page × ${RESULTS} results (${bytes} bytes), ${CLIENTS} concurrent keep-alive clients on
 loopback, ${SECONDS} s counted after 1 s of warm-up; an upload counts when acknowledged (201, after COMMIT).
 
 | store | uploads/s | acknowledged | failed | p50 ms | p99 ms | max ms |

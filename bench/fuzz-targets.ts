@@ -137,8 +137,8 @@ export const dnsAnswer: FuzzTarget<Buffer> = {
 // ---- the collector's upload validator ----
 
 const VALID_BATCH = {
-  version: 1, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' },
-  pages: [{ site: 'wikipedia.org', hour: '2026-11-21T14Z', hosts: 9, results: [{ resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 12, failures: 1, medianMs: 21.5, p5Ms: 11, p95Ms: 80.25, onload: { pointMs: 14, lowMs: 3, highMs: 40 }, bytesPerLookup: 5120.5, packetsPerLookup: 11.5 }] }],
+  version: 2, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' },
+  pages: [{ site: 'wikipedia.org', hour: '2026-11-21T14Z', hosts: 8, results: [{ resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 11, failures: 1, medianMs: 22.6, p5Ms: 11.3, p95Ms: 76.1, onload: { pointMs: 13.5, lowMs: 2.83, highMs: 38.1 }, bytesPerLookup: 4870, packetsPerLookup: 11.3 }] }],
 };
 const NOW = Date.parse('2026-11-21T15:30:00Z');
 

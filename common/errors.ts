@@ -94,7 +94,7 @@ export const CODES = {
   BAD_VALUE: 'bad-value',
   OUT_OF_RANGE: 'out-of-range',
   TOO_MANY_ITEMS: 'too-many-items',
-  IDENTIFYING_STRING: 'identifying-string',
+  TOO_PRECISE: 'too-precise',
   INCONSISTENT: 'inconsistent',
   /** 400: a missing or malformed dnscost-deletion-token header. */
   BAD_DELETION_TOKEN: 'bad-deletion-token',
@@ -136,7 +136,7 @@ export type HostStatusCode = CodeOf<'HOST_CONNECTING' | 'HOST_MISSING' | 'HOST_I
 
 /** Why an upload batch does not pass the schema (400, with a `path`). */
 export type BatchCode = CodeOf<
-  'BAD_TYPE' | 'BAD_VERSION' | 'MISSING_FIELD' | 'UNKNOWN_FIELD' | 'BAD_VALUE' | 'OUT_OF_RANGE' | 'TOO_MANY_ITEMS' | 'IDENTIFYING_STRING' | 'INCONSISTENT'
+  'BAD_TYPE' | 'BAD_VERSION' | 'MISSING_FIELD' | 'UNKNOWN_FIELD' | 'BAD_VALUE' | 'OUT_OF_RANGE' | 'TOO_MANY_ITEMS' | 'TOO_PRECISE' | 'INCONSISTENT'
 >;
 
 /** Every answer of the collector that is not a success. */

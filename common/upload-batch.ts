@@ -3,17 +3,18 @@
 // every request body with it before anything else looks at the bytes.
 //
 // Privacy is enforced by shape, not by trust: a page is a per-page aggregate (no URL, path, query, IP address,
-// hostname other than a popular `site`, nor any per-lookup record), every object is strict, every number and
-// string is bounded, time is cut to the hour, and the one free-text field (the network label) refuses anything
-// that looks like a URL, an address, a hostname or an identifier. The batch `key` is random per batch (never reused
-// across batches) so it cannot link two uploads.
+// hostname other than a popular `site`, nor any per-lookup record), every object is strict, every number bounded,
+// time is cut to the hour, and there is no free text. Every number sits on a coarse log grid (coarse, coarseCount):
+// exact figures would single a page out (unpadded Do53 bytes encode the total length of its names), and a batch holds
+// one page, so two pages of one person share nothing but what any two pages share. The batch `key` is random per
+// batch (never reused) so it cannot link two uploads.
 import * as v from 'valibot';
 import { POPULAR_SITES } from './popular-sites.js';
 import { MODES, TRANSPORT_IDS } from './transports.js';
 import { CODES, type BatchCode } from './errors.js';
 
 /** Version of the batch shape; the collector refuses any other. */
-export const UPLOAD_BATCH_VERSION = 1;
+export const UPLOAD_BATCH_VERSION = 2;
 
 /** Resolver ids an upload may name: the public defaults, the system's own, and any person-configured one. */
 export const UPLOAD_RESOLVERS = ['cloudflare', 'google', 'quad9', 'system', 'custom'] as const;
@@ -25,16 +26,16 @@ export type NetworkType = (typeof NETWORK_TYPES)[number];
 export const UPLOAD_LIMITS = {
   /** Largest request body; a client splits its pages over several batches to stay under it. */
   bodyBytes: 256 * 1024,
-  pages: 200,
+  /** One page per batch: pages of one person are not tied together by their batch. */
+  pages: 1,
   /** One result per resolver × transport × mode. */
   resultsPerPage: UPLOAD_RESOLVERS.length * TRANSPORT_IDS.length * MODES.length,
-  /** Hosts one page may have needed (common/page-record.ts keeps at most 500). */
-  hostsPerPage: 500,
+  /** Hosts one page may have needed (common/page-record.ts keeps at most 500; 512 is on the count grid). */
+  hostsPerPage: 512,
   lookupsPerResult: 100_000,
-  labelLength: 32,
   /** Longest lookup time or onLoad change accepted, ms (anything longer is a timeout, not a measurement). */
   ms: 60_000,
-  bytesPerLookup: 1_000_000,
+  bytesPerLookup: 900_000,
   packetsPerLookup: 10_000,
   /** Oldest hour accepted, in days before now; and how far ahead of the collector's clock a client may be. */
   maxAgeDays: 90,
@@ -56,32 +57,38 @@ export interface BatchError {
   path: string;
 }
 
-const IDENTIFYING = [
-  /[a-z][a-z0-9+.-]*:\/\//i, // a URL scheme
-  /[/\\@?#=%:]/, // path, query, userinfo, fragment, escape, port or IPv6 separators
-  /[\p{L}\p{N}]\.[\p{L}\p{N}]/u, // a dotted name or an IPv4 address
-  /\p{N}{6,}/u, // long digit runs: phone numbers, account or device numbers
-  /[0-9a-f]{12,}/i, // long hex runs: MAC addresses without separators, hashes, ids
-];
+/** Steps per doubling of a continuous value (times, bytes, packets): 4, each about 19 % from the next. */
+const GRID_STEPS = 4;
+const GRID_MESSAGE = 'not on the upload grid';
 
-/** True when `text` looks like a URL, path, IP address, hostname, e-mail address or identifier. */
-export function looksIdentifying(text: string): boolean {
-  return IDENTIFYING.some((re) => re.test(text));
+/** `x` on the upload grid: 0 under 1, else ±2^(k/4) to three significant digits (…, 9.51, 11.3, 13.5, 16, 19, …). */
+export function coarse(x: number): number {
+  const a = Math.abs(x);
+  if (!(a >= 1)) return 0;
+  const v = Number((2 ** (Math.round(Math.log2(a) * GRID_STEPS) / GRID_STEPS)).toPrecision(3));
+  return x < 0 ? -v : v;
 }
 
-const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
-const num = (min: number, max: number) => v.pipe(v.number(), v.minValue(min), v.maxValue(max));
+/** `x` on the grid and within ±max: the grid value next to max where coarse(x) would pass it. */
+export function coarseWithin(x: number, max: number): number {
+  const c = coarse(Math.max(-max, Math.min(max, x)));
+  if (Math.abs(c) <= max) return c;
+  return Math.sign(c) * coarse(max / 2 ** (1 / GRID_STEPS));
+}
+
+/** A count on the grid: exact up to 4, then 2^(k/2) rounded (6, 8, 11, 16, 23, 32, 45, …). */
+export function coarseCount(n: number): number {
+  if (!(n > 4)) return Math.max(0, Math.round(n || 0));
+  return Math.round(2 ** (Math.round(Math.log2(n) * 2) / 2));
+}
+
+const onGrid = v.check((x: number) => coarse(x) === x, `${GRID_MESSAGE} (coarse)`);
+const countOnGrid = v.check((n: number) => coarseCount(n) === n, `${GRID_MESSAGE} (coarseCount)`);
+
+const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max), countOnGrid);
+const num = (min: number, max: number) => v.pipe(v.number(), v.minValue(min), v.maxValue(max), onGrid);
 const ms = num(0, UPLOAD_LIMITS.ms);
 const list = <T extends v.GenericSchema>(item: T, max: number) => v.pipe(v.array(item), v.minLength(1), v.maxLength(max));
-
-/** A person-chosen network label ("home", "office"): letters, digits, spaces and a little punctuation. */
-const label = v.pipe(
-  v.string(),
-  v.minLength(1),
-  v.maxLength(UPLOAD_LIMITS.labelLength),
-  v.check((s) => !looksIdentifying(s), 'looks like a URL, address, hostname or identifier'),
-  v.regex(/^[\p{L}\p{N}][\p{L}\p{N} _'&()+-]*$/u, 'only letters, digits, spaces and _ \' & ( ) + -'),
-);
 
 /** A UTC hour, "2026-11-21T14Z": coarse on purpose, so a page's time cannot single out a visit. */
 const hour = v.pipe(v.string(), v.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3])Z$/, 'a UTC hour like 2026-11-21T14Z'));
@@ -112,8 +119,9 @@ const result = v.pipe(
   }),
   v.check((r) => r.failures <= r.lookups, 'needs failures ≤ lookups'),
   v.check(
-    (r) => (r.failures === r.lookups) === (r.medianMs === null) && (r.medianMs === null) === (r.p5Ms === null) && (r.p5Ms === null) === (r.p95Ms === null),
-    'medianMs, p5Ms and p95Ms are null exactly when every lookup failed',
+    (r) => (r.medianMs !== null || r.failures === r.lookups) &&
+      (r.medianMs === null) === (r.p5Ms === null) && (r.p5Ms === null) === (r.p95Ms === null),
+    'medianMs, p5Ms and p95Ms are all null or none, and null only when every lookup failed',
   ),
   v.check((r) => r.medianMs === null || (r.p5Ms! <= r.medianMs && r.medianMs <= r.p95Ms!), 'needs p5Ms ≤ medianMs ≤ p95Ms'),
 );
@@ -137,7 +145,7 @@ export const uploadBatch = v.strictObject({
   version: v.literal(UPLOAD_BATCH_VERSION),
   /** Idempotency key, random per batch: a retry sends the same key and body, and is stored once. */
   key: v.pipe(v.string(), v.regex(BATCH_KEY, '16–64 characters of A–Z a–z 0–9 _ -')),
-  network: v.strictObject({ type: v.picklist(NETWORK_TYPES), label: v.optional(label) }),
+  network: v.strictObject({ type: v.picklist(NETWORK_TYPES) }),
   pages: list(page, UPLOAD_LIMITS.pages),
 });
 export type UploadBatch = v.InferOutput<typeof uploadBatch>;
@@ -192,8 +200,8 @@ function codeOf(issue: v.BaseIssue<unknown> | undefined, path: string): BatchCod
     case 'max_length':
       return issue.input !== undefined && Array.isArray(issue.input) ? CODES.TOO_MANY_ITEMS : CODES.BAD_VALUE;
     case 'check':
-      // The label's one check is looksIdentifying; every other check relates fields of one object.
-      return path === 'network.label' ? CODES.IDENTIFYING_STRING : CODES.INCONSISTENT;
+      // The grid's checks are about one number; every other check relates fields of one object.
+      return issue.message.startsWith(GRID_MESSAGE) ? CODES.TOO_PRECISE : CODES.INCONSISTENT;
     case 'picklist':
     case 'regex':
     case 'min_length':

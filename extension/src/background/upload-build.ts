@@ -4,19 +4,19 @@
 // What leaves, per measured page: the site only when its registrable domain is on the shipped popular list
 // (common/popular-sites.ts; the domain from the Public Suffix List via tldts, private suffixes included so
 // `someone.github.io` is its own, rare, site) and "other" otherwise; the hour; the number of hosts measured; and per
-// resolver × transport × mode the counts, lookup percentiles, the estimated onLoad change and bytes per lookup.
+// resolver × transport × mode the counts, lookup percentiles, the estimated onLoad change and bytes per lookup, every
+// number on the upload grid (coarse, coarseCount: about 19 % steps for times and bytes, half-octaves for counts).
 // Resolvers other than the public defaults and the system's are all "custom": their names and addresses stay home.
 // Trade-off: pages of rare sites still count in every aggregate, but as "other"; a popular site's page says which
 // site at the hour, which is what the crowd aggregates need and names nobody.
 import { getDomain } from 'tldts';
 import type { HistoryEntry } from '../history.js';
 import { uploadSite } from '../../../common/popular-sites.js';
-import { UPLOAD_BATCH_VERSION, UPLOAD_LIMITS, UPLOAD_RESOLVERS, validateBatch, type NetworkType, type UploadBatch, type UploadPage, type UploadResult } from '../../../common/upload-batch.js';
+import { coarseCount, coarseWithin, UPLOAD_BATCH_VERSION, UPLOAD_LIMITS, UPLOAD_RESOLVERS, validateBatch, type NetworkType, type UploadBatch, type UploadPage, type UploadResult } from '../../../common/upload-batch.js';
 
-/** How a person describes the network they are on (options page). */
+/** How a person describes the network they are on (options page): its kind only. */
 export interface UploadNetwork {
   type: NetworkType;
-  label?: string | undefined;
 }
 
 /** The site an upload names for `host`: a popular registrable domain, or "other". */
@@ -30,8 +30,8 @@ export function hourOf(at: number): string {
   return `${new Date(at).toISOString().slice(0, 13)}Z`;
 }
 
-const clampMs = (x: number) => Math.max(-UPLOAD_LIMITS.ms, Math.min(UPLOAD_LIMITS.ms, x));
-const clampPositive = (x: number | null, max: number) => (x === null ? null : Math.max(0, Math.min(max, x)));
+const gridMs = (x: number) => coarseWithin(x, UPLOAD_LIMITS.ms);
+const gridPositive = (x: number | null, max: number) => (x === null ? null : coarseWithin(Math.max(0, x), max));
 
 /** A history entry as one upload page; null when nothing of it can be uploaded (no host, no lookup). */
 export function uploadPage(entry: HistoryEntry): UploadPage | null {
@@ -43,20 +43,20 @@ export function uploadPage(entry: HistoryEntry): UploadPage | null {
     // Two custom resolvers would both be "custom": the first one measured stands for them.
     if (seen.has(key) || c.lookups < 1) continue;
     seen.add(key);
-    const lookups = Math.min(c.lookups, UPLOAD_LIMITS.lookupsPerResult);
+    const lookups = coarseCount(Math.min(c.lookups, UPLOAD_LIMITS.lookupsPerResult));
     const allFailed = c.medianMs === null || c.failures >= c.lookups;
-    const ms = (x: number | null) => (allFailed || x === null ? null : clampPositive(x, UPLOAD_LIMITS.ms));
+    const ms = (x: number | null) => (allFailed || x === null ? null : gridPositive(x, UPLOAD_LIMITS.ms));
     const [p5, median, p95] = [ms(c.p5Ms), ms(c.medianMs), ms(c.p95Ms)];
     results.push({
       resolver, transport: c.transport, mode: c.mode, lookups,
-      failures: allFailed ? lookups : Math.min(c.failures, lookups - 1),
+      failures: allFailed ? lookups : Math.min(coarseCount(c.failures), lookups),
       medianMs: median, p5Ms: p5, p95Ms: p95,
-      onload: c.onLoad ? { pointMs: clampMs(c.onLoad.delta), lowMs: clampMs(c.onLoad.lower), highMs: clampMs(c.onLoad.upper) } : null,
-      bytesPerLookup: clampPositive(c.bytesPerLookup, UPLOAD_LIMITS.bytesPerLookup),
-      packetsPerLookup: clampPositive(c.packetsPerLookup, UPLOAD_LIMITS.packetsPerLookup),
+      onload: c.onLoad ? { pointMs: gridMs(c.onLoad.delta), lowMs: gridMs(c.onLoad.lower), highMs: gridMs(c.onLoad.upper) } : null,
+      bytesPerLookup: gridPositive(c.bytesPerLookup, UPLOAD_LIMITS.bytesPerLookup),
+      packetsPerLookup: gridPositive(c.packetsPerLookup, UPLOAD_LIMITS.packetsPerLookup),
     });
   }
-  const hosts = Math.min(entry.measuredHosts, UPLOAD_LIMITS.hostsPerPage);
+  const hosts = coarseCount(Math.min(entry.measuredHosts, UPLOAD_LIMITS.hostsPerPage));
   if (results.length === 0 || hosts < 1) return null;
   return { site: siteOf(entry.host), hour: hourOf(entry.at), hosts, results };
 }
@@ -67,7 +67,7 @@ export function uploadPage(entry: HistoryEntry): UploadPage | null {
  */
 export function buildBatches(pages: readonly UploadPage[], network: UploadNetwork, newKey: () => string, now: () => number = Date.now): Array<{ batch: UploadBatch; body: string }> {
   const out: Array<{ batch: UploadBatch; body: string }> = [];
-  const net = { type: network.type, ...(network.label ? { label: network.label } : {}) };
+  const net = { type: network.type };
   let i = 0;
   while (i < pages.length) {
     let n = Math.min(UPLOAD_LIMITS.pages, pages.length - i);

@@ -20,7 +20,7 @@ function harness(opts: { area?: FakeArea; upload?: Partial<Settings['upload']>; 
   const stored = new Map<string, string>();
   let now = T0;
   let n = 0;
-  const settings: Settings = { ...defaultSettings([]), upload: { enabled: true, paused: false, collector: 'http://127.0.0.1:9/', network: { type: 'wifi', label: 'home' }, ...opts.upload } };
+  const settings: Settings = { ...defaultSettings([]), upload: { enabled: true, paused: false, collector: 'http://127.0.0.1:9/', network: { type: 'wifi' }, ...opts.upload } };
   // The default collector: stores each key once (duplicate → 200), refuses a key reused for other bytes (409).
   const collector = (c: Call): { status: number; body?: unknown; retryAfter?: string } | 'offline' => {
     if (c.method === 'DELETE') return { status: 200, body: { ok: true } };
@@ -71,33 +71,35 @@ test('an excluded site: its pages waiting to be uploaded are dropped, and every 
   const h = harness({ upload: { paused: true } });
   await h.u.onHistory(h.entry(0, 'www.bank.example'));
   await h.u.onHistory(h.entry(1));
-  assert.equal((await h.u.preview()).batch!.pages, 2, 'sealed into one batch, waiting (paused)');
+  assert.equal((await h.u.preview()).batch!.pages, 1, 'sealed, one page per batch, waiting (paused)');
+  assert.equal((await h.status()).queued.length, 2);
   await h.u.onHistory(h.entry(2, 'bank.example'));
   await h.u.onHistory(h.entry(3));
   const bank = (host: string) => host === 'bank.example' || host.endsWith('.bank.example');
   assert.deepEqual(await h.u.purge(bank), { pages: 1, batches: 1 });
   const s = await h.status();
-  assert.deepEqual([s.pendingPages, s.queued.length], [1, 0]);
+  assert.deepEqual([s.pendingPages, s.queued.length], [1, 1], 'the other site\'s batch stays');
   assert.doesNotMatch(JSON.stringify([...h.area.data.values()]), /bank\.example/, 'nothing of the site is kept for upload');
   assert.deepEqual(await h.u.purge(bank), { pages: 0, batches: 0 });
 });
 
-test('20 pages seal a batch that is sent at once; the preview is byte for byte what the collector receives', async () => {
+test('20 pages are sealed, one batch each, and sent at once; the preview is byte for byte what the collector receives', async () => {
   const h = harness();
   for (let i = 0; i < 3; i++) await h.u.onHistory(h.entry(i));
   assert.equal(h.calls.length, 0, 'fewer than 20 pages wait');
   const preview = (await h.u.preview()).batch!;
-  assert.equal(preview.pages, 3);
+  assert.equal(preview.pages, 1);
   await h.u.flush();
-  assert.equal(h.calls.length, 1);
+  assert.equal(h.calls.length, 3);
   assert.equal(h.calls[0]!.body, preview.body, 'sent bytes = preview bytes');
   assert.equal(h.calls[0]!.url, 'http://127.0.0.1:9/v1/batches');
   assert.match(h.calls[0]!.headers[DELETION_TOKEN_HEADER]!, /^[A-Za-z0-9_-]{32,}$/);
   for (let i = 3; i < 23; i++) await h.u.onHistory(h.entry(i));
-  assert.equal(h.calls.length, 2, 'the 20th pending page sealed and sent a batch');
+  assert.equal(h.calls.length, 23, 'the 20th pending page sealed and sent them');
   const s = await h.status();
-  assert.deepEqual([s.pendingPages, s.queued.length, s.sent.length], [0, 0, 2]);
-  assert.deepEqual(s.sent.map((b) => b.pages), [3, 20]);
+  assert.deepEqual([s.pendingPages, s.queued.length, s.sent.length], [0, 0, 23]);
+  assert.ok(s.sent.every((b) => b.pages === 1));
+  assert.equal(new Set(h.calls.map((c) => (JSON.parse(c.body!) as { key: string }).key)).size, 23, 'a key per batch');
   for (const c of h.calls) assert.ok(!JSON.stringify(s).includes(c.headers[DELETION_TOKEN_HEADER]!), 'the status does not show deletion tokens');
 });
 

@@ -1,8 +1,8 @@
 // The opt-in upload (extension/src/background/upload-build.ts for what a batch holds). Off until the person turns it on with a
-// collector address. Each finished measurement's history entry becomes an upload page in `pending`; pages are sealed
-// into batches — fixed bytes, a random key (the collector's idempotency key) and a random deletion token — when 20
-// are pending, when the oldest has waited an hour, or when the person asks for the preview (so the preview is byte
-// for byte what goes out). Batches wait in a queue in storage.local and are sent one at a time, oldest first:
+// collector address. Each finished measurement's history entry becomes an upload page in `pending`; pending pages are
+// sealed, each into its own batch (one page per batch: common/upload-batch.ts) — fixed bytes, a random key (the
+// collector's idempotency key) and a random deletion token — when 20 are pending, when the oldest has waited an hour,
+// or when the person asks for the preview (so the preview is byte for byte what goes out). Batches wait in a queue in storage.local and are sent one at a time, oldest first:
 // acknowledged (2xx, including "duplicate": an earlier try had arrived) → the list of sent batches, whose tokens let
 // the person delete them later; refused for what they are (4xx other than 408/429) → the refused list, with the
 // collector's code, never retried; anything else (offline, 5xx, 429, timeout) → retried with exponential backoff and
@@ -191,12 +191,14 @@ export class Uploader {
   }
 
   private seal(s: State, settings: Settings): void {
-    const pages = s.pending.map((p) => p.page);
-    const hosts = [...new Set(s.pending.map((p) => p.host).filter((h): h is string => typeof h === 'string'))];
+    const pending = s.pending;
     s.pending = [];
     const now = this.deps.now();
-    for (const { batch, body } of buildBatches(pages, settings.upload.network, () => this.deps.randomToken(24), () => now)) {
-      s.queue.push({ key: batch.key, hosts, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: now, lastError: null });
+    for (const p of pending) {
+      const hosts = typeof p.host === 'string' ? [p.host] : [];
+      for (const { batch, body } of buildBatches([p.page], settings.upload.network, () => this.deps.randomToken(24), () => now)) {
+        s.queue.push({ key: batch.key, hosts, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: now, lastError: null });
+      }
     }
     if (s.queue.length > UPLOAD_CAPS.queue) {
       const dropped = s.queue.splice(0, s.queue.length - UPLOAD_CAPS.queue);

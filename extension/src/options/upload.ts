@@ -15,7 +15,6 @@ export function renderUpload(v: SettingsView): void {
   ($('upload-paused') as HTMLInputElement).checked = u.paused;
   ($('upload-collector') as HTMLInputElement).value = u.collector;
   ($('upload-network-type') as HTMLSelectElement).value = u.network.type;
-  ($('upload-network-label') as HTMLInputElement).value = u.network.label ?? '';
   void renderUploadState();
 }
 
@@ -39,7 +38,6 @@ async function renderUploadState(): Promise<void> {
 export function wireUpload(page: SettingsPage): void {
   $('upload-form').addEventListener('submit', async (e) => {
     e.preventDefault();
-    const label = ($('upload-network-label') as HTMLInputElement).value.trim();
     const reply = await send({
       type: 'settings-set',
       changes: {
@@ -47,7 +45,7 @@ export function wireUpload(page: SettingsPage): void {
           enabled: ($('upload-enabled') as HTMLInputElement).checked,
           paused: ($('upload-paused') as HTMLInputElement).checked,
           collector: ($('upload-collector') as HTMLInputElement).value.trim(),
-          network: { type: ($('upload-network-type') as HTMLSelectElement).value, ...(label ? { label } : {}) },
+          network: { type: ($('upload-network-type') as HTMLSelectElement).value },
         },
       },
     });

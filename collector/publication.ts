@@ -1,0 +1,160 @@
+// Publication that resists forgery (issue 13, item 3): what the collector publishes of one cell (resolver ×
+// transport × mode × network type × site) of one epoch (a UTC day), with ε-differential privacy, so that an attacker
+// who uploads many forged pages of known values into the same cell still cannot tell a real upload's values from the
+// published figures beyond the stated noise.
+//
+// Per cell and epoch, every released statistic gets a share of PUBLICATION.epsilon (sequential composition):
+// - the page count, with Laplace noise (sensitivity 1: one upload is one page); the cell, and a site's name, are
+//   published only when the noisy count reaches PUBLICATION.minPages (the count's release decides it, no extra cost);
+// - the failure share (the sum of per-page failure fractions in [0, 1], Laplace noise, over the noisy count);
+// - the 5th, 50th and 95th percentiles of the pages' median lookup time and of their estimated onLoad change, and
+//   the medians of bytes and packets per lookup: each chosen by the exponential mechanism over the upload grid's
+//   values (common/upload-batch.ts coarse), with the distance of the wanted rank from a value's rank interval as the
+//   utility (sensitivity 2: one page moves the ranks by one and the wanted rank by at most one).
+// Epochs are disjoint in data (a page belongs to the epoch of its hour), so they compose in parallel; a page that
+// carries n results is in n cells, so an upload as a whole is (n × ε)-DP. Noise is drawn from a keyed stream
+// (HMAC-SHA-256 of the collector's secret and the cell's name), so asking again returns the same figures: repeating
+// a question cannot average the noise away.
+import { createHmac } from 'node:crypto';
+import { coarse, UPLOAD_LIMITS } from '../common/upload-batch.js';
+
+export const PUBLICATION = {
+  /** Total ε per published cell of one epoch. */
+  epsilon: 2,
+  /** A cell (and a site's name in it) is published only when its noisy page count reaches this. */
+  minPages: 20,
+} as const;
+
+/** The ten releases per cell, each with an equal share of ε. */
+const RELEASES = 10;
+
+/** One page's values in one cell (null where the page had none). */
+export interface PageValues {
+  medianMs: number | null;
+  onloadMs: number | null;
+  bytes: number | null;
+  packets: number | null;
+  /** failures / lookups, in [0, 1]. */
+  failureShare: number;
+}
+
+export interface Spread {
+  p5: number;
+  p50: number;
+  p95: number;
+}
+
+/** What is published of one cell of one epoch. */
+export interface PublishedCell {
+  /** Noisy page count (rounded). */
+  pages: number;
+  failureShare: number;
+  lookupMs: Spread | null;
+  onloadMs: Spread | null;
+  bytesPerLookup: number | null;
+  packetsPerLookup: number | null;
+}
+
+/** A deterministic stream of uniforms in (0, 1) keyed by the secret and a label. */
+export function uniforms(secret: Buffer, label: string): () => number {
+  let counter = 0;
+  let block = Buffer.alloc(0);
+  let at = 0;
+  return () => {
+    if (at + 6 > block.length) {
+      block = createHmac('sha256', secret).update(`${label}\u0000${counter++}`).digest();
+      at = 0;
+    }
+    const x = block.readUIntBE(at, 6); // 48 bits
+    at += 6;
+    return (x + 0.5) / 2 ** 48;
+  };
+}
+
+/** A Laplace(0, scale) draw from a uniform in (0, 1). */
+export function laplace(u: number, scale: number): number {
+  const c = u - 0.5;
+  return -scale * Math.sign(c) * Math.log(1 - 2 * Math.abs(c));
+}
+
+/** Every value the grid has between lo and hi (inclusive), ascending: the domain a percentile is chosen from. */
+export function gridValues(lo: number, hi: number): number[] {
+  const out = new Set<number>();
+  for (let k = 0; ; k++) {
+    const v = coarse(2 ** (k / 4));
+    if (v > Math.max(Math.abs(lo), Math.abs(hi))) break;
+    if (v >= lo && v <= hi) out.add(v);
+    if (-v >= lo && -v <= hi) out.add(-v);
+  }
+  if (lo <= 0 && hi >= 0) out.add(0);
+  return [...out].sort((a, b) => a - b);
+}
+
+const DOMAIN = {
+  ms: gridValues(0, UPLOAD_LIMITS.ms),
+  onload: gridValues(-UPLOAD_LIMITS.ms, UPLOAD_LIMITS.ms),
+  bytes: gridValues(0, UPLOAD_LIMITS.bytesPerLookup),
+  packets: gridValues(0, UPLOAD_LIMITS.packetsPerLookup),
+};
+
+/**
+ * The q-quantile of `values` (on the grid of `domain`), chosen by the exponential mechanism with budget `epsilon`:
+ * value k is picked with probability ∝ exp(ε · u_k / (2 · 2)), u_k = −(distance of the rank q·n from the ranks the
+ * values equal to domain[k] occupy). Null when there are no values.
+ */
+export function privateQuantile(values: readonly number[], q: number, domain: readonly number[], epsilon: number, u: () => number): number | null {
+  if (values.length === 0) return null;
+  const index = new Map(domain.map((v, i) => [v, i]));
+  const counts = new Array<number>(domain.length).fill(0);
+  for (const v of values) {
+    const i = index.get(v);
+    if (i !== undefined) counts[i]!++;
+  }
+  const rank = q * values.length;
+  const logWeights: number[] = [];
+  let below = 0;
+  for (const c of counts) {
+    const distance = rank < below ? below - rank : rank > below + c ? rank - below - c : 0;
+    logWeights.push((-epsilon * distance) / 4);
+    below += c;
+  }
+  const top = Math.max(...logWeights);
+  const weights = logWeights.map((w) => Math.exp(w - top));
+  let pick = u() * weights.reduce((a, b) => a + b, 0);
+  for (let i = 0; i < weights.length; i++) {
+    pick -= weights[i]!;
+    if (pick <= 0) return domain[i]!;
+  }
+  return domain[domain.length - 1]!;
+}
+
+/** The noisy page count of a cell: the one release that decides whether it (or its site's name) is published. */
+export function noisyCount(pages: number, secret: Buffer, cell: string, epsilon: number = PUBLICATION.epsilon): number {
+  return pages + laplace(uniforms(secret, `${cell}\u0000count`)(), RELEASES / epsilon);
+}
+
+/**
+ * The published figures of one cell of one epoch, or null when its noisy count is under the threshold. `cell` names
+ * it (epoch and every coordinate): it keys the noise.
+ */
+export function publishCell(pages: readonly PageValues[], secret: Buffer, cell: string, epsilon: number = PUBLICATION.epsilon, minPages: number = PUBLICATION.minPages): PublishedCell | null {
+  const count = noisyCount(pages.length, secret, cell, epsilon);
+  if (count < minPages) return null;
+  const share = epsilon / RELEASES;
+  const u = uniforms(secret, `${cell}\u0000values`);
+  const failures = pages.reduce((s, p) => s + Math.max(0, Math.min(1, p.failureShare)), 0) + laplace(u(), 1 / share);
+  const pick = (key: keyof Omit<PageValues, 'failureShare'>) => pages.map((p) => p[key]).filter((x): x is number => x !== null);
+  const spread = (values: number[], domain: readonly number[]): Spread | null => {
+    const [p5, p50, p95] = [0.05, 0.5, 0.95].map((q) => privateQuantile(values, q, domain, share, u));
+    if (p5 == null || p50 == null || p95 == null) return null;
+    return { p5: Math.min(p5, p50), p50, p95: Math.max(p95, p50) };
+  };
+  return {
+    pages: Math.round(count),
+    failureShare: Math.max(0, Math.min(1, failures / count)),
+    lookupMs: spread(pick('medianMs'), DOMAIN.ms),
+    onloadMs: spread(pick('onloadMs'), DOMAIN.onload),
+    bytesPerLookup: privateQuantile(pick('bytes'), 0.5, DOMAIN.bytes, share, u),
+    packetsPerLookup: privateQuantile(pick('packets'), 0.5, DOMAIN.packets, share, u),
+  };
+}

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Resvg } from '@resvg/resvg-js';
 import webpack from 'webpack';
 import webExt from 'web-ext';
 import { webpackConfig } from './webpack.config.mjs';
@@ -18,6 +19,9 @@ const outDir = join(buildDir, 'extension-chromium');
 const firefoxDir = join(buildDir, 'extension-firefox');
 /** Static files, from extension/src/ to the same place under each build. */
 const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'privacy/privacy.html', 'welcome/welcome.html', 'welcome/welcome.css', 'managed-schema.json'];
+
+/** Icon sizes the manifest names (toolbar 16 and 32, the extensions page 48, stores 128). */
+const ICON_SIZES = [16, 32, 48, 128];
 
 const started = Date.now();
 const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
@@ -42,6 +46,13 @@ copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
 for (const f of STATIC) {
   mkdirSync(dirname(join(outDir, f)), { recursive: true });
   copyFileSync(join(root, 'extension/src', f), join(outDir, f));
+}
+// The toolbar and store icons, rendered from one SVG at each size the manifest names.
+mkdirSync(join(outDir, 'icons'), { recursive: true });
+const svg = readFileSync(join(root, 'extension/src/icons/icon.svg'));
+for (const size of ICON_SIZES) {
+  const png = new Resvg(svg, { fitTo: { mode: 'width', value: size } }).render().asPng();
+  writeFileSync(join(outDir, 'icons', `icon-${size}.png`), png);
 }
 cpSync(outDir, firefoxDir, { recursive: true });
 const json = (m) => `${JSON.stringify(m, null, 2)}\n`;

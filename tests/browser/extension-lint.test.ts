@@ -43,6 +43,7 @@ interface Manifest {
   key?: string;
   browser_specific_settings?: { gecko: { id: string; data_collection_permissions: { required: string[] } } };
   background: { service_worker?: string; scripts?: string[] };
+  icons: Record<string, string>;
   action: { default_popup: string };
   options_ui: { page: string };
 }
@@ -65,8 +66,13 @@ test('each browser\'s manifest is the top-level one with its own background and 
       assert.ok(m.browser_specific_settings!.gecko.data_collection_permissions.required.includes('browsingActivity'));
     }
     const present = new Set(files(dir));
-    for (const f of [...(background.scripts ?? []), ...(background.service_worker ? [background.service_worker] : []), m.action.default_popup, m.options_ui.page, 'LICENSE', 'privacy/privacy.html', 'welcome/welcome.html', 'welcome/welcome.js']) {
+    for (const f of [...(background.scripts ?? []), ...(background.service_worker ? [background.service_worker] : []), m.action.default_popup, m.options_ui.page, 'LICENSE', 'privacy/privacy.html', 'welcome/welcome.html', 'welcome/welcome.js', ...Object.values(m.icons)]) {
       assert.ok(present.has(f), `${browser}: ${f} is in the build`);
+    }
+    // Each icon is a PNG of the size its key names (PNG IHDR: width and height at bytes 16 and 20).
+    for (const [size, file] of Object.entries(m.icons)) {
+      const png = readFileSync(join(dir, file));
+      assert.deepEqual([png.subarray(1, 4).toString(), png.readUInt32BE(16), png.readUInt32BE(20)], ['PNG', Number(size), Number(size)], file);
     }
     // The privacy policy is linked from the options page (and from the store listing, extension/store/listing.md).
     assert.match(readFileSync(join(dir, m.options_ui.page), 'utf8'), /<a id="privacy-link" href="\.\.\/privacy\/privacy\.html">/);

@@ -21,6 +21,7 @@ import { CSV_COLUMNS, combos, parseJsonExport } from '../../extension/src/dashbo
 import type { HistoryEntry, HistoryFilter } from '../../extension/src/history.js';
 import { launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { outerBrowserTests } from '../support/namespace.js';
+import { axeViolations } from '../../lab/a11y.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { sendFromPage } from '../../lab/extension-pages.js';
 import { HOSTILE_RESOLVER, SOLO_SITE, syntheticHistory, writeHistory } from '../../lab/synthetic-history.js';
@@ -168,6 +169,7 @@ function innerTests(name: BrowserName): void {
       assert.deepEqual(hostile, { text: true, b: 0, scripts: 1 });
       timings.push(`drawn in ${ready.drawMs} ms (page open to ready ${Date.now() - started} ms)`);
       await page.screenshot({ path: join(RUN_DIR, `dashboard-${name}.png`), fullPage: true });
+      assert.deepEqual(await axeViolations(page), [], 'axe on the dashboard');
 
       // CSV of everything: the header and one row per entry × cell.
       started = Date.now();

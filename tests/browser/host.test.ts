@@ -16,6 +16,7 @@ import type { Page } from 'puppeteer-core';
 import { PROTOCOL_VERSION } from '../../common/schema.js';
 import { launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { outerBrowserTests } from '../support/namespace.js';
+import { axeViolations, unreachableByKeyboard } from '../../lab/a11y.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { sendFromPage } from '../../lab/extension-pages.js';
 import { startHost } from '../../lab/host-process.js';
@@ -123,11 +124,14 @@ function innerTests(name: BrowserName): void {
       const view = (await sendFromPage(page, { type: 'settings-get' })) as { settings: { consent: { given: boolean } } };
       assert.equal(view.settings.consent.given, true);
       await welcome.screenshot({ path: join(RUN_DIR, `welcome-${name}.png`), fullPage: true });
+      assert.deepEqual(await axeViolations(welcome), [], 'axe on the welcome page');
 
       const options = await b.openExtensionPage('options/options.html');
       const optionsShown = await settledPopup(options, 30_000);
       assert.equal(optionsShown.state, 'connected', optionsShown.text);
       assert.match(optionsShown.text, new RegExp(`Extension version ${VERSION.replaceAll('.', '\\.')}\\.`));
+      assert.deepEqual(await axeViolations(options), [], 'axe on the options page');
+      assert.deepEqual(await unreachableByKeyboard(options), [], 'keyboard on the options page');
     } finally {
       await b.close();
     }

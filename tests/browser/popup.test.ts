@@ -29,6 +29,7 @@ import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-page
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
+import { axeViolations, unreachableByKeyboard } from '../../lab/a11y.js';
 import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../../lab/synthetic-measurement.js';
 import { ROOT } from '../../lab/paths.js';
 import { pageHostQtypes } from '../../common/browser-queries.js';
@@ -164,6 +165,9 @@ function innerTests(name: BrowserName): void {
       assert.equal(panel.scripts, 0);
       for (const host of expected) assert.ok(shown.text.includes(host), `${host} shown`);
       assert.match(shown.text, /DoT = .*285/);
+      // Accessible: no WCAG 2.1 A/AA violation in either scheme; every control reachable with Tab.
+      assert.deepEqual(await axeViolations(popup), [], 'axe on the cost panel');
+      assert.deepEqual(await unreachableByKeyboard(popup), [], 'keyboard on the cost panel');
       await popup.setViewport({ width: 900, height: 1400 });
       await popup.screenshot({ path: join(RUN_DIR, `cost-panel-${name}.png`), fullPage: true });
       // Dark mode follows prefers-color-scheme (ui/page.css): light text on a dark page, and back.

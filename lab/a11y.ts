@@ -1,0 +1,49 @@
+// Accessibility checks the browser tests run on the extension's pages: axe-core's WCAG 2.1 A and AA rules in the light
+// and the dark scheme, and a keyboard-only pass that must reach every control with Tab. axe runs through the
+// protocol's own evaluate (not a script tag), so the pages' Content-Security-Policy stays as it is.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'puppeteer-core';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Violations of WCAG 2.1 A/AA on `page`, light then dark: `scheme rule: n × target (help)`; [] when none. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+    await page.evaluate(AXE_SOURCE);
+    const found = await page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+      const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+      return r.violations.map((v) => `${v.id}: ${v.nodes.length} × ${JSON.stringify(v.nodes[0]?.target ?? [])} (${v.help})`);
+    });
+    out.push(...found.map((f) => `${scheme} ${f}`));
+  }
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+  return out;
+}
+
+/**
+ * Presses Tab from the top of `page` until focus comes back round (or twice the number of controls); returns the
+ * controls never reached (`tag#id` or `tag.text`): every visible, enabled link, button, field and summary must be.
+ */
+export async function unreachableByKeyboard(page: Page): Promise<string[]> {
+  const total = await page.evaluate(() => {
+    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
+      .filter((e) => e.getClientRects().length > 0 && !(e as HTMLButtonElement).disabled && !e.closest('[hidden], details:not([open]) > :not(summary)'));
+    controls.forEach((e, i) => (e.dataset.kbd = String(i)));
+    (document.activeElement as HTMLElement | null)?.blur();
+    return controls.length;
+  });
+  const seen = new Set<string>();
+  for (let i = 0; i < total * 2 + 2; i++) {
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.kbd ?? '');
+    if (at) seen.add(at);
+    if (seen.size === total) break;
+  }
+  return page.evaluate((reached: string[]) => [...document.querySelectorAll<HTMLElement>('[data-kbd]')]
+    .filter((e) => !reached.includes(e.dataset.kbd!))
+    .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : `.${(e.textContent ?? '').trim().slice(0, 30)}`}`), [...seen]);
+}

@@ -5,14 +5,31 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'puppeteer-core';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+let axeSource: string | null = null;
 
-/** Violations of WCAG 2.1 A/AA on `page`, light then dark: `scheme rule: n × target (help)`; [] when none. */
+/**
+ * Sets `prefers-color-scheme` on `page`; false where the browser's protocol cannot (puppeteer emulates media features
+ * over CDP only: Chromium yes, Firefox's WebDriver BiDi no).
+ */
+export async function emulateScheme(page: Page, value: 'light' | 'dark'): Promise<boolean> {
+  try {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value }]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Violations of WCAG 2.1 A/AA on `page`, light then dark (where the scheme can be emulated: see emulateScheme):
+ * `scheme rule: n × target (help)`; [] when none.
+ */
 export async function axeViolations(page: Page): Promise<string[]> {
   const out: string[] = [];
   for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
-    await page.evaluate(AXE_SOURCE);
+    if (!(await emulateScheme(page, scheme))) continue;
+    axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    await page.evaluate(axeSource);
     const found = await page.evaluate(async () => {
       const axe = (globalThis as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
       const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
@@ -20,7 +37,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
     });
     out.push(...found.map((f) => `${scheme} ${f}`));
   }
-  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }]);
+  await emulateScheme(page, 'light');
   return out;
 }
 

@@ -21,13 +21,15 @@ export async function emulateScheme(page: Page, value: 'light' | 'dark'): Promis
 }
 
 /**
- * Violations of WCAG 2.1 A/AA on `page`, light then dark (where the scheme can be emulated: see emulateScheme):
- * `scheme rule: n × target (help)`; [] when none.
+ * Violations of WCAG 2.1 A/AA on `page`, light then dark where the scheme can be emulated (see emulateScheme), else
+ * in the scheme the browser was launched with (LaunchOptions.colorScheme): `scheme rule: n × target (help)`; [] when
+ * none.
  */
 export async function axeViolations(page: Page): Promise<string[]> {
   const out: string[] = [];
-  for (const scheme of ['light', 'dark'] as const) {
-    if (!(await emulateScheme(page, scheme))) continue;
+  const emulated = await emulateScheme(page, 'light');
+  for (const scheme of emulated ? (['light', 'dark'] as const) : (['as launched'] as const)) {
+    if (emulated) await emulateScheme(page, scheme as 'light' | 'dark');
     axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     await page.evaluate(axeSource);
     const found = await page.evaluate(async () => {
@@ -37,7 +39,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
     });
     out.push(...found.map((f) => `${scheme} ${f}`));
   }
-  await emulateScheme(page, 'light');
+  if (emulated) await emulateScheme(page, 'light');
   return out;
 }
 

@@ -71,6 +71,9 @@ export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra Chromium switches. */
   chromiumArgs?: string[];
+  /** The color scheme pages see (default: the system's, light here). Firefox: a pref, since its WebDriver BiDi
+   * cannot emulate it per page; Chromium pages take page.emulateMediaFeatures instead. */
+  colorScheme?: 'light' | 'dark';
 }
 
 /** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -155,6 +158,8 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
     args: ['--remote-allow-system-access'],
     extraPrefsFirefox: {
       'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: FIREFOX_EXTENSION_UUID }),
+      // 0 dark, 1 light, 2 the system's.
+      ...(o.colorScheme ? { 'layout.css.prefers-color-scheme.content-override': o.colorScheme === 'dark' ? 0 : 1 } : {}),
     },
     env: { ...process.env, ...o.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
     timeout: 60_000,

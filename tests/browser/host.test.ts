@@ -168,6 +168,28 @@ function innerTests(name: BrowserName): void {
     } finally {
       await bare.close();
     }
+    if (name === 'firefox') {
+      // Firefox's pages in the dark scheme: its WebDriver BiDi cannot emulate it per page, so a browser launched dark.
+      started = Date.now();
+      const dark = await launchWithExtension(name, { extensionDir, workDir: join(work, 'dark'), colorScheme: 'dark' });
+      try {
+        const welcome = await welcomePage(dark);
+        const ink = await welcome.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        assert.match(ink, /^rgb\((\d|[1-5]\d), (\d|[1-5]\d), (\d|[1-5]\d)\)$/, `a dark page: ${ink}`);
+        const problems: string[] = [];
+        for (const [what, page] of [['welcome', welcome], ['options', await dark.openExtensionPage('options/options.html')],
+          ['dashboard', await dark.openExtensionPage('dashboard/dashboard.html')], ['popup', await dark.openExtensionPage('popup/popup.html')]] as const) {
+          await poll(`${what} settles`, 15_000, async () => (await page.evaluate(() => document.readyState)) === 'complete' ? true : undefined);
+          await new Promise((r) => setTimeout(r, 500));
+          problems.push(...(await axeViolations(page)).map((v) => `${what}: ${v}`));
+          await page.screenshot({ path: join(RUN_DIR, `${what}-${name}-dark.png`), fullPage: true });
+        }
+        assert.deepEqual(problems, [], 'axe on every page, dark');
+        timings.push(`dark: launch and four pages checked ${Date.now() - started} ms`);
+      } finally {
+        await dark.close();
+      }
+    }
     console.log(`${name}: ${timings.join('; ')}`);
   });
 }

@@ -18,7 +18,7 @@ const buildDir = join(root, 'build');
 const outDir = join(buildDir, 'extension-chromium');
 const firefoxDir = join(buildDir, 'extension-firefox');
 /** Static files, from extension/src/ to the same place under each build. */
-const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'privacy/privacy.html', 'welcome/welcome.html', 'welcome/welcome.css', 'managed-schema.json'];
+const STATIC = ['popup/popup.html', 'options/options.html', 'options/options.css', 'dashboard/dashboard.html', 'dashboard/dashboard.css', 'ui/page.css', 'privacy/privacy.html', 'howto/howto.html', 'welcome/welcome.html', 'welcome/welcome.css', 'managed-schema.json'];
 
 /** Icon sizes the manifest names (toolbar 16 and 32, the extensions page 48, stores 128). */
 const ICON_SIZES = [16, 32, 48, 128];

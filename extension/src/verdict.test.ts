@@ -17,6 +17,7 @@ test('best and worst encrypted choice in the expected state, rounded, with how n
   ], name);
   assert.equal(v.kind, 'slower');
   assert.equal(v.badge, '+40');
+  assert.deepEqual(v.best, { resolver: 'cloudflare', transport: 'doh' });
   assert.equal(v.sentence, 'With Cloudflare over DoH this page would finish about 40 ms later — hardly noticeable. The worst choice, Quad9 over DoT: about 190 ms later.');
 });
 
@@ -31,7 +32,7 @@ test('failures come first; a page whose every encrypted choice fails is "fails"'
   assert.equal(some.kind, 'slower');
   assert.match(some.sentence, /^With Quad9 over DoT some of this page's hostnames never resolved: it would not load completely\. With Cloudflare over DoH this page would finish about 150 ms later\.$/);
   const all = pageVerdict([cell('quad9', 'dot', null, 'fails'), cell('cloudflare', 'doh', null, 'fails')], name);
-  assert.deepEqual([all.kind, all.badge], ['fails', '!']);
+  assert.deepEqual([all.kind, all.badge, all.best], ['fails', '!', null]);
 });
 
 test('faster, and nothing to compare', () => {

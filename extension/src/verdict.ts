@@ -21,6 +21,8 @@ export type VerdictKind = 'fails' | 'slower' | 'same' | 'faster' | 'unknown';
 export interface PageVerdict {
   kind: VerdictKind;
   sentence: string;
+  /** The best encrypted choice that resolved every host, when there is one. */
+  best: { resolver: string; transport: TransportId } | null;
   /** Toolbar badge: '!' fails, '+N' slower by N ms, '=' no difference you would notice, '−N' faster; '' unknown. */
   badge: string;
 }
@@ -41,8 +43,8 @@ export function pageVerdict(cells: readonly VerdictCell[], name: (resolver: stri
     ? `With ${failing.map(choice).join(', ')} some of this page's hostnames never resolved: it would not load completely.`
     : '';
   if (known.length === 0) {
-    if (failing.length) return { kind: 'fails', sentence: failed, badge: '!' };
-    return { kind: 'unknown', sentence: 'No encrypted choice could be compared with your current DNS for this page.', badge: '' };
+    if (failing.length) return { kind: 'fails', sentence: failed, badge: '!', best: null };
+    return { kind: 'unknown', sentence: 'No encrypted choice could be compared with your current DNS for this page.', badge: '', best: null };
   }
   const best = known[0]!;
   const worst = known[known.length - 1]!;
@@ -59,5 +61,5 @@ export function pageVerdict(cells: readonly VerdictCell[], name: (resolver: stri
   if (failed) sentence = `${failed} ${sentence}`;
   const kind: VerdictKind = best.verdict === 'slower' ? 'slower' : best.verdict === 'faster' ? 'faster' : 'same';
   const badge = kind === 'same' ? '=' : `${kind === 'slower' ? '+' : '−'}${about(best.onLoad!.delta)}`;
-  return { kind, sentence, badge };
+  return { kind, sentence, badge, best: { resolver: best.resolver, transport: best.transport } };
 }

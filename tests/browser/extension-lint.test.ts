@@ -66,7 +66,7 @@ test('each browser\'s manifest is the top-level one with its own background and 
       assert.ok(m.browser_specific_settings!.gecko.data_collection_permissions.required.includes('browsingActivity'));
     }
     const present = new Set(files(dir));
-    for (const f of [...(background.scripts ?? []), ...(background.service_worker ? [background.service_worker] : []), m.action.default_popup, m.options_ui.page, 'LICENSE', 'privacy/privacy.html', 'welcome/welcome.html', 'welcome/welcome.js', ...Object.values(m.icons)]) {
+    for (const f of [...(background.scripts ?? []), ...(background.service_worker ? [background.service_worker] : []), m.action.default_popup, m.options_ui.page, 'LICENSE', 'privacy/privacy.html', 'howto/howto.html', 'welcome/welcome.html', 'welcome/welcome.js', ...Object.values(m.icons)]) {
       assert.ok(present.has(f), `${browser}: ${f} is in the build`);
     }
     // Each icon is a PNG of the size its key names (PNG IHDR: width and height at bytes 16 and 20).

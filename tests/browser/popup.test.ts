@@ -17,7 +17,7 @@
 // naming the browser, one browser at a time; the site and the lab resolver run inside that namespace.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,6 +157,11 @@ function innerTests(name: BrowserName): void {
       assert.match(verdict.text, /^With .+ over (DoT|DoH|DoH\/1\.1|DoQ|DoH3) this page would finish /, verdict.text);
       const badges: Record<string, RegExp> = { same: /^=$/, slower: /^\+\d+$/, faster: /^−\d+$/, fails: /^!$/ };
       assert.match(verdict.badge, badges[verdict.kind!]!, JSON.stringify(verdict));
+      // "How to turn it on" leads to a section of the how-to page that exists.
+      const how = await popup.evaluate(() => document.querySelector<HTMLAnchorElement>('#verdict #howto-link')?.getAttribute('href') ?? '');
+      const section = how.split('#')[1] ?? '';
+      assert.match(how, /^\.\.\/howto\/howto\.html#(doh-chromium|doh-firefox|dot|doq)$/, how);
+      assert.match(readFileSync(join(requireBuiltExtension(name), 'howto/howto.html'), 'utf8'), new RegExp(`<section id="${section}"`));
       assert.deepEqual(panel.hosts.map((h) => h.host).sort(), expected);
       const combos = TRANSPORTS.flatMap((tr) => [`${tr}/cold`, `${tr}/warm`]);
       for (const h of panel.hosts) assert.deepEqual([...h.bars].sort(), [...combos].sort(), `bars of ${h.host}`);

@@ -13,6 +13,7 @@ import { send } from '../ui/messages.js';
 import { download, el } from '../ui/dom.js';
 import { computeResults, renderBytes, renderSummary, renderWaterfall } from './cost-view.js';
 import { CODES } from '../../../common/errors.js';
+import { TRANSPORTS } from '../../../common/transports.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 
 /** Progress is asked for this often while measuring. */
@@ -161,6 +162,15 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     const answer = el('p', verdict.sentence, 'verdict');
     answer.id = 'verdict';
     answer.dataset.kind = verdict.kind;
+    if (verdict.best) {
+      // How to switch to the best choice, in the browser that recorded the page (or for the whole computer).
+      const section = TRANSPORTS[verdict.best.transport].doh ? `doh-${m.page.browser === 'firefox' ? 'firefox' : 'chromium'}` : verdict.best.transport;
+      const how = el('a', 'How to turn it on');
+      how.href = `../howto/howto.html#${section}`;
+      how.target = '_blank';
+      how.id = 'howto-link';
+      answer.append(' ', how);
+    }
     const head = el('p', undefined, 'page');
     head.append(el('strong', m.host), ` · ${m.plan.hosts.length} hosts measured · ${records.length} lookups · ${new Date(m.finishedAt ?? m.updatedAt).toLocaleString()}`);
     const parts: Array<Node | string> = [answer, head];

@@ -74,6 +74,8 @@ export interface LaunchOptions {
   /** The color scheme pages see (default: the system's, light here). Firefox: a pref, since its WebDriver BiDi
    * cannot emulate it per page; Chromium pages take page.emulateMediaFeatures instead. */
   colorScheme?: 'light' | 'dark';
+  /** Keep the welcome page the extension opens on install (default: it is closed once it appeared). */
+  keepWelcome?: boolean;
 }
 
 /** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -195,5 +197,31 @@ export async function launchWithExtension(name: BrowserName, options: LaunchOpti
   const executable = findBrowser(name);
   if (!executable) throw new Error(`${name} is not installed (${EXECUTABLES[name].join(' or ')}): scripts/setup installs it`);
   mkdirSync(options.workDir, { recursive: true });
-  return name === 'chromium' ? launchChromium(executable, options) : launchFirefox(executable, options);
+  const b = name === 'chromium' ? await launchChromium(executable, options) : await launchFirefox(executable, options);
+  // The extension opens its welcome page on install (a fresh profile is one): closed here unless the caller wants it,
+  // since in headless Chromium the tab in front is the only one that renders (clicks elsewhere would wait forever).
+  if (!options.keepWelcome) {
+    try {
+      await (await welcomePage(b.browser, 15_000)).close();
+    } catch (err) {
+      await b.close();
+      throw err;
+    }
+  }
+  return b;
+}
+
+const WELCOME_PATH = '/welcome/welcome.html';
+
+/** The welcome tab the extension opened on install (Firefox's BiDi reports such a tab's URL as about:blank, so its
+ * document is asked), within `timeoutMs`. */
+export function welcomePage(browser: Browser, timeoutMs: number): Promise<Page> {
+  return poll('the welcome page opens on install', timeoutMs, async () => {
+    for (const p of await browser.pages()) {
+      if (p.url().endsWith(WELCOME_PATH)) return p;
+      const href = await p.evaluate(() => location.href).catch(() => '');
+      if (href.endsWith(WELCOME_PATH)) return p;
+    }
+    return undefined;
+  }, 200);
 }

@@ -59,12 +59,13 @@ async function inner(name: BrowserName): Promise<void> {
     say(`the panel's answer: ${await panel.evaluate(() => document.getElementById('verdict')?.textContent ?? '(none)')}`);
     writeFileSync(join(OUT, `page-report-${name}.json`), JSON.stringify(report, null, 2));
     writeFileSync(join(OUT, `measurement-${name}.json`), JSON.stringify(done, null, 2));
-    // Every page of the extension, light and dark: the popup's panel, the welcome page (opened on install), the
+    // Every page of the extension, light and dark: the popup's panel, the welcome page (as opened on install), the
     // options and the dashboard.
-    const welcome = (await b.browser.pages()).find((p) => p.url().endsWith('/welcome/welcome.html')) ?? await b.openExtensionPage('welcome/welcome.html');
+    const welcome = await b.openExtensionPage('welcome/welcome.html');
     const pages: Array<[string, Page]> = [['cost-panel', panel], ['welcome', welcome], ['options', ext], ['dashboard', await b.openExtensionPage('dashboard/dashboard.html')]];
     const shots: string[] = [];
     for (const [what, p] of pages) {
+      await p.bringToFront(); // headless Chromium renders only the tab in front
       await p.setViewport({ width: 900, height: 1200 });
       for (const scheme of ['light', 'dark'] as const) {
         // Firefox's WebDriver BiDi cannot set the scheme: its pages are shot as they are.

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import { PROTOCOL_VERSION } from '../../common/schema.js';
-import { launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
+import { launchWithExtension, poll, welcomePage, type BrowserName } from '../../lab/browsers.js';
 import { outerBrowserTests } from '../support/namespace.js';
 import { axeViolations, unreachableByKeyboard } from '../../lab/a11y.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
@@ -40,9 +40,9 @@ async function settledPopup(page: Page, timeoutMs: number): Promise<{ state: str
 }
 
 /** The welcome page the extension opens by itself on install (background/index.ts), once it has drawn everything. */
-async function welcomePage(b: Awaited<ReturnType<typeof launchWithExtension>>): Promise<Page> {
-  const page = await poll('the welcome page opens on install', 30_000, async () =>
-    (await b.browser.pages()).find((p) => p.url().endsWith('/welcome/welcome.html')));
+async function welcomeDrawn(b: Awaited<ReturnType<typeof launchWithExtension>>): Promise<Page> {
+  const page = await welcomePage(b.browser, 30_000);
+  await page.bringToFront();
   await settledPopup(page, 30_000);
   await poll('the welcome page draws its sections', 10_000, async () => page.evaluate(() =>
     document.body.dataset.settings === 'ready' && document.getElementById('first')!.dataset.state !== 'loading' &&
@@ -73,7 +73,7 @@ function innerTests(name: BrowserName): void {
     const timings: string[] = [];
 
     let started = Date.now();
-    const b = await launchWithExtension(name, { extensionDir, workDir: join(work, 'with-host') });
+    const b = await launchWithExtension(name, { extensionDir, workDir: join(work, 'with-host'), keepWelcome: true });
     try {
       timings.push(`launch ${Date.now() - started} ms`);
       started = Date.now();
@@ -108,7 +108,7 @@ function innerTests(name: BrowserName): void {
       await page.screenshot({ path: join(RUN_DIR, `popup-${name}.png`) });
 
       // The welcome page: consent not given yet (and given from there), the host connected, no page measured yet.
-      const welcome = await welcomePage(b);
+      const welcome = await welcomeDrawn(b);
       const w = await welcome.evaluate(() => ({
         consent: document.getElementById('consent')!.dataset.state,
         host: document.getElementById('host-status')!.dataset.state,
@@ -138,7 +138,7 @@ function innerTests(name: BrowserName): void {
 
     // The same browser with no host manifest: the popup names the problem and the install command.
     started = Date.now();
-    const bare = await launchWithExtension(name, { extensionDir, workDir: join(work, 'no-host'), registerHost: false });
+    const bare = await launchWithExtension(name, { extensionDir, workDir: join(work, 'no-host'), registerHost: false, keepWelcome: true });
     try {
       const page = await bare.openExtensionPage('popup/popup.html');
       const shown = await settledPopup(page, 30_000);
@@ -152,7 +152,7 @@ function innerTests(name: BrowserName): void {
       assert.equal(typeof status.retryAt, 'number', 'a next attempt is scheduled');
       await page.screenshot({ path: join(RUN_DIR, `popup-${name}-no-host.png`) });
       // The welcome page says the host is missing and how to install it on this system.
-      const welcome = await welcomePage(bare);
+      const welcome = await welcomeDrawn(bare);
       const steps = await welcome.evaluate(() => ({ host: document.getElementById('host-status')!.dataset.state, text: document.getElementById('host-steps')!.innerText }));
       assert.equal(steps.host, 'host-missing');
       assert.match(steps.text, /npx dnscost-host install/);
@@ -160,6 +160,7 @@ function innerTests(name: BrowserName): void {
       // Installing the host, then "Check again": connected at once, without waiting for the backoff.
       bare.registerHost();
       started = Date.now();
+      await page.bringToFront(); // the welcome tab opened in front of it
       await page.click('#check-again');
       const after = await settledPopup(page, 30_000);
       timings.push(`"Check again" after installing to connected ${Date.now() - started} ms`);
@@ -171,9 +172,9 @@ function innerTests(name: BrowserName): void {
     if (name === 'firefox') {
       // Firefox's pages in the dark scheme: its WebDriver BiDi cannot emulate it per page, so a browser launched dark.
       started = Date.now();
-      const dark = await launchWithExtension(name, { extensionDir, workDir: join(work, 'dark'), colorScheme: 'dark' });
+      const dark = await launchWithExtension(name, { extensionDir, workDir: join(work, 'dark'), colorScheme: 'dark', keepWelcome: true });
       try {
-        const welcome = await welcomePage(dark);
+        const welcome = await welcomeDrawn(dark);
         const ink = await welcome.evaluate(() => getComputedStyle(document.body).backgroundColor);
         assert.match(ink, /^rgb\((\d|[1-5]\d), (\d|[1-5]\d), (\d|[1-5]\d)\)$/, `a dark page: ${ink}`);
         const problems: string[] = [];

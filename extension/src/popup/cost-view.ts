@@ -207,7 +207,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
   const legend = el('p', undefined, 'legend');
   for (const [label, c] of [...combos].sort((a, b) => transportOrder(a[1].transport) - transportOrder(b[1].transport) || MODE_ORDER[a[1].mode] - MODE_ORDER[b[1].mode])) {
     const key = el('span', label, `key m-${c.mode}`);
-    key.style.background = TRANSPORT_COLOURS[c.transport];
+    key.style.borderLeftColor = TRANSPORT_COLOURS[c.transport];
     legend.append(key, ' ');
   }
   legend.append(el('span', `scale: 0 to ${ms(end)} after the page started`, 'detail'));

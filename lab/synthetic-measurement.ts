@@ -53,6 +53,8 @@ export async function restartChromiumWorker(browser: Browser): Promise<void> {
 export async function panelDrawn(popup: Page): Promise<{ state: string; drawMs: number; rows: number; bars: number; scripts: number; text: string }> {
   return popup.evaluate(() => {
     const e = document.getElementById('cost');
+    // The tables and the waterfall are folded under the verdict: unfolded, so the text holds every line.
+    for (const d of document.querySelectorAll<HTMLDetailsElement>('#cost details')) d.open = true;
     return {
       state: e?.dataset.state ?? '', drawMs: Number(e?.dataset.drawMs ?? NaN),
       rows: document.querySelectorAll('#cost .wf-row').length, bars: document.querySelectorAll('#cost .wf-bar').length,

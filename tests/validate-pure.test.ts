@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { analyse, bootstrapDiff, measuredChange, modeFor, predictedShift, pricedPairs, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
+import { pageRecordOf, type PageTimings } from '../bench/validate/browser.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
 import { attribute, QueryLog } from '../bench/validate/querylog.js';
@@ -196,4 +197,34 @@ test("a trace's prediction prices every Do53 load in each candidate load's own m
   assert.ok(of(mix)! > 100 && of(mix)! < 300);
   // A visit with no estimate in a mode adds nothing in it.
   assert.equal(pricedPairs([{ onLoad: 1, byMode: { cold: null, warm: est(1) } }], ['cold', 'warm']).length, 1);
+});
+
+test("the page record has every host the browser's network events showed: a redirected navigation's first leg, a subresource's redirect target", () => {
+  const t: PageTimings = {
+    finalUrl: 'https://b.example/',
+    navigation: { startTime: 0, domainLookupStart: 514, domainLookupEnd: 514, redirectEnd: 0, loadEventStart: 2000 },
+    firstPaint: null, firstContentfulPaint: null,
+    resources: [{ name: 'https://cdn.example/a.js', startTime: 700, domainLookupStart: 701, domainLookupEnd: 795, responseEnd: 900 }],
+    requests: [
+      { name: 'https://a.example/', startTime: 2, viaRedirect: false },
+      { name: 'https://b.example/', startTime: 510, viaRedirect: true },
+      { name: 'https://cdn.example/a.js', startTime: 703, viaRedirect: false },
+      { name: 'https://w.example/widget', startTime: 1000, viaRedirect: false },
+      { name: 'https://shim.example/s.js', startTime: 1300, viaRedirect: true },
+    ],
+  };
+  const r = pageRecordOf(t, 'chromium');
+  const by = new Map(r.hosts.map((h) => [h.name, h]));
+  assert.equal(r.host, 'b.example');
+  assert.deepEqual([...by.keys()].sort(), ['a.example', 'b.example', 'cdn.example', 'shim.example', 'w.example']);
+  // The first leg is needed first and its lookup unknown; Resource Timing wins where it has the host.
+  assert.equal(by.get('a.example')!.firstNeededMs, 2);
+  assert.equal(by.get('a.example')!.lookup, null);
+  assert.equal(by.get('b.example')!.viaRedirect, true);
+  assert.equal(by.get('cdn.example')!.firstNeededMs, 700);
+  assert.equal(by.get('cdn.example')!.lookup!.durationMs, 94);
+  assert.equal(by.get('shim.example')!.viaRedirect, true);
+  assert.deepEqual(by.get('a.example')!.schemes, ['https']);
+  // Without network events the record is Resource Timing's alone (the first leg unseen).
+  assert.equal(pageRecordOf({ ...t, requests: undefined }, 'chromium').hosts.some((h) => h.name === 'a.example'), false);
 });

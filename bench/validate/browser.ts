@@ -44,6 +44,12 @@ export interface PageTimings {
   firstPaint: number | null;
   firstContentfulPaint: number | null;
   resources: { name: string; startTime: number; domainLookupStart: number; domainLookupEnd: number; responseEnd?: number }[];
+  /**
+   * Every request the browser's network events showed (ms after the page's time origin, as seen by this process), the
+   * legs of a redirect included: what the extension's webRequest.onBeforeRequest sees and Resource Timing does not
+   * (a navigation's first leg before a redirect to another host, a subresource's redirect target).
+   */
+  requests?: { name: string; startTime: number; viaRedirect: boolean }[];
 }
 
 /**
@@ -55,14 +61,18 @@ export async function loadIn(context: BrowserContext, url: string, settleMs: num
   // The tab (and its still unassigned renderer, which the first navigation takes over) exists, settled, before the
   // navigation starts, so process start-up is neither counted in onLoad nor racing the network.
   const page = await context.newPage();
+  const seen: { name: string; at: number; viaRedirect: boolean }[] = [];
   try {
     await page.setCacheEnabled(false).catch(() => undefined);
     await new Promise((r) => setTimeout(r, settleMs));
     await atStart?.();
     const navStartedAt = Date.now();
+    page.on('request', (req) => seen.push({ name: req.url(), at: Date.now(), viaRedirect: req.redirectChain().length > 0 }));
     await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
     // loadEventEnd is set after the load handlers return; wait a tick for it.
     await new Promise((r) => setTimeout(r, 50));
+    const timeOrigin = await page.evaluate(() => performance.timeOrigin);
+    const requests = seen.map((q) => ({ name: q.name, startTime: Math.max(0, q.at - timeOrigin), viaRedirect: q.viaRedirect }));
     const timings = await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
       const navigation: Record<string, number> = {};
@@ -73,7 +83,7 @@ export async function loadIn(context: BrowserContext, url: string, settleMs: num
       }));
       return { finalUrl: location.href, navigation, firstPaint: paint('first-paint'), firstContentfulPaint: paint('first-contentful-paint'), resources };
     });
-    return { timings, navStartedAt };
+    return { timings: { ...timings, requests }, navStartedAt };
   } finally {
     await page.close().catch(() => undefined);
   }
@@ -137,7 +147,7 @@ export function pageRecordOf(t: PageTimings, browser: RecordingBrowser): PageFor
   }
   // The schemes each host was fetched with, as the extension records them (the document's from its final URL).
   const schemes = new Map<string, Set<string>>();
-  for (const url of [t.finalUrl, ...t.resources.map((r) => r.name)]) {
+  for (const url of [t.finalUrl, ...t.resources.map((r) => r.name), ...(t.requests ?? []).map((r) => r.name)]) {
     const name = hostOf(url);
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
     if (name && scheme) (schemes.get(name) ?? schemes.set(name, new Set()).get(name)!).add(scheme);
@@ -151,6 +161,12 @@ export function pageRecordOf(t: PageTimings, browser: RecordingBrowser): PageFor
     if (!name || hosts.has(name) || !/^https?:/.test(r.name)) continue;
     const exposed = r.domainLookupStart > 0 && r.domainLookupEnd >= r.domainLookupStart;
     hosts.set(name, host(name, r.startTime, exposed ? { startMs: r.domainLookupStart, endMs: r.domainLookupEnd, durationMs: r.domainLookupEnd - r.domainLookupStart, nextHopProtocol: null } : null));
+  }
+  // Hosts only the network events showed (a redirect's legs): first needed when their first request went out.
+  for (const r of [...(t.requests ?? [])].sort((a, b) => a.startTime - b.startTime)) {
+    const name = hostOf(r.name);
+    if (!name || hosts.has(name) || !/^https?:/.test(r.name)) continue;
+    hosts.set(name, { ...host(name, r.startTime, null), viaRedirect: r.viaRedirect });
   }
   if (!hosts.has(documentHost)) hosts.set(documentHost, { ...host(documentHost, 0, null), completedMs: null });
   const navigationTiming = {

@@ -2,7 +2,8 @@
 // HAR's size (or whole when the markup needs more), and every script (inline or not) valid JavaScript.
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { bodyFor, padTo } from './bodies.js';
+import { runInNewContext } from 'node:vm';
+import { bodyFor, padTo, SYNC_MS } from './bodies.js';
 import { parseHar } from './har.js';
 import { pagePlan } from './plan.js';
 
@@ -34,6 +35,7 @@ const har = parseHar(JSON.stringify({ log: { entries: [
   entry('https://j.example/api', 210, 'xhr', script('https://b.example/app.js'), 10, { content: { size: 10, mimeType: 'application/json' } }),
   entry(WEIRD, 220, 'image', script('https://b.example/app.js')),
   entry('https://k.example/tiny.js', 40, 'script', parser(DOC), 5),
+  entry('https://l.example/soon.js', 75, 'script', script('https://b.example/app.js')),
 ] } }));
 const plan = pagePlan(har);
 const id = (url: string) => plan.resources.find((r) => r.url === url)!.id;
@@ -86,6 +88,30 @@ describe('bodies', () => {
     const weird = new URL(WEIRD).href;
     assert.ok(js.includes(JSON.stringify(weird).replace(/</g, '\\u003c')), 'URL as an escaped JSON string');
     assert.ok(!js.includes('</script>'));
+  });
+  test('a child due within SYNC_MS of its parent starts while the parent runs (so onload waits for it), later ones by timers', () => {
+    const js = text('https://b.example/app.js');
+    const due = (u: string) => plan.resources[id(u)]!.delayMs;
+    assert.ok(due('https://l.example/soon.js') <= SYNC_MS && due('https://i.example/chained.js') > SYNC_MS);
+    // The script runs the moment its response ended, in a page that records what it starts and when.
+    const started: { url: string; at: number; sync: boolean }[] = [];
+    const timers: { ms: number; run: () => void }[] = [];
+    let running = true;
+    const end = performance.now();
+    const el = () => ({ set src(u: string) { started.push({ url: u, at: performance.now(), sync: running }); } });
+    const document = { currentScript: { src: 'https://b.example/app.js' }, head: { appendChild() {} }, createElement: el };
+    const page = {
+      document, performance: { now: () => performance.now(), getEntriesByName: () => [{ responseEnd: end }] },
+      setTimeout: (run: () => void, ms: number) => timers.push({ ms, run }), Image: function Image() { return el(); },
+      fetch: (url: string) => { started.push({ url, at: performance.now(), sync: running }); return Promise.resolve(); },
+    };
+    runInNewContext(js, { ...page, self: page });
+    running = false;
+    assert.deepEqual(started.map((s) => [s.url, s.sync]), [['https://l.example/soon.js', true]]);
+    assert.ok(started[0]!.at - end >= due('https://l.example/soon.js') - 0.5, 'not before its delay');
+    assert.equal(timers.length, 3, 'the chained script, the API call and the image wait for timers');
+    for (const t of timers) t.run();
+    assert.deepEqual(started.map((s) => s.url).slice(1).sort(), ['https://i.example/chained.js', 'https://j.example/api', new URL(WEIRD).href].sort());
   });
   test('types: images carry a GIF and the HAR type, fonts and others bytes of their size', () => {
     const img = bodyFor(plan, id('https://d.example/pic.png'));

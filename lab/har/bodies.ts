@@ -6,11 +6,12 @@
 //   <link rel=stylesheet>, <img>, <iframe>, <link rel=preload as=font crossorigin> for fonts and
 //   <link rel=preload as=fetch crossorigin> for anything else (so every one delays onload, as tags do).
 // - `script` / `other` with the document as parent: an inline script at the top of <head> starts them `delayMs`
-//   after the document's response ended (its navigation entry's responseEnd).
+//   after the document's response ended (its navigation entry's responseEnd), as a script's children below.
 // - `script` with a script as parent: the generated script starts them `delayMs` after its own response ended (its
-//   Resource Timing entry; else when it runs): scripts by inserting <script> (so they run and continue the chain),
-//   stylesheets by <link>, images by `new Image()`, documents by <iframe>, fonts by FontFace.load(), the rest by
-//   fetch(…, {mode: 'no-cors'}) with the HAR's method when GET, HEAD or POST (else GET).
+//   Resource Timing entry; else when it runs), by a timer or, within SYNC_MS, while it runs: scripts by inserting
+//   <script> (so they run and continue the chain), stylesheets by <link>, images by `new Image()`, documents by
+//   <iframe>, fonts by FontFace.load(), the rest by fetch(…, {mode: 'no-cors'}) with the HAR's method when GET, HEAD
+//   or POST (else GET).
 // - `css` (a stylesheet's child): `@import` for stylesheets; `@font-face` plus a rule that uses the face for fonts;
 //   a `background-image: url()` rule for anything else. The HAR does not say which rule or element, so every
 //   generated document holds one element per CSS-discovered resource (`<i class="dnscost-rID">`), and the rule in
@@ -50,6 +51,9 @@ const childrenOf = (plan: PagePlan, id: number, kinds: PlanResource['discovery']
 // fetch() allows these methods in no-cors mode; anything else is rebuilt as GET (the server answers any method).
 const fetchMethod = (m: string) => (m === 'POST' || m === 'HEAD' ? m : 'GET');
 
+/** A child due at most this long (ms) after its parent's response is started synchronously, not by a timer. */
+export const SYNC_MS = 50;
+
 // The starter: `L` is [type, url, method, delayMs][]; `BASE` picks the time the delays count from. One copy per
 // script, so every script works alone on any origin and in any frame.
 function starter(children: PlanResource[], base: 'document' | 'script'): string {
@@ -69,7 +73,12 @@ function starter(children: PlanResource[], base: 'document' | 'script'): string 
     `else if(t==='font'&&self.FontFace){e=new FontFace('dnscost-font','url('+JSON.stringify(u)+')');e.load().catch(function(){});}` +
     `else{fetch(u,{method:m,mode:'no-cors',cache:'no-store'}).catch(function(){});}` +
     `if(e)k.push(e);}catch(x){}}` +
-    `function run(b){L.forEach(function(c){setTimeout(function(){go(c[0],c[1],c[2]);},Math.max(0,b+c[3]-performance.now()));});}` +
+    // Children due within SYNC_MS are started by the code itself, spinning until their time: a real script that starts
+    // a request that soon after its response did so while it ran, so the load event waits for it. A timer would let
+    // onload fire first (Firefox did in every other load, Chromium always: the calibreapp page's onLoad was bimodal).
+    `function run(b){var s=[];L.forEach(function(c){var w=b+c[3]-performance.now();` +
+    `if(w>${SYNC_MS})setTimeout(function(){go(c[0],c[1],c[2]);},w);else s.push(c);});` +
+    `s.sort(function(x,y){return x[3]-y[3];}).forEach(function(c){while(performance.now()<b+c[3]);go(c[0],c[1],c[2]);});}` +
     `${from}})();`;
 }
 

@@ -4,25 +4,35 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isIpAddress } from '../common/ip-address.js';
+import { PUBLICATION } from './publication.js';
+import { loadOrCreateSecret, parseSecret, SECRET_FILE } from './secret.js';
 import { startCollector } from './server.js';
-import { openPgliteStore, PGLITE_DURABILITY } from './store-pglite.js';
-import { openPostgresStore } from './store-postgres.js';
 
-const HELP = `dnscost-collector: receives opt-in dnscost uploads and publishes crowd-wide aggregates.
+const DEFAULT_DELAY_HOURS = 6;
+
+const HELP = `dnscost-collector: receives opt-in dnscost uploads and publishes noisy crowd-wide aggregates.
 
 Usage: npx dnscost-collector [options]
 
   --host ADDR            listen address (default 127.0.0.1)
   --port N               port (default 8787; 0 picks a free one)
-  --data DIR             embedded store's data directory (default ~/.local/share/dnscost-collector)
+  --data DIR             embedded store's data directory, and the publication secret's (default
+                         ~/.local/share/dnscost-collector)
   --rate N               /v1 requests per second per client (an IPv4 address or an IPv6 /64), sustained; bursts
                          of 4×N (default 5; 0 = off)
   --trusted-proxy ADDR   a proxy in front whose X-Forwarded-For names the client (may be repeated; default none:
                          the connection's peer is the client)
-  --max-connections N    connections open at once (default 1000; more are refused at once)
-  --aggregates-ttl S     seconds an aggregates answer is reused (default 10; 0 = always fresh)
-  --min-batches N        batches a site needs in a cell before it is named (default 5)
+  --max-connections N    connections open at once (default 4096; more are refused at once); slow clients get
+                         5 s for their headers, 15 s for the whole request
+  --epsilon E            differential privacy: ε per published cell and day (default ${PUBLICATION.epsilon})
+  --min-pages N          noisy page count a cell, and a site's name, needs to be published (default ${PUBLICATION.minPages})
+  --publication-delay H  hours after a day (UTC) ends before it is published (default ${DEFAULT_DELAY_HOURS})
   -h, --help             this text
+
+Publication: GET /v1/aggregates serves only closed days, each published once (--publication-delay after its end),
+with ε-differentially-private noise (Laplace counts, exponential-mechanism percentiles) keyed by a secret kept in
+DIR/${SECRET_FILE} (created with mode 0600), or DNSCOST_COLLECTOR_SECRET (≥ 32 bytes, hex or base64url; the same
+for every instance on one database). Pages of a day that arrive after it was published are stored, never published.
 
 Storage: the embedded PostgreSQL (PGlite) in --data, unless DNSCOST_COLLECTOR_DATABASE_URL=postgres://… names a
 PostgreSQL server; both run the same migrations (collector/migrations/).
@@ -37,9 +47,10 @@ const { values } = parseArgs({
     data: { type: 'string', default: join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'dnscost-collector') },
     rate: { type: 'string', default: '5' },
     'trusted-proxy': { type: 'string', multiple: true, default: [] },
-    'max-connections': { type: 'string', default: '1000' },
-    'aggregates-ttl': { type: 'string', default: '10' },
-    'min-batches': { type: 'string', default: '5' },
+    'max-connections': { type: 'string', default: '4096' },
+    epsilon: { type: 'string', default: String(PUBLICATION.epsilon) },
+    'min-pages': { type: 'string', default: String(PUBLICATION.minPages) },
+    'publication-delay': { type: 'string', default: String(DEFAULT_DELAY_HOURS) },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -60,8 +71,9 @@ function number(name: string, text: string, min: number, max: number): number {
 
 const port = number('port', values.port, 0, 65535);
 const rate = number('rate', values.rate, 0, 1e6);
-const ttl = number('aggregates-ttl', values['aggregates-ttl'], 0, 86_400);
-const minBatches = number('min-batches', values['min-batches'], 1, 1e6);
+const epsilon = number('epsilon', values.epsilon, 0.001, 1e6);
+const minPages = number('min-pages', values['min-pages'], 1, 1e6);
+const delayHours = number('publication-delay', values['publication-delay'], 0, 24 * 89);
 const maxConnections = number('max-connections', values['max-connections'], 1, 1e6);
 const trustedProxies = values['trusted-proxy'] ?? [];
 for (const p of trustedProxies) {
@@ -72,18 +84,28 @@ for (const p of trustedProxies) {
 }
 const url = process.env.DNSCOST_COLLECTOR_DATABASE_URL;
 
-const store = url ? await openPostgresStore(url) : await openPgliteStore(values.data);
+// Only the driver in use is loaded (PGlite's WebAssembly module takes a fifth of a second): restarts stay quick.
+const pglite = url ? null : await import('./store-pglite.js');
+const store = pglite ? await pglite.openPgliteStore(values.data) : await (await import('./store-postgres.js')).openPostgresStore(url!);
+// After the store: PGlite creates its data directory itself, and the secret lives beside its files.
+let secret: Buffer;
+try {
+  secret = process.env.DNSCOST_COLLECTOR_SECRET ? parseSecret(process.env.DNSCOST_COLLECTOR_SECRET) : await loadOrCreateSecret(values.data);
+} catch (err) {
+  console.error(`dnscost-collector: publication secret: ${(err as Error).message}`);
+  process.exit(2);
+}
 const collector = await startCollector({
   store,
   host: values.host,
   port,
   rate: rate === 0 ? null : { perSecond: rate, burst: 4 * rate },
-  aggregatesTtlMs: ttl * 1000,
-  minBatches,
+  publication: { secret, epsilon, minPages, delayMs: delayHours * 3_600_000 },
   maxConnections,
   trustedProxies,
 });
-if (!url) console.error(`dnscost-collector: note: ${PGLITE_DURABILITY}`);
+if (pglite) console.error(`dnscost-collector: note: ${pglite.PGLITE_DURABILITY}`);
+console.error(`dnscost-collector: publishing each UTC day ${delayHours} h after it ends, ε = ${epsilon} per cell, threshold ${minPages} pages`);
 console.error(`dnscost-collector: store ${store.kind}${url ? '' : ` in ${values.data}`}; listening on ${collector.url}`);
 
 let stopping = false;

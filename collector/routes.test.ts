@@ -8,7 +8,7 @@ import { NETWORK_TYPES, UPLOAD_RESOLVERS } from '../common/upload-batch.js';
 import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
 import { RateLimiter } from './rate-limit.js';
 import { handle, type RouteContext } from './routes.js';
-import type { AggregateFilter } from './store.js';
+import type { AggregateFilter } from './publisher.js';
 
 interface Answer {
   status: number;
@@ -48,10 +48,9 @@ function context(overrides: Partial<RouteContext> = {}): RouteContext & { filter
     trustedProxies: new Set(),
     aggregates: async (filter) => {
       filters.push(filter);
-      return { batches: 0, cells: [] };
+      return { epsilon: 2, minPages: 20, delayHours: 6, epochs: [], cells: [] };
     },
-    aggregatesTtlMs: 10_000,
-    minBatches: 5,
+    stored: () => {},
     assets: new Map(),
     now: () => 0,
     filters,
@@ -125,4 +124,17 @@ test('the rate limit counts an IPv6 /64 as one client, and believes X-Forwarded-
   assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '10.0.0.2', { 'x-forwarded-for': '1.1.1.1, 203.0.113.7' })).status, 200);
   assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '10.0.0.2', { 'x-forwarded-for': '2.2.2.2, 203.0.113.8' })).status, 200);
   assert.equal((await request(proxied, 'GET', '/v1/vocabulary', '10.0.0.2', { 'x-forwarded-for': '3.3.3.3, 203.0.113.7' })).status, 429, 'the same forwarded client');
+});
+
+test('/v1/aggregates: an epoch filter is a UTC day; the answer states ε and the threshold; a store failure is 503', async () => {
+  const ctx = context();
+  assert.equal((await request(ctx, 'GET', '/v1/aggregates?epoch=2026-11-2x')).status, 400);
+  const a = await request(ctx, 'GET', '/v1/aggregates?epoch=2026-11-21&site=other');
+  assert.equal(a.status, 200);
+  assert.deepEqual(ctx.filters, [{ epoch: '2026-11-21', site: 'other' }]);
+  assert.deepEqual(a.body, { ok: true, epsilon: 2, minPages: 20, delayHours: 6, epochs: [], cells: [] });
+  assert.equal(a.headers['cache-control'], 'public, max-age=60');
+  const failing = context({ aggregates: async () => Promise.reject(new Error('store down')) });
+  const e = await request(failing, 'GET', '/v1/aggregates');
+  assert.deepEqual([e.status, e.body.code, e.headers['retry-after']], [503, 'unavailable', '5']);
 });

@@ -9,7 +9,8 @@ import { CODES, type CollectorCode } from '../common/errors.js';
 import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
 import { QueueFull, type GroupCommitter } from './group-commit.js';
 import { clientOf, type RateLimiter } from './rate-limit.js';
-import type { Aggregates, AggregateFilter, BatchRow, PutOutcome, Store } from './store.js';
+import type { AggregateFilter, PublishedAnswer } from './publisher.js';
+import type { BatchRow, PutOutcome, Store } from './store.js';
 
 /** A file the dashboard needs, held in memory. */
 export interface Asset {
@@ -24,9 +25,10 @@ export interface RouteContext {
   limiter: RateLimiter | null;
   /** Proxies whose X-Forwarded-For is believed (canonical addresses); empty: the socket's peer is the client. */
   trustedProxies: ReadonlySet<string>;
-  aggregates: (filter: AggregateFilter) => Promise<Aggregates>;
-  aggregatesTtlMs: number;
-  minBatches: number;
+  /** The published cells matching a filter (collector/publisher.ts); never computed per request. */
+  aggregates: (filter: AggregateFilter) => Promise<PublishedAnswer>;
+  /** Called with each stored page's hour, so a due day that just got its first page is published at the next answer. */
+  stored: (hour: string) => void;
   assets: ReadonlyMap<string, Asset>;
   now: () => number;
 }
@@ -113,6 +115,7 @@ async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
     console.error(`dnscost-collector: store: ${(err as Error)?.message ?? String(err)}`);
     throw new HttpError(503, CODES.UNAVAILABLE, 'the batch was not stored; retry later', { headers: { 'retry-after': '1' } });
   }
+  if (outcome === 'stored') for (const p of batch.pages) ctx.stored(p.hour);
   if (outcome === 'conflict') throw new HttpError(409, CODES.KEY_CONFLICT, 'this key was already used for a different batch or deletion token');
   send(res, outcome === 'stored' ? 201 : 200, { ok: true, key: batch.key, duplicate: outcome === 'duplicate' });
 }
@@ -126,12 +129,17 @@ async function remove(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
   send(res, 200, { ok: true, key, deleted: true });
 }
 
-const FILTERS: Record<keyof AggregateFilter, readonly string[]> = {
-  resolver: UPLOAD_RESOLVERS,
-  transport: TRANSPORT_IDS,
-  network: NETWORK_TYPES,
-  site: [...POPULAR_SITES, 'other'],
+const oneOf = (list: readonly string[]) => (value: string) => list.includes(value);
+const FILTERS: Record<keyof AggregateFilter, (value: string) => boolean> = {
+  epoch: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value),
+  resolver: oneOf(UPLOAD_RESOLVERS),
+  transport: oneOf(TRANSPORT_IDS),
+  network: oneOf(NETWORK_TYPES),
+  site: oneOf([...POPULAR_SITES, 'other']),
 };
+
+// Published figures change only when another day is published: a minute of reuse by caches costs nothing.
+const AGGREGATES_CACHE = 'public, max-age=60';
 
 async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
   limit(req, ctx);
@@ -141,11 +149,17 @@ async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteC
     const allowed = Object.hasOwn(FILTERS, name) ? FILTERS[name as keyof AggregateFilter] : undefined;
     if (!allowed) throw new HttpError(400, CODES.BAD_QUERY, `unknown filter; use ${Object.keys(FILTERS).join(', ')}`);
     if (value === '') continue;
-    if (!allowed.includes(value)) throw new HttpError(400, CODES.BAD_QUERY, `unknown ${name}`);
+    if (!allowed(value)) throw new HttpError(400, CODES.BAD_QUERY, `unknown ${name}`);
     filter[name as keyof AggregateFilter] = value;
   }
-  const result = await ctx.aggregates(filter);
-  send(res, 200, { ok: true, minBatches: ctx.minBatches, ...result }, { 'cache-control': `public, max-age=${Math.floor(ctx.aggregatesTtlMs / 1000)}` });
+  let answer: PublishedAnswer;
+  try {
+    answer = await ctx.aggregates(filter);
+  } catch (err) {
+    console.error(`dnscost-collector: publication: ${(err as Error)?.message ?? String(err)}`);
+    throw new HttpError(503, CODES.UNAVAILABLE, 'the published figures cannot be read now; retry later', { headers: { 'retry-after': '5' } });
+  }
+  send(res, 200, { ok: true, ...answer }, { 'cache-control': AGGREGATES_CACHE });
 }
 
 /**

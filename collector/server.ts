@@ -1,5 +1,5 @@
-// The collector service: wires a store, the group committer, the rate limiter, the aggregates cache and the
-// dashboard files to an HTTP server (routes.ts holds the endpoints).
+// The collector service: wires a store, the group committer, the rate limiter, the publisher (per-epoch noisy
+// figures, publisher.ts) and the dashboard files to an HTTP server (routes.ts holds the endpoints).
 //
 // Lifecycle: startCollector() loads the dashboard files and listens; close() stops accepting connections, lets
 // every queued upload commit (so nothing acknowledged is lost and nothing accepted is dropped), then closes the
@@ -12,7 +12,8 @@ import { createRequire } from 'node:module';
 import { GroupCommitter, type GroupOptions } from './group-commit.js';
 import { RateLimiter, type RateOptions } from './rate-limit.js';
 import { handle, type Asset, type RouteContext } from './routes.js';
-import type { Aggregates, AggregateFilter, Store } from './store.js';
+import { Publisher, type PublicationOptions } from './publisher.js';
+import type { Store } from './store.js';
 import { DASHBOARD_DIR } from './paths.js';
 import { canonicalIp } from '../common/ip-address.js';
 
@@ -27,12 +28,10 @@ export interface CollectorOptions {
   rate?: RateOptions | null;
   /** Addresses of proxies in front whose X-Forwarded-For names the client (default none). */
   trustedProxies?: readonly string[];
-  /** Connections open at once, at most (default 1,000); more are refused at once. */
+  /** Connections open at once, at most (default 4,096); more are refused at once. */
   maxConnections?: number;
-  /** How long an aggregates answer is reused (default 10 s); 0 computes every request. */
-  aggregatesTtlMs?: number;
-  /** Distinct batches a site needs in a cell before it is named (default 5). */
-  minBatches?: number;
+  /** Publication: the secret (keep it: collector/secret.ts), ε, threshold, delay; defaults in publisher.ts. */
+  publication?: Partial<PublicationOptions>;
   group?: Partial<GroupOptions>;
   now?: () => number;
 }
@@ -47,7 +46,8 @@ const require = createRequire(import.meta.url);
 
 /** Starts a collector and resolves once it listens. */
 export async function startCollector(opts: CollectorOptions): Promise<Collector> {
-  const { store, aggregatesTtlMs = 10_000, minBatches = 5 } = opts;
+  const { store } = opts;
+  const publisher = new Publisher(store, { now: opts.now, ...opts.publication });
   const committer = new GroupCommitter(
     (rows: Parameters<Store['putMany']>[0]) => store.putMany(rows),
     { maxItems: 1000, windowMs: 2, concurrency: store.concurrency, ...opts.group },
@@ -57,19 +57,17 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
     committer,
     limiter: opts.rate === null ? null : new RateLimiter(opts.rate ?? { perSecond: 5, burst: 20 }),
     trustedProxies: new Set((opts.trustedProxies ?? []).map(canonicalIp)),
-    aggregates: cachedAggregates(store, aggregatesTtlMs, minBatches),
-    aggregatesTtlMs,
-    minBatches,
+    aggregates: (filter) => publisher.answer(filter),
+    stored: (hour) => publisher.noteStored(hour),
     assets: await loadAssets(),
     now: opts.now ?? Date.now,
   };
-  const server = createServer((req, res) => void handle(req, res, ctx));
-  // A client that sends its headers or body slowly must not hold a connection for long; an idle one goes after 5 s;
-  // past maxConnections new ones are refused (Node closes them at once), so slow sockets cannot starve the rest.
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 15_000;
+  // A client that sends its headers or body slowly must not hold a connection for long: 5 s for the headers, 15 s for
+  // the whole request, checked every second (Node checks every 30 s by default, so a slow socket would live up to
+  // 35 s); an idle one goes after 5 s; past maxConnections new ones are refused (Node closes them at once).
+  const server = createServer({ headersTimeout: 5_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000 }, (req, res) => void handle(req, res, ctx));
   server.keepAliveTimeout = 5_000;
-  server.maxConnections = opts.maxConnections ?? 1_000;
+  server.maxConnections = opts.maxConnections ?? 4_096;
   server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
@@ -82,22 +80,6 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
       await closed;
       await store.close();
     },
-  };
-}
-
-/** Aggregates reused for ttlMs per filter; concurrent requests for the same filter share one query. */
-function cachedAggregates(store: Store, ttlMs: number, minBatches: number): (filter: AggregateFilter) => Promise<Aggregates> {
-  const cache = new Map<string, { at: number; value: Promise<Aggregates> }>();
-  return (filter) => {
-    const key = JSON.stringify([filter.resolver, filter.transport, filter.network, filter.site]);
-    const hit = cache.get(key);
-    if (hit && Date.now() - hit.at < ttlMs) return hit.value;
-    // Filters are few (resolvers × transports × networks × sites); the bound only guards memory.
-    if (cache.size > 10_000) cache.clear();
-    const value = store.aggregates(filter, minBatches);
-    cache.set(key, { at: Date.now(), value });
-    value.catch(() => cache.delete(key));
-    return value;
   };
 }
 

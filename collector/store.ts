@@ -7,6 +7,7 @@
 // statement committed durably; close() ends the connections.
 import { readdir, readFile } from 'node:fs/promises';
 import type { NetworkType, UploadPage } from '../common/upload-batch.js';
+import type { PublishedCell } from './publication.js';
 import { MIGRATIONS_DIR } from './paths.js';
 
 /** A validated batch as stored: the hashes that decide replay vs conflict, and the data. */
@@ -21,45 +22,40 @@ export interface BatchRow {
 /** What became of one batch handed to putMany. */
 export type PutOutcome = 'stored' | 'duplicate' | 'conflict';
 
-/** Filters of the aggregates; each absent one means all. */
-export interface AggregateFilter {
-  resolver?: string;
-  transport?: string;
-  network?: string;
-  site?: string;
+/** One result of one page of an epoch, as publication reads it (collector/publisher.ts). */
+export interface EpochResult {
+  network: string;
+  site: string;
+  resolver: string;
+  transport: string;
+  mode: string;
+  lookups: number;
+  failures: number;
+  median_ms: number | null;
+  onload_ms: number | null;
+  bytes: number | null;
+  packets: number | null;
 }
 
-/** Percentiles (5th, 50th, 95th) of per-page values; null when no page had one. */
-export interface Spread {
-  p5: number;
-  p50: number;
-  p95: number;
-}
-
-/** One published cell: resolver × transport × mode × network type × site. */
-export interface AggregateCell {
+/** One published cell of one epoch: its coordinates and its noisy figures. */
+export interface PublishedRow extends PublishedCell {
+  epoch: string;
   resolver: string;
   transport: string;
   mode: string;
   network: string;
-  /** A popular site backed by at least minBatches batches in this cell, otherwise "other". */
+  /** A popular site whose own noisy page count reached the threshold, otherwise "other". */
   site: string;
-  batches: number;
-  pages: number;
-  lookups: number;
-  failures: number;
-  /** Spread over pages of each page's median lookup time. */
-  lookupMs: Spread | null;
-  /** Spread over pages of the estimated onLoad change (point estimates). */
-  onloadMs: Spread | null;
-  bytesPerLookup: number | null;
-  packetsPerLookup: number | null;
 }
 
-/** Crowd-wide aggregates: the number of stored batches and the published cells. */
-export interface Aggregates {
-  batches: number;
-  cells: AggregateCell[];
+/** What was published of one epoch (a UTC day), once and for good. */
+export interface StoredPublication {
+  epoch: string;
+  /** ISO time it was first published. */
+  publishedAt: string;
+  epsilon: number;
+  minPages: number;
+  cells: PublishedRow[];
 }
 
 /** The collector's storage. */
@@ -71,8 +67,16 @@ export interface Store {
   putMany(rows: readonly BatchRow[]): Promise<PutOutcome[]>;
   /** Deletes a batch's data if the token hash matches (idempotent); false when no such batch for this token. */
   delete(key: string, tokenSha256: string): Promise<boolean>;
-  /** Aggregates over the stored batches; a site is named only in cells backed by ≥ minBatches distinct batches. */
-  aggregates(filter: AggregateFilter, minBatches: number): Promise<Aggregates>;
+  /** Every result of every stored (not deleted) page of `epoch` (YYYY-MM-DD). */
+  epochResults(epoch: string): Promise<EpochResult[]>;
+  /** Those of `epochs` that hold at least one stored page (one index probe each). */
+  epochsWithData(epochs: readonly string[]): Promise<string[]>;
+  /** The stored publications of those of `epochs` that were published. */
+  publications(epochs: readonly string[]): Promise<StoredPublication[]>;
+  /** Stores an epoch's publication unless one is stored already; resolves with the stored one (first writer wins). */
+  publish(p: Omit<StoredPublication, 'publishedAt'>): Promise<StoredPublication>;
+  /** Stored (not deleted) batches: for operators and tests; never published. */
+  count(): Promise<number>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -108,8 +112,8 @@ export async function migrate(sql: Sql, dir = MIGRATIONS_DIR): Promise<string[]>
 
 // One statement for a whole group: the rows travel as one JSON parameter, which both drivers pass the same way.
 const INSERT = `
-INSERT INTO batches (key, body_sha256, token_sha256, network, pages)
-SELECT key, body_sha256, token_sha256, network, pages
+INSERT INTO batches (key, body_sha256, token_sha256, network, pages, epoch)
+SELECT key, body_sha256, token_sha256, network, pages, left(pages->0->>'hour', 10)
 FROM jsonb_to_recordset($1::jsonb) AS t(key text, body_sha256 text, token_sha256 text, network text, pages jsonb)
 ON CONFLICT (key) DO NOTHING
 RETURNING key`;
@@ -119,59 +123,40 @@ SELECT key, body_sha256, token_sha256 FROM batches
 WHERE key IN (SELECT jsonb_array_elements_text($1::jsonb))`;
 
 const DELETE = `
-UPDATE batches SET network = NULL, pages = NULL
+UPDATE batches SET network = NULL, pages = NULL, epoch = NULL
 WHERE key = $1 AND token_sha256 = $2
 RETURNING key`;
 
-// Cells are counted before folding, so a site with too few batches in a cell is merged into that cell's "other";
-// the site filter applies after folding, so asking for a rare site by name reveals nothing.
-const AGGREGATES = `
-WITH r AS (
-  SELECT b.key, b.network, p->>'site' AS site, x->>'resolver' AS resolver, x->>'transport' AS transport,
-    x->>'mode' AS mode, (x->>'lookups')::int AS lookups, (x->>'failures')::int AS failures,
-    (x->>'medianMs')::float8 AS median_ms, (x->'onload'->>'pointMs')::float8 AS onload_ms,
-    (x->>'bytesPerLookup')::float8 AS bytes, (x->>'packetsPerLookup')::float8 AS packets
-  FROM batches b
-  CROSS JOIN LATERAL jsonb_array_elements(b.pages) p
-  CROSS JOIN LATERAL jsonb_array_elements(p->'results') x
-  WHERE b.pages IS NOT NULL
-    AND ($1::text IS NULL OR x->>'resolver' = $1)
-    AND ($2::text IS NULL OR x->>'transport' = $2)
-    AND ($3::text IS NULL OR b.network = $3)
-),
-cells AS (
-  SELECT resolver, transport, mode, network, site, count(DISTINCT key) AS n FROM r GROUP BY 1, 2, 3, 4, 5
-),
-folded AS (
-  SELECT r.*, CASE WHEN c.n >= $5 THEN r.site ELSE 'other' END AS shown
-  FROM r JOIN cells c USING (resolver, transport, mode, network, site)
-)
-SELECT resolver, transport, mode, network, shown AS site,
-  count(DISTINCT key)::int AS batches, count(*)::int AS pages,
-  sum(lookups)::float8 AS lookups, sum(failures)::float8 AS failures,
-  percentile_cont(ARRAY[0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY median_ms) AS lookup_ms,
-  percentile_cont(ARRAY[0.05, 0.5, 0.95]) WITHIN GROUP (ORDER BY onload_ms) AS onload_ms,
-  percentile_cont(0.5) WITHIN GROUP (ORDER BY bytes) AS bytes,
-  percentile_cont(0.5) WITHIN GROUP (ORDER BY packets) AS packets
-FROM folded
-WHERE $4::text IS NULL OR shown = $4
-GROUP BY 1, 2, 3, 4, 5
-ORDER BY 1, 2, 3, 4, 5`;
+// A batch holds one page (UPLOAD_LIMITS.pages), so its epoch is its page's; the page's own hour is checked too.
+const EPOCH_RESULTS = `
+SELECT b.network, p->>'site' AS site, x->>'resolver' AS resolver, x->>'transport' AS transport, x->>'mode' AS mode,
+  (x->>'lookups')::int AS lookups, (x->>'failures')::int AS failures, (x->>'medianMs')::float8 AS median_ms,
+  (x->'onload'->>'pointMs')::float8 AS onload_ms, (x->>'bytesPerLookup')::float8 AS bytes,
+  (x->>'packetsPerLookup')::float8 AS packets
+FROM batches b
+CROSS JOIN LATERAL jsonb_array_elements(b.pages) p
+CROSS JOIN LATERAL jsonb_array_elements(p->'results') x
+WHERE b.epoch = $1 AND b.pages IS NOT NULL AND left(p->>'hour', 10) = $1`;
 
-interface CellRow {
-  resolver: string;
-  transport: string;
-  mode: string;
-  network: string;
-  site: string;
-  batches: number;
-  pages: number;
-  lookups: number;
-  failures: number;
-  lookup_ms: (number | null)[] | null;
-  onload_ms: (number | null)[] | null;
-  bytes: number | null;
-  packets: number | null;
+const EPOCHS_WITH_DATA = `
+SELECT e AS epoch FROM jsonb_array_elements_text($1::jsonb) e
+WHERE EXISTS (SELECT 1 FROM batches b WHERE b.epoch = e AND b.pages IS NOT NULL)`;
+
+const PUBLICATIONS = `
+SELECT epoch, to_char(published_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS published_at, epsilon,
+  min_pages, cells
+FROM publications WHERE epoch IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY epoch`;
+
+const PUBLISH = `
+INSERT INTO publications (epoch, epsilon, min_pages, cells) VALUES ($1, $2, $3, $4::jsonb)
+ON CONFLICT (epoch) DO NOTHING`;
+
+interface PublicationRow {
+  epoch: string;
+  published_at: string;
+  epsilon: number;
+  min_pages: number;
+  cells: PublishedRow[] | string;
 }
 
 /** The Store over any Sql; `durable` runs after each write commits and before it is acknowledged. */
@@ -208,30 +193,37 @@ export class SqlStore implements Store {
     return rows.length > 0;
   }
 
-  async aggregates(filter: AggregateFilter, minBatches: number): Promise<Aggregates> {
-    const params = [filter.resolver ?? null, filter.transport ?? null, filter.network ?? null, filter.site ?? null, minBatches];
-    const [cells, total] = await Promise.all([
-      this.sql.query<CellRow>(AGGREGATES, params),
-      this.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM batches WHERE pages IS NOT NULL'),
-    ]);
-    return {
-      batches: total[0]?.n ?? 0,
-      cells: cells.map((c) => ({
-        resolver: c.resolver,
-        transport: c.transport,
-        mode: c.mode,
-        network: c.network,
-        site: c.site,
-        batches: c.batches,
-        pages: c.pages,
-        lookups: c.lookups,
-        failures: c.failures,
-        lookupMs: spread(c.lookup_ms),
-        onloadMs: spread(c.onload_ms),
-        bytesPerLookup: c.bytes,
-        packetsPerLookup: c.packets,
-      })),
-    };
+  epochResults(epoch: string): Promise<EpochResult[]> {
+    return this.sql.query<EpochResult>(EPOCH_RESULTS, [epoch]);
+  }
+
+  async epochsWithData(epochs: readonly string[]): Promise<string[]> {
+    if (epochs.length === 0) return [];
+    return (await this.sql.query<{ epoch: string }>(EPOCHS_WITH_DATA, [JSON.stringify(epochs)])).map((r) => r.epoch);
+  }
+
+  async publications(epochs: readonly string[]): Promise<StoredPublication[]> {
+    if (epochs.length === 0) return [];
+    const rows = await this.sql.query<PublicationRow>(PUBLICATIONS, [JSON.stringify(epochs)]);
+    return rows.map((r) => ({
+      epoch: r.epoch,
+      publishedAt: r.published_at,
+      epsilon: r.epsilon,
+      minPages: r.min_pages,
+      cells: typeof r.cells === 'string' ? (JSON.parse(r.cells) as PublishedRow[]) : r.cells,
+    }));
+  }
+
+  async publish(p: Omit<StoredPublication, 'publishedAt'>): Promise<StoredPublication> {
+    await this.sql.query(PUBLISH, [p.epoch, p.epsilon, p.minPages, JSON.stringify(p.cells)]);
+    await this.durable();
+    const [stored] = await this.publications([p.epoch]);
+    if (!stored) throw new Error(`publication of ${p.epoch} was not stored`);
+    return stored;
+  }
+
+  async count(): Promise<number> {
+    return (await this.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM batches WHERE pages IS NOT NULL'))[0]?.n ?? 0;
   }
 
   async ping(): Promise<void> {
@@ -243,7 +235,3 @@ export class SqlStore implements Store {
   }
 }
 
-function spread(values: (number | null)[] | null): Spread | null {
-  const [p5, p50, p95] = values ?? [];
-  return p5 == null || p50 == null || p95 == null ? null : { p5, p50, p95 };
-}

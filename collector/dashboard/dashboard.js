@@ -1,5 +1,6 @@
 // The public dashboard: asks /v1/vocabulary once for its lists (transports, resolvers, network types, modes: the
-// collector's own tables, never a copy here), then fetches /v1/aggregates and plots, per transport, one line per
+// collector's own tables, never a copy here), then fetches /v1/aggregates (the published days' noisy cells, with
+// the ε and threshold they were published with, which the page states) and plots, per transport, one line per
 // resolver. Plain script (no build, no inline code) so the page runs under a strict Content-Security-Policy; uPlot is
 // the global from uplot.min.js, served by the collector.
 'use strict';
@@ -14,11 +15,11 @@ let transports = [];
 
 function cellText(c) {
   const l = c.lookupMs ? `${c.lookupMs.p5.toFixed(1)} / ${c.lookupMs.p50.toFixed(1)} / ${c.lookupMs.p95.toFixed(1)}` : '–';
-  return [c.resolver, c.transport, c.mode, c.network, c.site, c.batches, c.pages, c.lookups, c.failures, l,
+  return [c.epoch, c.resolver, c.transport, c.mode, c.network, c.site, c.pages, (100 * c.failureShare).toFixed(1), l,
     c.onloadMs ? c.onloadMs.p50.toFixed(1) : '–', c.bytesPerLookup == null ? '–' : Math.round(c.bytesPerLookup)];
 }
 
-// Weighted by pages when several cells (networks, sites) fall on one resolver × transport point.
+// Weighted by (noisy) pages when several cells (days, networks, sites) fall on one resolver × transport point.
 function series(cells, resolver, value) {
   return transports.map((t) => {
     const here = cells.filter((c) => c.resolver === resolver && c.transport === t);
@@ -51,11 +52,16 @@ async function refresh() {
     const body = await res.json();
     if (!body.ok) throw new Error(body.message);
     error.hidden = true;
-    document.getElementById('min-batches').textContent = String(body.minBatches);
-    document.getElementById('total').textContent = `${body.batches} uploads so far.`;
+    document.getElementById('epsilon').textContent = String(body.epsilon);
+    document.getElementById('min-pages').textContent = String(body.minPages);
+    document.getElementById('delay').textContent = String(body.delayHours);
+    const days = body.epochs.map((e) => e.epoch);
+    document.getElementById('total').textContent = days.length
+      ? `Days shown: ${days[0]} to ${days[days.length - 1]} (${days.length}).`
+      : 'No day has been published yet.';
     const cells = body.cells.filter((c) => c.mode === mode);
     plot('lookup', cells, (c) => c.lookupMs?.p50);
-    plot('failures', cells, (c) => (c.lookups ? (100 * c.failures) / c.lookups : null));
+    plot('failures', cells, (c) => 100 * c.failureShare);
     plot('onload', cells, (c) => c.onloadMs?.p50);
     const tbody = document.querySelector('#cells tbody');
     tbody.replaceChildren(...body.cells.map((c) => {

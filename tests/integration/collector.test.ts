@@ -1,131 +1,22 @@
 // The collector service end to end, against both stores: the embedded PGlite in a temporary directory, and a real
 // PostgreSQL server on loopback (lab/postgres.ts). The collector runs as its own process (dist/collector/
-// main.js) so it can be killed with SIGKILL and restarted on the same data. Every loop is bounded in count and
-// time; nothing leaves 127.0.0.1.
+// main.js) so it can be killed with SIGKILL and restarted on the same data. Publication is on with no delay, so a
+// past day is published at its first request; these tests run it with ε = 1000, where the noise is below the
+// upload grid's resolution and figures can be checked exactly (tests/integration/collector-abuse.test.ts attacks
+// the default ε = 2). Each test writes to a day of its own, so publishing one day does not freeze another's. Every
+// loop is bounded in count and time; nothing leaves 127.0.0.1.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { Agent, request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFile, stat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startCollector } from '../../collector/server.js';
 import type { Store } from '../../collector/store.js';
+import { openPgliteStore } from '../../collector/store-pglite.js';
+import { openPostgresStore } from '../../collector/store-postgres.js';
 import { startPostgres, type LabPostgres } from '../../lab/postgres.js';
-import { distPath } from '../../lab/paths.js';
-
-const MAIN = distPath('collector/main.ts');
-const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-
-interface Reply {
-  status: number;
-  body: { ok: boolean; code?: string; path?: string; duplicate?: boolean; [k: string]: unknown };
-  headers: Record<string, string | string[] | undefined>;
-}
-
-/** One HTTP exchange on loopback; bodies may be strings, bytes, or `chunks` streamed without a length. */
-function http(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[] } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent, timeout: 15_000 }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => {
-        const text = Buffer.concat(parts).toString();
-        let body: Reply['body'];
-        try {
-          body = JSON.parse(text) as Reply['body'];
-        } catch {
-          body = { ok: false, code: '(not json)', text };
-        }
-        resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
-      });
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    if (opts.chunks) {
-      for (const c of opts.chunks) req.write(c);
-      req.end();
-    } else req.end(opts.body);
-  });
-}
-
-const hourNow = () => new Date().toISOString().slice(0, 13) + 'Z';
-const randomKey = () => randomBytes(18).toString('base64url');
-const randomToken = () => randomBytes(32).toString('base64url');
-
-function result(over: Record<string, unknown> = {}) {
-  return {
-    // Every number on the upload grid (common/upload-batch.ts coarse, coarseCount).
-    resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 11, failures: 1, medianMs: 19, p5Ms: 8, p95Ms: 90.5,
-    onload: { pointMs: 11.3, lowMs: 4, highMs: 32 }, bytesPerLookup: 4870, packetsPerLookup: 11.3, ...over,
-  };
-}
-
-function batch(over: { key?: string; site?: string; network?: string; results?: object[] } = {}) {
-  return {
-    version: 2,
-    key: over.key ?? randomKey(),
-    network: { type: over.network ?? 'wifi' },
-    pages: [{ site: over.site ?? 'github.com', hour: hourNow(), hosts: 8, results: over.results ?? [result()] }],
-  };
-}
-
-function upload(url: string, body: object | string, token = randomToken(), headers: Record<string, string> = {}): Promise<Reply> {
-  return http(`${url}/v1/batches`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'dnscost-deletion-token': token, ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
-
-async function aggregates(url: string, query = ''): Promise<{ batches: number; cells: Array<Record<string, unknown>> }> {
-  const r = await http(`${url}/v1/aggregates${query}`);
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body as unknown as { batches: number; cells: Array<Record<string, unknown>> };
-}
-
-/** A collector process on a free port; `kill9` stops it without any chance to flush. */
-interface CollectorProcess {
-  url: string;
-  kill9(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-async function spawnCollector(env: Record<string, string>, dataDir: string, extra: string[] = []): Promise<CollectorProcess> {
-  const child: ChildProcess = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--aggregates-ttl', '0', ...extra], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`collector did not start:\n${log}`)), 30_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      log = (log + d.toString()).slice(-8000);
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`collector exited (${code}) before listening:\n${log}`)));
-  });
-  const exited = once(child, 'exit');
-  return {
-    url,
-    async kill9() {
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
+import { agent, aggregates, batch, dayAgo, hourAgo, http, randomKey, randomToken, result, spawnCollector, upload, type CollectorProcess, type Reply } from '../support/collector-client.js';
 
 for (const kind of ['pglite', 'postgres'] as const) {
   describe(`collector on ${kind}`, () => {
@@ -133,7 +24,26 @@ for (const kind of ['pglite', 'postgres'] as const) {
     let pg: LabPostgres | null = null;
     let env: Record<string, string> = {};
     let c: CollectorProcess;
-    const start = () => spawnCollector(env, join(dir, 'data'));
+    const start = () => spawnCollector(env, join(dir, 'data'), ['--publication-delay', '0', '--epsilon', '1000']);
+    /** Stored (not deleted) batches, read from the store itself; the embedded one is one process's, so it stops. */
+    const storedCount = async (): Promise<number> => {
+      if (pg) {
+        const store = await openPostgresStore(pg.url, 1);
+        try {
+          return await store.count();
+        } finally {
+          await store.close();
+        }
+      }
+      await c.stop();
+      const store = await openPgliteStore(join(dir, 'data'));
+      try {
+        return await store.count();
+      } finally {
+        await store.close();
+        c = await start();
+      }
+    };
 
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), 'dnscost-collector-'));
@@ -167,6 +77,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
         ['wrong method', () => http(`${c.url}/v1/batches`, { method: 'PUT' }), 405, 'method-not-allowed'],
         ['no such path', () => http(`${c.url}/v1/nope`), 404, 'not-found'],
         ['bad filter', () => http(`${c.url}/v1/aggregates?site=my-blog.example`), 400, 'bad-query'],
+        ['bad epoch', () => http(`${c.url}/v1/aggregates?epoch=yesterday`), 400, 'bad-query'],
       ];
       for (const [name, send, status, code, path] of cases) {
         const r = await send();
@@ -194,41 +105,57 @@ for (const kind of ['pglite', 'postgres'] as const) {
       assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201]);
     });
 
-    test('a site is named only in cells backed by at least 5 batches', async () => {
+    test('a closed day is published once: ε and the threshold stated, a site named only at 20 noisy pages, late pages left out', async () => {
+      const epoch = dayAgo(3);
       // A cell no other test writes to: quad9 × doq on ethernet.
-      const q = '?resolver=quad9&transport=doq&network=ethernet';
-      const send = () => upload(c.url, batch({ site: 'wikipedia.org', network: 'ethernet', results: [result({ resolver: 'quad9', transport: 'doq' })] }));
-      for (let i = 0; i < 4; i++) assert.equal((await send()).status, 201);
-      let cells = (await aggregates(c.url, q)).cells;
-      assert.deepEqual(cells.map((x) => [x.site, x.batches]), [['other', 4]]);
+      const q = `?epoch=${epoch}&resolver=quad9&transport=doq&network=ethernet`;
+      const send = (site: string, medianMs = 19) => upload(c.url, batch({ site, network: 'ethernet', hour: hourAgo(3), results: [result({ resolver: 'quad9', transport: 'doq', medianMs })] }));
+      // 25 pages of github.com: named; 12 of wikipedia.org: under 20, folded into "other" with 13 uploaded as "other".
+      const sends = [...Array(25).fill('github.com'), ...Array(12).fill('wikipedia.org'), ...Array(13).fill('other')];
+      for (const site of sends) assert.equal((await send(site)).status, 201);
+      const first = await aggregates(c.url, q);
+      assert.deepEqual([first.epsilon, first.minPages, first.delayHours], [1000, 20, 0]);
+      assert.deepEqual(first.epochs.map((e) => [e.epoch, e.epsilon, e.minPages]), [[epoch, 1000, 20]]);
+      assert.deepEqual(first.cells.map((x) => [x.epoch, x.site, x.pages, x.lookupMs]), [
+        [epoch, 'github.com', 25, { p5: 19, p50: 19, p95: 19 }],
+        [epoch, 'other', 25, { p5: 19, p50: 19, p95: 19 }],
+      ]);
+      assert.ok(Math.abs(first.cells[0]!.failureShare - 1 / 11) < 0.01, `failure share ${first.cells[0]!.failureShare}`);
       assert.deepEqual((await aggregates(c.url, `${q}&site=wikipedia.org`)).cells, [], 'asking by name reveals nothing');
-      assert.equal((await send()).status, 201);
-      cells = (await aggregates(c.url, q)).cells;
-      assert.deepEqual(cells.map((x) => [x.site, x.batches, x.pages, x.lookups, x.failures]), [['wikipedia.org', 5, 5, 55, 5]]);
-      assert.deepEqual(cells[0]!.lookupMs, { p5: 19, p50: 19, p95: 19 });
+      // Pages of the day that arrive after it was published are stored, never published: the figures stay.
+      for (let i = 0; i < 20; i++) assert.equal((await send('wikipedia.org', 90.5)).status, 201);
+      assert.deepEqual((await aggregates(c.url, q)).cells, first.cells);
+      // Filters select among the published cells; the current day is never published.
+      assert.deepEqual((await aggregates(c.url, `${q}&site=github.com`)).cells, [first.cells[0]]);
+      assert.deepEqual((await aggregates(c.url, `?epoch=${dayAgo(0)}`)).cells, []);
     });
 
-    test('deletion with the upload token removes the data; nobody else can', async () => {
-      const q = '?resolver=custom&transport=doh3';
-      const b = batch({ results: [result({ resolver: 'custom', transport: 'doh3' })] });
-      const token = randomToken();
-      assert.equal((await upload(c.url, b, token)).status, 201);
-      const before = (await aggregates(c.url)).batches;
-      assert.equal((await aggregates(c.url, q)).cells.length, 1);
-      const del = (t: string, key = b.key) => http(`${c.url}/v1/batches/${key}`, { method: 'DELETE', headers: { 'dnscost-deletion-token': t } });
-      const wrong = await del(randomToken());
+    test('deletion before publication takes the pages out; after it, the published figures stay', async () => {
+      const epoch = dayAgo(4);
+      const q = `?epoch=${epoch}&resolver=custom&transport=doh3`;
+      const uploads = Array.from({ length: 40 }, () => ({ b: batch({ site: 'other', hour: hourAgo(4), results: [result({ resolver: 'custom', transport: 'doh3' })] }), token: randomToken() }));
+      for (const { b, token } of uploads) assert.equal((await upload(c.url, b, token)).status, 201);
+      const del = (t: string, key: string) => http(`${c.url}/v1/batches/${key}`, { method: 'DELETE', headers: { 'dnscost-deletion-token': t } });
+      const [b0, t0] = [uploads[0]!.b, uploads[0]!.token];
+      const wrong = await del(randomToken(), b0.key);
       assert.deepEqual([wrong.status, wrong.body.code], [404, 'not-found']);
-      assert.deepEqual([(await del(token, randomKey())).status], [404]);
-      assert.deepEqual((await del(token)).body, { ok: true, key: b.key, deleted: true });
-      assert.deepEqual((await aggregates(c.url, q)).cells, []);
-      assert.equal((await aggregates(c.url)).batches, before - 1);
-      // A late retry of the deleted upload does not bring it back.
-      assert.deepEqual((await upload(c.url, b, token)).body, { ok: true, key: b.key, duplicate: true });
-      assert.deepEqual((await aggregates(c.url, q)).cells, []);
-      assert.equal((await del(token)).status, 200, 'deleting again is fine');
+      assert.deepEqual([(await del(t0, randomKey())).status], [404]);
+      for (const { b, token } of uploads.slice(0, 15)) assert.deepEqual((await del(token, b.key)).body, { ok: true, key: b.key, deleted: true });
+      // A late retry of a deleted upload does not bring it back.
+      assert.deepEqual((await upload(c.url, b0, t0)).body, { ok: true, key: b0.key, duplicate: true });
+      const published = await aggregates(c.url, q);
+      assert.deepEqual(published.cells.map((x) => [x.site, x.pages]), [['other', 25]]);
+      assert.equal((await del(t0, b0.key)).status, 200, 'deleting again is fine');
+      for (const { b, token } of uploads.slice(15, 20)) assert.equal((await del(token, b.key)).status, 200);
+      assert.deepEqual((await aggregates(c.url, q)).cells, published.cells, 'a day is published once');
     });
 
-    test('an acknowledged batch survives kill -9 of the collector', async () => {
+    test('an acknowledged batch survives kill -9 of the collector; the secret and the published figures stay', async () => {
+      const published = await aggregates(c.url, `?epoch=${dayAgo(3)}`);
+      assert.ok(published.cells.length > 0);
+      const keyFile = join(dir, 'data', 'publication.key');
+      assert.equal((await stat(keyFile)).mode & 0o777, 0o600, 'the secret is readable by its owner only');
+      const secret = await readFile(keyFile, 'utf8');
       const acked = [];
       for (let i = 0; i < 20; i++) {
         const b = batch();
@@ -237,11 +164,11 @@ for (const kind of ['pglite', 'postgres'] as const) {
         assert.equal(r.status, 201);
         acked.push({ b, token });
       }
-      const count = (await aggregates(c.url)).batches;
       await c.kill9();
       c = await start();
-      assert.equal((await aggregates(c.url)).batches, count);
       for (const { b, token } of acked) assert.deepEqual((await upload(c.url, b, token)).body, { ok: true, key: b.key, duplicate: true });
+      assert.equal(await readFile(keyFile, 'utf8'), secret);
+      assert.deepEqual(await aggregates(c.url, `?epoch=${dayAgo(3)}`), published);
     });
 
     test('restarted under load: no acknowledged batch is lost', async () => {
@@ -285,7 +212,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       const stored = batch();
       const storedToken = randomToken();
       assert.equal((await upload(c.url, stored, storedToken)).status, 201);
-      const baseline = (await aggregates(c.url)).batches;
+      const baseline = await storedCount();
       const json = (b: object) => JSON.stringify(b);
       const post = (body: string | Buffer, headers: Record<string, string> = {}) => http(`${c.url}/v1/batches`, {
         method: 'POST', headers: { 'content-type': 'application/json', 'dnscost-deletion-token': randomToken(), ...headers }, body,
@@ -344,7 +271,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
       await Promise.all(Array.from({ length: 24 }, worker));
       assert.equal(next, total, 'all 10,000 sent within the time bound');
       assert.deepEqual(wrong.slice(0, 10), []);
-      assert.equal((await aggregates(c.url)).batches, baseline, 'nothing hostile was stored');
+      assert.equal(await storedCount(), baseline, 'nothing hostile was stored');
       assert.deepEqual((await http(`${c.url}/healthz`)).body, { ok: true, store: kind });
       assert.equal((await upload(c.url, batch())).status, 201, 'and still stores good uploads');
     });
@@ -356,7 +283,11 @@ test('per-client rate limit answers 429 with Retry-After', async () => {
     kind: 'pglite', concurrency: 1,
     putMany: async (rows) => rows.map(() => 'stored' as const),
     delete: async () => false,
-    aggregates: async () => ({ batches: 0, cells: [] }),
+    epochResults: async () => [],
+    epochsWithData: async () => [],
+    publications: async () => [],
+    publish: async () => Promise.reject(new Error('nothing to publish')),
+    count: async () => 0,
     ping: async () => {},
     close: async () => {},
   };

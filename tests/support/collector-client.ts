@@ -1,0 +1,165 @@
+// What the collector's integration tests share: HTTP on loopback (one keep-alive agent), valid uploads on the grid,
+// and a collector run as its own process (dist/collector/main.js) so it can be killed with SIGKILL and restarted on
+// the same data. Nothing here talks beyond 127.0.0.1.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { Agent, request } from 'node:http';
+import { distPath } from '../../lab/paths.js';
+
+const MAIN = distPath('collector/main.ts');
+
+/** The keep-alive agent every helper request uses; destroy it after the file's tests. */
+export const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+
+export interface Reply {
+  status: number;
+  body: { ok: boolean; code?: string; path?: string; duplicate?: boolean; [k: string]: unknown };
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** One HTTP exchange on loopback; bodies may be strings, bytes, or `chunks` streamed without a length. */
+export function http(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[]; agent?: Agent; timeoutMs?: number } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent: opts.agent ?? agent, timeout: opts.timeoutMs ?? 15_000 }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString();
+        let body: Reply['body'];
+        try {
+          body = JSON.parse(text) as Reply['body'];
+        } catch {
+          body = { ok: false, code: '(not json)', text };
+        }
+        resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    if (opts.chunks) {
+      for (const c of opts.chunks) req.write(c);
+      req.end();
+    } else req.end(opts.body);
+  });
+}
+
+/** The UTC hour `daysAgo` days before now, as an upload spells it (2026-11-21T14Z). */
+export const hourAgo = (daysAgo = 0) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 13) + 'Z';
+/** The UTC day (an epoch) `daysAgo` days before now. */
+export const dayAgo = (daysAgo: number) => hourAgo(daysAgo).slice(0, 10);
+export const randomKey = () => randomBytes(18).toString('base64url');
+export const randomToken = () => randomBytes(32).toString('base64url');
+
+/** One result; every number on the upload grid (common/upload-batch.ts coarse, coarseCount). */
+export function result(over: Record<string, unknown> = {}) {
+  return {
+    resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 11, failures: 1, medianMs: 19, p5Ms: 8, p95Ms: 90.5,
+    onload: { pointMs: 11.3, lowMs: 4, highMs: 32 }, bytesPerLookup: 4870, packetsPerLookup: 11.3, ...over,
+  };
+}
+
+/** A valid batch of one page (this hour unless `hour` is given). */
+export function batch(over: { key?: string; site?: string; network?: string; hour?: string; results?: object[] } = {}) {
+  return {
+    version: 2,
+    key: over.key ?? randomKey(),
+    network: { type: over.network ?? 'wifi' },
+    pages: [{ site: over.site ?? 'github.com', hour: over.hour ?? hourAgo(0), hosts: 8, results: over.results ?? [result()] }],
+  };
+}
+
+/** POST /v1/batches with a deletion token. */
+export function upload(url: string, body: object | string, token = randomToken(), headers: Record<string, string> = {}, via?: Agent): Promise<Reply> {
+  return http(`${url}/v1/batches`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'dnscost-deletion-token': token, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    agent: via,
+  });
+}
+
+/** One published cell as /v1/aggregates answers it. */
+export interface Cell {
+  epoch: string;
+  resolver: string;
+  transport: string;
+  mode: string;
+  network: string;
+  site: string;
+  pages: number;
+  failureShare: number;
+  lookupMs: { p5: number; p50: number; p95: number } | null;
+  onloadMs: { p5: number; p50: number; p95: number } | null;
+  bytesPerLookup: number | null;
+  packetsPerLookup: number | null;
+}
+
+/** The answer of GET /v1/aggregates. */
+export interface Published {
+  ok: true;
+  epsilon: number;
+  minPages: number;
+  delayHours: number;
+  epochs: Array<{ epoch: string; publishedAt: string; epsilon: number; minPages: number }>;
+  cells: Cell[];
+}
+
+/** GET /v1/aggregates (asserting 200). */
+export async function aggregates(url: string, query = ''): Promise<Published> {
+  const r = await http(`${url}/v1/aggregates${query}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body as unknown as Published;
+}
+
+/** A collector process on a free port; `kill9` stops it without any chance to flush. */
+export interface CollectorProcess {
+  url: string;
+  /** Milliseconds from spawn to "listening on". */
+  startMs: number;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts dist/collector/main.js with `--port 0 --data DIR --rate 0` and `extra`; resolves once it listens. */
+export async function spawnCollector(env: Record<string, string>, dataDir: string, extra: string[] = []): Promise<CollectorProcess> {
+  const t0 = Date.now();
+  const child: ChildProcess = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', ...extra], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const exited = once(child, 'exit');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`collector did not start:\n${log}`));
+    }, 60_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      log = (log + d.toString()).slice(-8000);
+      const m = /listening on (http:\/\/\S+)/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`collector exited (${code}) before listening:\n${log}`));
+    });
+  });
+  return {
+    url,
+    startMs: Date.now() - t0,
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -22,8 +22,9 @@ Usage: npx dnscost-collector [options]
                          of 4×N (default 5; 0 = off)
   --trusted-proxy ADDR   a proxy in front whose X-Forwarded-For names the client (may be repeated; default none:
                          the connection's peer is the client)
-  --max-connections N    connections open at once (default 4096; more are refused at once); slow clients get
-                         5 s for their headers, 15 s for the whole request
+  --max-connections N    connections open at once (default 4096; more are refused at once); a connection that
+                         sends nothing is closed after 5 s, slow clients get 5 s for their headers and 15 s for
+                         the whole request
   --epsilon E            differential privacy: ε per published cell and day (default ${PUBLICATION.epsilon})
   --min-pages N          noisy page count a cell, and a site's name, needs to be published (default ${PUBLICATION.minPages})
   --publication-delay H  hours after a day (UTC) ends before it is published (default ${DEFAULT_DELAY_HOURS})

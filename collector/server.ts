@@ -44,6 +44,9 @@ export interface Collector {
 
 const require = createRequire(import.meta.url);
 
+/** How long a new connection may stay silent (no byte of a request) before it is closed. */
+const SILENT_MS = 5_000;
+
 /** Starts a collector and resolves once it listens. */
 export async function startCollector(opts: CollectorOptions): Promise<Collector> {
   const { store } = opts;
@@ -68,6 +71,13 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
   const server = createServer({ headersTimeout: 5_000, requestTimeout: 15_000, connectionsCheckingInterval: 1_000 }, (req, res) => void handle(req, res, ctx));
   server.keepAliveTimeout = 5_000;
   server.maxConnections = opts.maxConnections ?? 4_096;
+  // Node's headers timeout starts with the first byte: a connection that sends nothing would be held until its
+  // client gives up. One that has sent nothing after 5 s is closed.
+  server.on('connection', (socket) => {
+    const silent = setTimeout(() => socket.bytesRead === 0 && socket.destroy(), SILENT_MS);
+    silent.unref();
+    socket.once('close', () => clearTimeout(silent));
+  });
   server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;

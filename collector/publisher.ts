@@ -132,8 +132,11 @@ export class Publisher {
 
   /** Tells the publisher a page of `hour` was stored here: if its day is due and unpublished, the next answer publishes it. */
   noteStored(hour: string): void {
+    // Called for every stored upload: arithmetic on the day's start, not the list of due days.
     const epoch = epochOf(hour);
-    if (!this.published.has(epoch) && dueEpochs(this.opts.now(), this.opts.delayMs).includes(epoch)) this.dirty = true;
+    if (this.dirty || this.published.has(epoch)) return;
+    const start = Date.parse(`${epoch}T00:00:00Z`);
+    if (start + DAY_MS + this.opts.delayMs <= this.opts.now()) this.dirty = true;
   }
 
   /** The published cells that match `filter`, with ε, the threshold and the epochs they come from. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { chromiumHttpsWait, classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput } from './cost-model.js';
+import { pageCostInput } from './page-cost.js';
 import { type StoredRecord } from './stored-record.js';
 import type { Mode, QType, TransportId } from './transports.js';
 
@@ -288,4 +289,34 @@ test("Firefox's TRR asks an http document's HTTPS record before its addresses: o
   assert.equal(doc({ ...http, documentHttp: false }, 'doh').lookup, 30, 'an https document: asked together');
   assert.equal(doc({ ...http, browser: 'chromium' }, 'doh').lookup, 30, 'Chromium asks them together');
   assert.equal(only(pageCost(http, records), 'r', 'doh', 'warm').hosts.find((h) => h.name === 'cdn.test')!.lookup, 30, 'only the document');
+});
+
+test("a redirected navigation's earlier leg is serial like the document: its cold connection moves onLoad one for one", () => {
+  // www.doc.test answers at once with a redirect to doc.test, whose request starts at 600 (fetchStart). A cold DoT
+  // connection opened for the first leg costs 200 there; the document's and cdn.test's lookups ride it.
+  const at = { 'www.doc.test': 0, 'doc.test': 600, 'cdn.test': 900 };
+  const base = cell('system', 'udp', { 'www.doc.test': 10, 'doc.test': 20, 'cdn.test': 10 }, at);
+  const dot = cell('r', 'dot', { 'www.doc.test': 210, 'doc.test': 20, 'cdn.test': 20 }, at);
+  const nav = { domainLookupStart: 600, domainLookupEnd: 620, connectStart: 620, responseStart: 700, loadEventEnd: 2000, firstPaint: 1000 };
+  const hosts = (leg: boolean): PageInput['hosts'] => [
+    { name: 'www.doc.test', firstNeededAt: 0, ...(leg ? { navigationLeg: true } : {}) },
+    { name: 'cdn.test', firstNeededAt: 900, completedAt: 1900 },
+  ];
+  const asLeg = only(pageCost(page(hosts(true), nav), [...base, ...dot]), 'r', 'dot');
+  assert.equal(asLeg.hosts.find((h) => h.name === 'www.doc.test')!.reason, 'redirect');
+  // +200 for the leg, 0 for the document, +10 for cdn.test's fetch that onLoad waited for.
+  assert.equal(asLeg.onLoad.delta, 210);
+  // Taken as any early host, the leg's lookup ends long before cdn.test's fetch and hides behind it: what it was.
+  assert.equal(only(pageCost(page(hosts(false), nav), [...base, ...dot]), 'r', 'dot').onLoad.delta, 10);
+  // The page record marks the leg: requested by the main frame, or needed before the final request's fetchStart.
+  const host = (name: string, firstNeededMs: number, types: Record<string, number> = {}) => ({
+    name, kind: 'name' as const, internal: false, measurable: true, firstNeededMs, requests: 1, types, ips: [], protocols: [], schemes: ['https'],
+    fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup: null, completedMs: null,
+  });
+  const legs = (hs: ReturnType<typeof host>[], fetchStart: number) =>
+    pageCostInput({ host: 'doc.test', hosts: hs, navigationTiming: { fetchStart, domainLookupStart: fetchStart, domainLookupEnd: fetchStart }, onLoadMs: 2000 })
+      .hosts.filter((h) => h.navigationLeg).map((h) => h.name);
+  assert.deepEqual(legs([host('doc.test', 0, { main_frame: 1 }), host('www.doc.test', 0), host('cdn.test', 900)], 600), ['www.doc.test']);
+  assert.deepEqual(legs([host('doc.test', 0, { main_frame: 1 }), host('www.doc.test', 0, { main_frame: 1 }), host('cdn.test', 900)], 0), ['www.doc.test']);
+  assert.deepEqual(legs([host('doc.test', 0, { main_frame: 1 }), host('cdn.test', 900)], 3), []);
 });

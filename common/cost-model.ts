@@ -32,7 +32,10 @@
 //
 // Model (assumptions, stated plainly).
 // - The document's lookup is serial: nothing of the page starts before it, so its difference d_doc moves onLoad
-//   one for one.
+//   one for one. So are the lookups of a redirected navigation's earlier legs (www.example.com answering with a
+//   redirect to example.com): the page waits for each leg in turn, and their differences add to d_doc. (Validation,
+//   issue 11: a cold DoT or DoH connection opened for the first leg was priced 0 against 203 ms measured, hidden
+//   behind the later hosts' completions as if it ran in parallel with them.)
 // - A host's completion time is when its last response before onLoad ended (`completedAt`: the extension's
 //   webRequest.onCompleted, or Resource Timing `responseEnd`) where known: a slower lookup delays its host's fetch,
 //   and that is what onLoad waits for. Where it is not known (no response of it ended before onLoad), the lookup's
@@ -112,6 +115,8 @@ export interface PageHostInput {
    * where known: a lookup delays its host's fetch, so this is what it can move. Absent: first needed + lookup.
    */
   completedAt?: number | null;
+  /** An earlier leg of the page's redirected navigation (its host is not the document's): serial, as the document. */
+  navigationLeg?: boolean;
 }
 
 /** A page as the browser loaded it. */
@@ -144,7 +149,7 @@ export interface CostOptions {
 export const UDP_RETRY_MS = 1000;
 
 /** Why a host is, or is not, on the critical path. */
-export type CriticalReason = 'document' | 'render-blocking' | 'before-first-paint' | 'before-dom-content-loaded' | 'before-onload' | 'off-path' | 'after-onload';
+export type CriticalReason = 'document' | 'redirect' | 'render-blocking' | 'before-first-paint' | 'before-dom-content-loaded' | 'before-onload' | 'off-path' | 'after-onload';
 
 /** One host's part in a cell's estimate. */
 export interface HostCost {
@@ -218,6 +223,7 @@ export function criticalMark(page: PageInput): { at: number; reason: CriticalRea
 export function classifyHost(page: PageInput, host: PageHostInput): { critical: boolean; reason: CriticalReason } {
   const onLoad = page.onLoad ?? page.navigation.loadEventEnd;
   if (host.name === page.documentHost) return { critical: true, reason: 'document' };
+  if (host.navigationLeg) return { critical: true, reason: 'redirect' };
   if (host.firstNeededAt >= onLoad) return { critical: false, reason: 'after-onload' };
   if (host.renderBlocking) return { critical: true, reason: 'render-blocking' };
   const mark = criticalMark(page);
@@ -364,10 +370,20 @@ function cellCost(
   // The replay schedules every host at its offset on the baseline's timeline, but under the candidate nothing after
   // the document starts before the document's (slower) lookup ends: a lookup that waited in the replay for the
   // connection the document's lookup was opening would, in the page, have been needed that much later and waited
-  // that much less. So the document goes first, and its slowdown is credited to the others' waits.
-  const docCost = costOf(hostsOf(page)[0]!, 0);
-  const credit = Math.max(0, docCost.delta ?? 0);
-  const hosts: HostCost[] = [docCost, ...hostsOf(page).slice(1).map((h) => costOf(h, credit))];
+  // that much less. So the document goes first, and its slowdown is credited to the others' waits. A redirected
+  // navigation's earlier legs go before it, in their order, each credited with the slowdowns before it.
+  const [docHost, ...rest] = hostsOf(page);
+  const legHosts = rest.filter((h) => h.navigationLeg).sort((x, y) => x.firstNeededAt - y.firstNeededAt);
+  let credit = 0;
+  const legs = legHosts.map((h) => {
+    const cost = costOf(h, credit);
+    credit += Math.max(0, cost.delta ?? 0);
+    return cost;
+  });
+  const docCost = costOf(docHost!, credit);
+  credit += Math.max(0, docCost.delta ?? 0);
+  const hosts: HostCost[] = [docCost, ...legs, ...rest.filter((h) => !h.navigationLeg).map((h) => costOf(h, credit))];
+  const serial = (h: HostCost) => h.reason === 'document' || h.reason === 'redirect';
 
   // Completion times (first needed + lookup) under the candidate (c) and the baseline (b).
   const usable = hosts.filter((h) => h.delta !== null && h.reason !== 'after-onload');
@@ -380,8 +396,8 @@ function cellCost(
   // needed as much later as that response came. Its likeliest parent is the response that completed last before it
   // was needed; a chain's shifts add up link by link.
   const inherited = new Map<HostCost, number>();
-  const ended = usable.filter((h) => h.reason !== 'document' && h.completedAt != null);
-  for (const h of [...usable].filter((x) => x.reason !== 'document').sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
+  const ended = usable.filter((h) => !serial(h) && h.completedAt != null);
+  for (const h of [...usable].filter((x) => !serial(x)).sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
     let parent: HostCost | null = null;
     for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt && (!parent || e(g) > e(parent))) parent = g;
     inherited.set(h, parent ? (inherited.get(parent) ?? 0) + parent.delta! : 0);
@@ -389,21 +405,21 @@ function cellCost(
   // The most a host can have been pushed back: through the worst chain of responses that completed before it was
   // needed (any real dependency respects that order), each link adding its own slowdown. Known completion times only.
   const worst = new Map<HostCost, number>();
-  for (const h of [...usable].filter((x) => x.reason !== 'document').sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
+  for (const h of [...usable].filter((x) => !serial(x)).sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
     let w = 0;
     for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt) w = Math.max(w, (worst.get(g) ?? 0) + Math.max(0, g.delta!));
     worst.set(h, w);
   }
   const c = (h: HostCost) => e(h) + (inherited.get(h) ?? 0) + h.delta!;
   const maxOf = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
-  const doc = usable.find((h) => h.reason === 'document');
-  const others = usable.filter((h) => h.critical && h.reason !== 'document');
+  const onSerialPath = usable.filter(serial);
+  const others = usable.filter((h) => h.critical && !serial(h));
   const off = usable.filter((h) => !h.critical);
   let point: number | null = null;
   let lower: number | null = null;
   let upper: number | null = null;
   if (usable.length > 0) {
-    const dDoc = doc?.delta ?? 0;
+    const dDoc = onSerialPath.reduce((sum, h) => sum + h.delta!, 0);
     const par = others.length ? maxOf(others.map(c))! - maxOf(others.map(e))! : 0;
     const chain = others.reduce((s, h) => s + h.delta!, 0);
     let late = 0;

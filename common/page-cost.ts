@@ -42,12 +42,16 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
     firstPaint: num(nt.firstPaint) ?? num(nt.firstContentfulPaint),
     domContentLoadedEventEnd: num(nt.domContentLoadedEventEnd),
   };
+  // The final document's request starts at fetchStart: a host needed before it (other than the document's own) can
+  // only be an earlier leg of the navigation (a redirect), as can one the main frame requested (webRequest's type).
+  const fetchStart = num(nt.fetchStart);
   const hosts = page.hosts
     .filter((h) => h.kind === 'name' && (!measured || measured.has(h.name)))
     .map((h) => {
       // A completion after onLoad (its event raced the load's) is not one onLoad waited for.
       const completedAt = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
-      return { name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedAt };
+      const navigationLeg = h.name !== page.host && ((h.types?.main_frame ?? 0) > 0 || (fetchStart !== null && h.firstNeededMs < fetchStart));
+      return { name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedAt, ...(navigationLeg ? { navigationLeg } : {}) };
     });
   // The document's scheme: its final address (Navigation Timing's name), else the schemes its host was fetched with.
   const docSchemes = page.hosts.find((h) => h.name === page.host)?.schemes ?? [];

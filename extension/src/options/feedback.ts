@@ -3,6 +3,7 @@
 import type { SettingsFailure, SettingsView } from '../messages/settings.js';
 import { $, el } from '../ui/dom.js';
 import { type Failure } from '../../../common/errors.js';
+import { browserI18n } from '../locale.js';
 
 /** Shows `text` in the status line, as good news or bad. */
 export function say(text: string, good = true): void {
@@ -35,5 +36,5 @@ export function renderPolicy(v: SettingsView): void {
   p.dataset.state = v.policy.state;
   p.textContent = v.policy.state === 'none' ? '' : v.policy.message;
   if (v.policy.problems.length > 0) p.textContent += ` (${v.policy.problems.join('; ')})`;
-  if (v.storedProblems.length > 0) p.textContent += ` Your saved settings could not be read and the defaults are in use (${v.storedProblems.join('; ')}).`;
+  if (v.storedProblems.length > 0) p.textContent += ` ${browserI18n().t('policy_stored_unreadable', v.storedProblems.join('; '))}`;
 }

@@ -21,6 +21,8 @@ export interface I18n {
   plural(key: string, n: number, ...subs: Array<string | number>): string;
   /** A number in the locale, with at most `digits` fraction digits. */
   num(x: number, digits?: number): string;
+  /** A number in the locale with exactly `digits` fraction digits. */
+  fixed(x: number, digits: number): string;
   /** A duration in ms: "4.2 ms" under 10 ms, whole ms above; a minus as "−"; '–' for null. */
   ms(x: number | null): string;
   /** A duration with its sign (+ when positive). */
@@ -59,12 +61,13 @@ export function makeI18n(lookup: Lookup, locale: string): I18n {
     if (!f) formats.set(digits, (f = new Intl.NumberFormat(locale, { maximumFractionDigits: digits })));
     return f.format(x);
   };
+  const fixed = (x: number, digits: number): string => new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
   const text = (v: string | number): string => (typeof v === 'number' ? num(v, Number.isInteger(v) ? 0 : 1) : v);
   const t = (key: string, ...subs: Array<string | number>): string => lookup(key, subs.map(text)) || key;
   const ms = (x: number | null): string => {
     if (x === null) return '–';
     const a = Math.abs(x);
-    return t('unit_ms', `${x < 0 ? '−' : ''}${a < 10 ? num(a, 1) : num(Math.round(a))}`);
+    return t('unit_ms', `${x < 0 ? '−' : ''}${a < 10 ? fixed(a, 1) : num(Math.round(a))}`);
   };
   const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
   const lists = new Intl.ListFormat(locale, { style: 'long', type: 'conjunction' });
@@ -76,6 +79,7 @@ export function makeI18n(lookup: Lookup, locale: string): I18n {
       return t(form, n, ...subs);
     },
     num,
+    fixed,
     ms,
     signedMs: (x) => (x !== null && x > 0 ? `+${ms(x)}` : ms(x)),
     bytes: (x) => (x === null ? '–' : t('unit_bytes', num(Math.round(x)))),

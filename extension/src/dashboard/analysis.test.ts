@@ -1,6 +1,9 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { combos, comboStats, CSV_COLUMNS, csvField, defaultNetwork, filterEntries, inView, lookupCdf, networkOptions, onLoadDeltas, parseJsonExport, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type ComboStats, type Names } from './analysis.js';
+import { testI18n } from '../i18n-fixtures.js';
+
+const en = testI18n('en');
 import { HISTORY_VERSION, isHistoryEntry, LOOKUP_BUCKETS_MS, lookupHistogram, type HistoryCell, type HistoryEntry } from '../history.js';
 import type { Mode, TransportId } from '../../../common/transports.js';
 
@@ -186,7 +189,7 @@ test('recommendation: table of situations', () => {
     { name: 'all unreliable', stats: [stats('doh', 2, { failureRate: 0.5 }), stats('dot', 20, { failureRate: 0.2 })], pages: 20, kind: 'unreliable', best: 'dot', says: [/failed 20 %/, /blocked or unreliable/] },
   ];
   for (const c of cases) {
-    const r = recommend(c.stats, 'warm', c.pages, NAMES);
+    const r = recommend(c.stats, 'warm', c.pages, NAMES, en);
     assert.equal(r.kind, c.kind, c.name);
     if (c.best) assert.equal(r.best?.transport, c.best, c.name);
     const text = r.sentences.join(' ');

@@ -49,14 +49,14 @@ export function pageVerdict(cells: readonly VerdictCell[], name: (resolver: stri
   const best = known[0]!;
   const worst = known[known.length - 1]!;
   // One message per case (verdict_best_later_slight, verdict_worst_same…): each language builds its own sentence.
-  const say = (which: 'best' | 'worst', c: VerdictCell): string => {
+  const phrase = (which: 'best' | 'worst', c: VerdictCell): string => {
     const d = c.onLoad!.delta;
     if (c.verdict === 'indistinguishable') return t(`verdict_${which}_same`, choice(c), t('unit_ms', i18n.num(INDISTINGUISHABLE_MS)));
     const slight = Math.abs(d) < NOTICEABLE_MS ? '_slight' : '';
     return t(`verdict_${which}_${d > 0 ? 'later' : 'sooner'}${slight}`, choice(c), t('unit_ms', i18n.num(about(d))));
   };
-  let sentence = say('best', best);
-  if (worst !== best && !(best.verdict === 'indistinguishable' && worst.verdict === 'indistinguishable')) sentence += ` ${say('worst', worst)}`;
+  let sentence = phrase('best', best);
+  if (worst !== best && !(best.verdict === 'indistinguishable' && worst.verdict === 'indistinguishable')) sentence += ` ${phrase('worst', worst)}`;
   if (failed) sentence = `${failed} ${sentence}`;
   const kind: VerdictKind = best.verdict === 'slower' ? 'slower' : best.verdict === 'faster' ? 'faster' : 'same';
   // The badge has room for four characters: digits without separators in every language.

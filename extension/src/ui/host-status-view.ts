@@ -6,7 +6,7 @@ import { el } from './dom.js';
 import type { I18n } from '../i18n.js';
 
 /** The command that installs the native host's manifest for this machine's browsers. */
-export const INSTALL_COMMAND = 'npx dnscost-host install';
+export const INSTALL_COMMAND = 'npx dnscost-host install'; // i18n-exempt: a command, typed as is in every language
 
 function installCommand(): HTMLElement {
   const pre = el('pre');

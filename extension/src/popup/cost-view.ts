@@ -34,7 +34,7 @@ export function resolverName(meta: Pick<MeasurementMeta, 'plan'>, id: string, i1
   const current: CurrentDns | null | undefined = meta.plan.currentDns;
   const given = meta.plan.resolvers.find((r) => r.id === id)?.name ?? id;
   if (!current || (id !== CURRENT_DNS_ID && id !== LOCAL_STUB_ID)) return given;
-  const servers = current.servers.map((s) => (s.port === 53 ? s.address : `${s.address}:${s.port}`)).join(', ');
+  const servers = current.servers.map((s) => (s.port === 53 ? s.address : i18n.t('resolver_server_port', s.address, String(s.port)))).join(', ');
   const stub = current.stub;
   if (id === LOCAL_STUB_ID) return stub ? i18n.t('resolver_local_stub', stub.software, stub.address) : given;
   if (stub) return servers ? i18n.t('resolver_current_via_stub', servers, stub.software, stub.address) : i18n.t('resolver_current_stub_only', stub.software, stub.address);

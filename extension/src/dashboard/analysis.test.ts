@@ -230,3 +230,11 @@ test('JSON export round-trips and refuses what is not one', () => {
   assert.throws(() => parseJsonExport('{"format":"other","version":1,"entries":[]}'), /not a dnscost-history/);
   assert.throws(() => parseJsonExport(JSON.stringify({ format: 'dnscost-history', version: 1, entries: [{ id: 'x' }] })), /entries\[0\]/);
 });
+
+test('the recommendation in German, numbers in the German locale', () => {
+  const de = testI18n('de');
+  const r = recommend([stats('dot', 25, { mode: 'expected', indistinguishable: 0.6, slower: 0.4 }), stats('doh', 12.5, { mode: 'expected', indistinguishable: 0.875, slower: 0.125, failureRate: 0.0042 })], 'expected', 20, NAMES, de);
+  assert.equal(r.sentences[0], 'Auf den 20 Seiten, die Sie hier gemessen haben (mit den Verbindungen, die Ihr Surfen gehabt hätte), würde DoH bei Cloudflare den onLoad Ihrer Seiten ' +
+    'im Median um 13 ms verzögern (innerhalb ±30 ms, also nicht unterscheidbar, bei 88 % der Seiten; spürbar langsamer bei 13 %); 0,4 % seiner Abfragen schlugen fehl.');
+  assert.match(r.sentences.join(' '), /Zweitbeste Wahl: DoT bei Cloudflare, im Median \+25 ms\./);
+});

@@ -34,7 +34,8 @@ export function setFieldError(id: string, message: string | undefined, input?: H
 export function renderPolicy(v: SettingsView): void {
   const p = $('policy');
   p.dataset.state = v.policy.state;
-  p.textContent = v.policy.state === 'none' ? '' : v.policy.message;
+  // The background's message is English; the state says the same in the page's language (problems stay as found).
+  p.textContent = v.policy.state === 'none' ? '' : browserI18n().t(`policy_${v.policy.state}`);
   if (v.policy.problems.length > 0) p.textContent += ` (${v.policy.problems.join('; ')})`;
   if (v.storedProblems.length > 0) p.textContent += ` ${browserI18n().t('policy_stored_unreadable', v.storedProblems.join('; '))}`;
 }

@@ -140,7 +140,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       case CODES.NO_MEASURABLE_HOSTS:
         return [el('p', t('popup_no_measurable_hosts'))];
       case CODES.BUSY:
-        return [el('p', t('popup_busy', b.message))];
+        return [el('p', t('popup_busy'))];
       default:
         return [el('p', b.message)];
     }
@@ -201,7 +201,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       download(`dnscost-${m.host || 'page'}-${stamp}.json`, 'application/json', `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
     }, 'export-json'));
     if (!blocked) actions.append(' ', button(t('popup_measure_again'), () => void start(), 'measure-start'));
-    else actions.append(el('span', ` ${blocked.message}`, 'detail'));
+    else actions.append(' ', el('span', blockedView(blocked)[0]?.textContent ?? '', 'detail'));
     parts.push(actions);
     show(root, 'results', ...parts);
     root.dataset.measurement = m.state;

@@ -201,7 +201,11 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       download(`dnscost-${m.host || 'page'}-${stamp}.json`, 'application/json', `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
     }, 'export-json'));
     if (!blocked) actions.append(' ', button(t('popup_measure_again'), () => void start(), 'measure-start'));
-    else actions.append(' ', el('span', blockedView(blocked)[0]?.textContent ?? '', 'detail'));
+    else {
+      // Why it cannot measure again, in the words of the blocked view's first line.
+      const first = blockedView(blocked)[0];
+      actions.append(' ', el('span', typeof first === 'string' ? first : first?.textContent ?? '', 'detail'));
+    }
     parts.push(actions);
     show(root, 'results', ...parts);
     root.dataset.measurement = m.state;

@@ -67,6 +67,9 @@ test('the lookup follows getMessage: named placeholders, $1…$9, $$; plural for
   assert.equal(d.list(['A', 'B', 'C']), 'A, B und C');
   assert.equal(d.transport('dot'), 'DNS über TLS');
   assert.match(d.dateTime(Date.UTC(2026, 10, 25, 9, 30)), /^25\.11\.2026, \d\d:30$/);
+  // <html lang> names the words' language: the UI language when there is a catalogue for it, else the catalogue's.
+  assert.equal(testI18n('de', 'de-AT').lang, 'de-AT');
+  assert.equal(testI18n('en', 'fr-FR').lang, 'en');
   // A key the catalogue lacks shows as itself, so a missing translation is visible, never blank.
   assert.equal(makeI18n(() => '', 'de').t('no_such_key'), 'no_such_key');
 });
@@ -99,6 +102,7 @@ test('every key the sources and pages name is in the catalogues', () => {
     ...['running', 'done', 'cancelled', 'interrupted', 'failed'].map((s) => `measure_state_${s}`),
     ...['chromium_doh', 'firefox_trr', 'unbound', 'stubby', 'systemd_resolved', 'dnsproxy'].map((h) => `holder_${h}`),
     ...['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'].map((id) => `transport_${id}`),
+    'rec_connections_cold', 'rec_connections_warm',
     ...['best', 'worst'].flatMap((w) => ['same', 'later', 'later_slight', 'sooner', 'sooner_slight'].map((c) => `verdict_${w}_${c}`))]) {
     assert.ok(k in en, k);
   }

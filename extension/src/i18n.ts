@@ -15,6 +15,11 @@ export type Catalogue = Record<string, { message: string; description?: string; 
 export interface I18n {
   /** The BCP 47 tag numbers and dates are formatted in (browser.i18n.getUILanguage()). */
   readonly locale: string;
+  /**
+   * The language the words are in, for `<html lang>`: the UI language when there is a catalogue for it (de-AT), else
+   * the catalogue's own (`en` for a French browser, whose pages are English text with French numbers).
+   */
+  readonly lang: string;
   /** The message `key`, its placeholders filled in order (numbers formatted in the locale); the key itself when missing. */
   t(key: string, ...subs: Array<string | number>): string;
   /** The plural form of `key` for `n` (`key_one`, `key_other`…, falling back to `key_other`), `n` as first substitution. */
@@ -71,8 +76,10 @@ export function makeI18n(lookup: Lookup, locale: string): I18n {
   };
   const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
   const lists = new Intl.ListFormat(locale, { style: 'long', type: 'conjunction' });
+  const words = lookup('lang') || 'en';
   return {
     locale,
+    lang: locale.toLowerCase().split('-')[0] === words ? locale : words,
     t,
     plural(key, n, ...subs) {
       const form = lookup(`${key}_${plurals.select(n)}`) ? `${key}_${plurals.select(n)}` : `${key}_other`;

@@ -49,7 +49,7 @@ test('faster, and nothing to compare', () => {
 
 test('the same verdict in German, numbers in the German locale', () => {
   const v = pageVerdict([cell('quad9', 'dot', null, 'fails'), cell('cloudflare', 'doh', 42, 'slower'), cell('quad9', 'doq', 1_234, 'slower')], name, de);
-  assert.equal(v.sentence, 'Mit Quad9 über DoT wurden einige Hostnamen dieser Seite nie aufgelöst: Sie würde nicht vollständig laden. ' +
+  assert.equal(v.sentence, 'Mit Quad9 über DoT wurden einige Hostnamen dieser Seite nie aufgelöst: Die Seite würde nicht vollständig laden. ' +
     'Mit Cloudflare über DoH wäre diese Seite etwa 40 ms später fertig – kaum spürbar. Die schlechteste Wahl, Quad9 über DoQ: etwa 1.230 ms später.');
   const two = pageVerdict([cell('quad9', 'dot', null, 'fails'), cell('cloudflare', 'dot', null, 'fails')], name, de);
   assert.match(two.sentence, /^Mit Quad9 über DoT und Cloudflare über DoT wurden/);

@@ -316,7 +316,7 @@ export function recommend(stats: readonly ComboStats[], mode: View, pages: numbe
   const rate = (s: ComboStats) => s.failureRate ?? 0;
   const byCost = (a: ComboStats, b: ComboStats) => a.medianDelta! - b.medianDelta! || (a.p95Delta ?? 0) - (b.p95Delta ?? 0) || rate(a) - rate(b);
   const reliable = enough.filter((s) => rate(s) <= MAX_FAILURE_RATE).sort(byCost);
-  const scope = i18n.plural('rec_scope', pages, mode === 'expected' ? t('rec_connections_expected') : t('rec_connections_mode', t(`mode_${mode}`)));
+  const scope = i18n.plural('rec_scope', pages, mode === 'expected' ? t('rec_connections_expected') : t(`rec_connections_${mode}`));
   if (reliable.length === 0) {
     const best = [...enough].sort((a, b) => rate(a) - rate(b) || byCost(a, b))[0]!;
     return { kind: 'unreliable', best, sentences: [t('rec_unreliable', scope, rateText(MAX_FAILURE_RATE), option(best), rateText(rate(best))), t('rec_blocked')] };

@@ -75,5 +75,5 @@ test("the panel says when the browser's lookups already go over DoH, instead of 
 test('the same sentences in German', () => {
   assert.equal(comparedWith(plan(current), { resolver: 'system', transport: 'udp' }, de), 'Vergleichsbasis: Ihr aktuelles DNS (192.0.2.53, über systemd-resolved auf 127.0.0.53), auf dieselbe Weise wiederholt.');
   const page = { page: { idleBeforeMs: 4_000, browser: 'chromium' } as MeasurementMeta['page'] };
-  assert.match(expectedWhy(page, ['dot', 'doh'], null, de), /^Ihr Browser war vor dieser Seite 4 s lang untätig, daher wäre die Verbindung gewesen: DoT offen \(warm\), da systemd-resolved \(DNS über TLS\) sie 10 s lang offen hält; DoH offen \(warm\), da das DNS über HTTPS von Chromium sie hält, bis der Server sie schließt\./);
+  assert.match(expectedWhy(page, ['dot', 'doh'], null, de), /^Ihr Browser war vor dieser Seite 4 s lang untätig, daher wäre die Verbindung gewesen: DoT offen \(warm\), da systemd-resolved \(DNS über TLS\) sie 10 s lang offen hält; DoH offen \(warm\), da das DNS über HTTPS von Chromium sie offen hält, bis der Server sie schließt\./);
 });

@@ -2,7 +2,7 @@
 //   data-i18n="key"            the element's text; `<0>…</0>`, `<1>…</1>` in the message are its child elements in
 //                              order (a link, a <code>), which keep their attributes and get the marked text
 //   data-i18n-title, -placeholder, -aria-label="key"   that attribute
-// `<html lang>` is set to the UI language. Text only ever goes in as textContent, never as markup.
+// `<html lang>` is set to the language of the words (the UI language when dnscost has it, else English). Text only ever goes in as textContent, never as markup.
 import type { I18n } from '../i18n.js';
 
 /** The attributes a `data-i18n-<name>` fills. */
@@ -29,7 +29,7 @@ export function fillMarked(element: Element, message: string): void {
 
 /** Fills every `data-i18n*` element under `root` from `i18n`, and the document's language. */
 export function localizePage(i18n: I18n, root: ParentNode = document): void {
-  document.documentElement.lang = i18n.locale;
+  document.documentElement.lang = i18n.lang;
   for (const e of root.querySelectorAll<HTMLElement>('[data-i18n]')) fillMarked(e, i18n.t(e.dataset.i18n!));
   for (const name of ATTRIBUTES) {
     for (const e of root.querySelectorAll<HTMLElement>(`[data-i18n-${name}]`)) e.setAttribute(name, i18n.t(e.getAttribute(`data-i18n-${name}`)!));

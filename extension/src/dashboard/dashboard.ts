@@ -17,7 +17,7 @@ import { send } from '../ui/messages.js';
 import { drawLookupCdf, drawOnLoadCdf, type Chart } from './plots.js';
 import { UNKNOWN_NETWORK } from '../history.js';
 import { browserI18n } from '../locale.js';
-import { localizePage } from '../ui/localize.js';
+import { compose, localizePage, reported } from '../ui/localize.js';
 
 const i18n = browserI18n();
 const { t } = i18n;
@@ -91,7 +91,7 @@ export async function mountDashboard(): Promise<void> {
   const [reply, settings] = await Promise.all([send({ type: 'history-get' }), send({ type: 'settings-get' })]);
   if (!reply.ok) {
     body.dataset.state = 'error';
-    status.textContent = t('dash_history_unreadable', reply.code, reply.message);
+    status.replaceChildren(...compose(i18n, 'dash_history_unreadable', reply.code, reported(reply.message)));
     status.className = 'bad';
     return;
   }

@@ -4,6 +4,7 @@ import type { SettingsFailure, SettingsView } from '../messages/settings.js';
 import { $, el } from '../ui/dom.js';
 import { type Failure } from '../../../common/errors.js';
 import { browserI18n } from '../locale.js';
+import { compose, reported } from '../ui/localize.js';
 
 /** Shows `text` in the status line, as good news or bad. */
 export function say(text: string, good = true): void {
@@ -14,12 +15,18 @@ export function say(text: string, good = true): void {
 
 /** Shows a failed reply: the message, and each `path: message` problem. */
 export function sayFailure(reply: Failure | SettingsFailure, into: HTMLElement = $('status')): void {
-  into.replaceChildren(el('p', reply.message, 'bad'));
+  const message = el('p', undefined, 'bad');
+  message.append(reported(reply.message));
+  into.replaceChildren(message);
   into.dataset.state = reply.code;
   const problems = 'problems' in reply ? reply.problems : [];
   if (problems.length > 0) {
     const ul = el('ul', undefined, 'bad');
-    for (const p of problems) ul.append(el('li', p));
+    for (const p of problems) {
+      const li = el('li');
+      li.append(reported(p));
+      ul.append(li);
+    }
     into.append(ul);
   }
 }
@@ -36,6 +43,6 @@ export function renderPolicy(v: SettingsView): void {
   p.dataset.state = v.policy.state;
   // The background's message is English; the state says the same in the page's language (problems stay as found).
   p.textContent = v.policy.state === 'none' ? '' : browserI18n().t(`policy_${v.policy.state}`);
-  if (v.policy.problems.length > 0) p.textContent += ` (${v.policy.problems.join('; ')})`;
-  if (v.storedProblems.length > 0) p.textContent += ` ${browserI18n().t('policy_stored_unreadable', v.storedProblems.join('; '))}`;
+  if (v.policy.problems.length > 0) p.append(' (', reported(v.policy.problems.join('; ')), ')');
+  if (v.storedProblems.length > 0) p.append(' ', ...compose(browserI18n(), 'policy_stored_unreadable', reported(v.storedProblems.join('; '))));
 }

@@ -8,6 +8,7 @@ import { send } from '../ui/messages.js';
 import { say, sayFailure } from './feedback.js';
 import type { SettingsPage } from './settings-page.js';
 import { browserI18n } from '../locale.js';
+import { reported } from '../ui/localize.js';
 
 const i18n = browserI18n();
 const { t } = i18n;
@@ -54,14 +55,14 @@ export function wireUpload(page: SettingsPage): void {
       },
     });
     if (reply.ok) $('upload-error').textContent = '';
-    else $('upload-error').textContent = ('problems' in reply && reply.problems.length ? reply.problems : [reply.message]).join('; ');
+    else $('upload-error').replaceChildren(reported(('problems' in reply && reply.problems.length ? reply.problems : [reply.message]).join('; ')));
     page.take(reply, t('upload_saved'));
   });
   $('upload-preview').addEventListener('click', async () => {
     const r = await send({ type: 'upload-preview' });
     const pre = $('upload-preview-bytes');
     pre.hidden = false;
-    if (!r.ok) pre.textContent = r.message;
+    if (!r.ok) pre.replaceChildren(reported(r.message));
     else pre.textContent = r.batch ? r.batch.body : t('upload_nothing_waiting');
     pre.dataset.key = r.ok && r.batch ? r.batch.key : '';
     void renderUploadState();

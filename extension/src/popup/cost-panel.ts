@@ -13,6 +13,7 @@ import { send } from '../ui/messages.js';
 import { download, el } from '../ui/dom.js';
 import { computeResults, renderBytes, renderSummary, renderWaterfall, resolverName } from './cost-view.js';
 import { browserI18n } from '../locale.js';
+import { compose, reported } from '../ui/localize.js';
 import { CODES } from '../../../common/errors.js';
 import { TRANSPORTS } from '../../../common/transports.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
@@ -59,6 +60,13 @@ function fold(section: HTMLElement): HTMLDetailsElement {
   return details;
 }
 
+/** A paragraph of `nodes` (text and reported details). */
+function para(nodes: Node[], className?: string): HTMLParagraphElement {
+  const p = el('p', undefined, className);
+  p.append(...nodes);
+  return p;
+}
+
 function button(text: string, onClick: () => void, id?: string): HTMLButtonElement {
   const b = el('button', text);
   b.type = 'button';
@@ -79,7 +87,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     timer = null;
     const reply = await send({ type: 'measure-status', tabId, records: withRecords });
     if (!reply.ok) {
-      show(root, reply.code, el('p', t('error_no_background', reply.code, reply.message), 'bad'));
+      show(root, reply.code, para(compose(i18n, 'error_no_background', reply.code, reported(reply.message)), 'bad'));
       return;
     }
     const status = reply as MeasureStatus;
@@ -97,7 +105,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     show(root, 'starting', el('p', t('popup_starting')));
     const reply = await send({ type: 'measure-start', tabId });
     if (!reply.ok) {
-      show(root, reply.code, el('p', t('popup_start_failed', reply.message), 'bad'), button(t('popup_try_again'), () => void refresh()));
+      show(root, reply.code, para(compose(i18n, 'popup_start_failed', reported(reply.message)), 'bad'), button(t('popup_try_again'), () => void refresh()));
       return;
     }
     await refresh();
@@ -129,7 +137,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       case CODES.HOST_NOT_CONNECTED: {
         const pre = el('pre');
         pre.append(el('code', INSTALL_COMMAND));
-        return [el('p', t('popup_no_host')), pre, el('p', b.message, 'detail')];
+        return [el('p', t('popup_no_host')), pre, para([reported(b.message)], 'detail')];
       }
       case CODES.PRIVATE_WINDOW:
         return [el('p', t('popup_private_window'))];
@@ -142,7 +150,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       case CODES.BUSY:
         return [el('p', t('popup_busy'))];
       default:
-        return [el('p', b.message)];
+        return [para([reported(b.message)])];
     }
   };
 
@@ -154,7 +162,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
         show(root, blocked.code, ...blockedView(blocked));
         return;
       }
-      const note = m?.state === 'interrupted' || m?.state === 'failed' ? el('p', t('popup_last_stopped', m.error?.message ?? t(`measure_state_${m.state}`)), 'bad') : '';
+      const note = m?.state === 'interrupted' || m?.state === 'failed' ? para(compose(i18n, 'popup_last_stopped', m.error ? reported(m.error.message) : t(`measure_state_${m.state}`)), 'bad') : '';
       show(root, 'nothing-yet', note, el('p', t('popup_not_measured')), button(t('popup_measure'), () => void start(), 'measure-start'));
       return;
     }
@@ -178,7 +186,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     const head = el('p', undefined, 'page');
     head.append(el('strong', m.host), ` · ${i18n.plural('popup_hosts_measured', m.plan.hosts.length)} · ${i18n.plural('popup_lookups', records.length)} · ${i18n.dateTime(m.finishedAt ?? m.updatedAt)}`);
     const parts: Array<Node | string> = [answer, head];
-    if (m.state !== 'done') parts.push(el('p', t('popup_partial', `${t(`measure_state_${m.state}`)}${m.error ? `: ${m.error.message}` : ''}`), 'bad'));
+    if (m.state !== 'done') parts.push(para(m.error ? compose(i18n, 'popup_partial_error', t(`measure_state_${m.state}`), reported(m.error.message)) : compose(i18n, 'popup_partial', t(`measure_state_${m.state}`)), 'bad'));
     if (m.plan.internalAllowed) parts.push(el('p', t('popup_lab_names'), 'detail'));
     parts.push(fold(renderSummary(results, names, i18n)));
     const wf = el('section', undefined, 'waterfall-box');

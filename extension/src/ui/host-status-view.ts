@@ -4,6 +4,7 @@ import { type HostStatus } from '../messages/host.js';
 import { CODES } from '../../../common/errors.js';
 import { el } from './dom.js';
 import type { I18n } from '../i18n.js';
+import { compose, reported } from './localize.js';
 
 /** The command that installs the native host's manifest for this machine's browsers. */
 export const INSTALL_COMMAND = 'npx dnscost-host install'; // i18n-exempt: a command, typed as is in every language
@@ -12,6 +13,13 @@ function installCommand(): HTMLElement {
   const pre = el('pre');
   pre.append(el('code', INSTALL_COMMAND));
   return pre;
+}
+
+/** A paragraph of `nodes`. */
+function para(nodes: Node[], className: string): HTMLElement {
+  const p = el('p', undefined, className);
+  p.append(...nodes);
+  return p;
 }
 
 /** Seconds from now until `at` (ms since epoch), for "next attempt in N s". */
@@ -41,7 +49,7 @@ export function renderHostStatus(root: HTMLElement, status: HostStatus, i18n: I1
       break;
     }
     case 'host-incompatible':
-      root.append(el('p', t('host_incompatible', status.message), 'bad'));
+      root.append(para(compose(i18n, 'host_incompatible', reported(status.message)), 'bad'));
       root.append(el('p', t('host_update_then_check')));
       root.append(installCommand());
       break;
@@ -49,6 +57,6 @@ export function renderHostStatus(root: HTMLElement, status: HostStatus, i18n: I1
       root.append(el('p', t('host_disconnected'), 'bad'));
       break;
   }
-  root.append(el('p', t('host_details', status.message), 'detail'));
+  root.append(para(compose(i18n, 'host_details', reported(status.message)), 'detail'));
   if (status.retryAt !== null) root.append(el('p', t('host_next_attempt', t('unit_s', i18n.num(secondsUntil(status.retryAt, now)))), 'detail'));
 }

@@ -35,3 +35,23 @@ export function localizePage(i18n: I18n, root: ParentNode = document): void {
     for (const e of root.querySelectorAll<HTMLElement>(`[data-i18n-${name}]`)) e.setAttribute(name, i18n.t(e.getAttribute(`data-i18n-${name}`)!));
   }
 }
+
+/**
+ * Text the host, the browser or the background reports (an error's message, a policy problem) is English whatever
+ * the page's language: marked `<span lang="en">` so a screen reader reads it as English and the German check knows it
+ * is a quoted detail, not an untranslated word of dnscost's own.
+ */
+export function reported(text: string): HTMLSpanElement {
+  const span = document.createElement('span');
+  span.lang = 'en';
+  span.textContent = text;
+  return span;
+}
+
+/** `key`'s message as nodes, substitutions that are nodes (e.g. `reported(…)`) placed where the message puts them. */
+export function compose(i18n: I18n, key: string, ...subs: Array<string | number | Node>): Node[] {
+  const nodes = new Map<string, Node>();
+  // Private-use characters cannot occur in a message or a substitution's text.
+  const text = i18n.t(key, ...subs.map((s, i) => (typeof s === 'object' ? (nodes.set(`\u{E000}${i}\u{E001}`, s), `\u{E000}${i}\u{E001}`) : s)));
+  return text.split(/(\u{E000}\d+\u{E001})/u).filter((part) => part !== '').map((part) => nodes.get(part) ?? document.createTextNode(part));
+}

@@ -12,7 +12,7 @@ import { mountHostStatus } from '../ui/host-status-panel.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
 import { browserI18n } from '../locale.js';
-import { fillMarked, localizePage } from '../ui/localize.js';
+import { compose, fillMarked, localizePage, reported } from '../ui/localize.js';
 
 const i18n = browserI18n();
 const { t } = i18n;
@@ -41,7 +41,7 @@ async function showFirst(): Promise<void> {
   const state = document.getElementById('first-state')!;
   if (!reply.ok) {
     root.dataset.state = reply.code;
-    state.textContent = t('welcome_history_unreadable', reply.message);
+    state.replaceChildren(...compose(i18n, 'welcome_history_unreadable', reported(reply.message)));
     return;
   }
   root.dataset.state = reply.total > 0 ? 'measured' : 'waiting';

@@ -172,6 +172,23 @@ test('no English left in the pages: their HTML has no text of its own, only data
   for (const f of PAGES) assert.match(readFileSync(f, 'utf8'), /<script src="[^"]+\.js"><\/script>/, `${relative(SRC, f)} loads a script that fills it`);
 });
 
+test("a message's <n> markers name exactly the child elements its page element holds (a link, a <code>)", () => {
+  const wrong: string[] = [];
+  for (const f of PAGES) {
+    const html = readFileSync(f, 'utf8');
+    for (const m of html.matchAll(/<([a-z0-9]+)\b[^>]*\sdata-i18n="([^"]+)"[^>]*>/g)) {
+      const [open, tag, key] = m;
+      const inner = html.slice(m.index! + open.length, html.indexOf(`</${tag}>`, m.index! + open.length));
+      const children = (inner.match(/<[a-z]/g) ?? []).length;
+      for (const lang of LANGUAGES) {
+        const markers = [...new Set([...(catalogue(lang)[key!]?.message ?? '').matchAll(/<(\d)>/g)].map((x) => Number(x[1])))].sort();
+        if (markers.join() !== [...Array(children).keys()].join()) wrong.push(`${relative(SRC, f)} ${key} (${lang}): markers ${markers.join(',') || 'none'}, ${children} child elements`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
 test('no English left in the UI sources: no sentence, label or heading as a string literal', () => {
   assert.ok(UI_SOURCES.length >= 25, `${UI_SOURCES.length} UI modules`);
   assert.deepEqual(UI_SOURCES.flatMap((f) => sourceEnglish(f, readFileSync(f, 'utf8'))), []);

@@ -102,7 +102,7 @@ test('every key the sources and pages name is in the catalogues', () => {
     ...['running', 'done', 'cancelled', 'interrupted', 'failed'].map((s) => `measure_state_${s}`),
     ...['chromium_doh', 'firefox_trr', 'unbound', 'stubby', 'systemd_resolved', 'dnsproxy'].map((h) => `holder_${h}`),
     ...['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'].map((id) => `transport_${id}`),
-    'rec_connections_cold', 'rec_connections_warm',
+    'rec_connections_cold', 'rec_connections_warm', 'field_resolvers', 'field_currentDns', 'field_consent', 'policy_unavailable', 'policy_invalid', 'policy_applied',
     ...['best', 'worst'].flatMap((w) => ['same', 'later', 'later_slight', 'sooner', 'sooner_slight'].map((c) => `verdict_${w}_${c}`))]) {
     assert.ok(k in en, k);
   }

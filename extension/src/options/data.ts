@@ -2,7 +2,7 @@
 // the person's settings to a JSON file or importing them from one (never consent; the policy's fields stay).
 import { $, download, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
-import { say, sayFailure } from './feedback.js';
+import { policyFields, say, sayFailure } from './feedback.js';
 import type { SettingsPage } from './settings-page.js';
 import { browserI18n } from '../locale.js';
 
@@ -53,6 +53,6 @@ export function wireSettingsFiles(page: SettingsPage): void {
     status.dataset.state = 'imported';
     status.replaceChildren(el('p', t('data_imported', file.name), 'good'));
     if (r.consentKept) status.append(el('p', t('data_consent_kept'), 'detail'));
-    if (r.policyOverrides.length > 0) status.append(el('p', t('data_policy_still_sets', i18n.list(r.policyOverrides)), 'detail'));
+    if (r.policyOverrides.length > 0) status.append(el('p', t('data_policy_still_sets', policyFields(r.policyOverrides)), 'detail'));
   });
 }

@@ -1,8 +1,8 @@
 // The options page's notices: the status line at the top (what the last action did, or why it failed), the message
 // beside a form field, and the administrator's policy note. Text from replies only ever goes in as textContent.
-import type { SettingsFailure, SettingsView } from '../messages/settings.js';
+import type { PolicyField, SettingsFailure, SettingsView } from '../messages/settings.js';
 import { $, el } from '../ui/dom.js';
-import { type Failure } from '../../../common/errors.js';
+import { CODES, type Failure } from '../../../common/errors.js';
 import { browserI18n } from '../locale.js';
 import { compose, reported } from '../ui/localize.js';
 
@@ -16,7 +16,7 @@ export function say(text: string, good = true): void {
 /** Shows a failed reply: the message, and each `path: message` problem. */
 export function sayFailure(reply: Failure | SettingsFailure, into: HTMLElement = $('status')): void {
   const message = el('p', undefined, 'bad');
-  message.append(reported(reply.message));
+  message.append(...failureWords(reply));
   into.replaceChildren(message);
   into.dataset.state = reply.code;
   const problems = 'problems' in reply ? reply.problems : [];
@@ -29,6 +29,20 @@ export function sayFailure(reply: Failure | SettingsFailure, into: HTMLElement =
     }
     into.append(ul);
   }
+}
+
+/** A settings failure in the page's words by its code; any other failure as the background reported it. */
+function failureWords(reply: Failure | SettingsFailure): Node[] {
+  const i18n = browserI18n();
+  if (reply.code === CODES.INVALID_SETTINGS) return [document.createTextNode(i18n.t('failure_invalid_settings'))];
+  if (reply.code === CODES.BAD_JSON) return [document.createTextNode(i18n.t('failure_bad_json'))];
+  if (reply.code === CODES.POLICY_FIXED && 'fields' in reply && reply.fields?.length) return [document.createTextNode(i18n.t('failure_policy_fixed', policyFields(reply.fields)))];
+  return [reported(reply.message)];
+}
+
+/** The settings an administrator's policy sets, in words ("the resolvers and consent"). */
+export function policyFields(fields: readonly PolicyField[]): string {
+  return browserI18n().list(fields.map((f) => browserI18n().t(`field_${f}`)));
 }
 
 /** Shows `message` in the error element `id` beside a field (clears it when undefined) and marks `input` invalid. */

@@ -53,6 +53,20 @@ test('every German message is German: identical to the English only where allowl
   for (const k of Object.keys(SAME_IN_GERMAN)) assert.ok(same.includes(k), `${k} is allowlisted but differs now: drop it from the list`);
 });
 
+test('no German message carries English: no common English word, no sentence fragment of an English message', () => {
+  const words = /\b(the|and|your|would|with|this|not|been|from|which|when|there|have|has|page|pages|measured|about|over|only|never|here|some|more|than|into|each|every|after|before|could|should)\b/;
+  const fragments = Object.entries(en).filter(([k, { message }]) => de[k]?.message !== message)
+    .flatMap(([, { message }]) => message.split(/\$[A-Za-z0-9_@]+\$|<\/?\d>/).map((f) => f.trim()))
+    .filter((f) => /[A-Za-z]{3,}[\s’']+[A-Za-z]{3,}/.test(f));
+  const english = Object.entries(de).flatMap(([k, { message }]) => {
+    // Marked spans hold commands and paths (<5>systemctl restart systemd-resolved</5>), the same in every language.
+    const prose = message.replace(/<(\d)>.*?<\/\1>/g, ' ');
+    const fragment = fragments.find((f) => prose.includes(f));
+    return words.test(message) ? [`${k}: ${words.exec(message)![0]}`] : fragment ? [`${k}: ${fragment}`] : [];
+  });
+  assert.deepEqual(english, []);
+});
+
 test('the lookup follows getMessage: named placeholders, $1…$9, $$; plural forms; numbers in the locale', () => {
   const lookup = catalogueLookup({ a: { message: 'x $WHO$ costs $$$N$', placeholders: { who: { content: '$1' }, n: { content: '$2' } } } });
   assert.equal(lookup('A', ['Quad9', '5']), 'x Quad9 costs $5');

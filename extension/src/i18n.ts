@@ -38,7 +38,7 @@ export interface I18n {
   percent(x: number, digits?: number): string;
   /** A date and time (ms since epoch) in the locale's medium style. */
   dateTime(at: number): string;
-  /** "a, b and c" in the locale. */
+  /** "a, b and c" in the words' language. */
   list(items: readonly string[]): string;
   /** A transport's name in sentences ("DNS over TLS"); its short name (DoT, DoH) is the same in every language. */
   transport(id: TransportId): string;
@@ -59,7 +59,9 @@ export function catalogueLookup(catalogue: Catalogue): Lookup {
 
 /** Words and numbers from `lookup` (messages) and `locale` (Intl). */
 export function makeI18n(lookup: Lookup, locale: string): I18n {
-  const plurals = new Intl.PluralRules(locale);
+  const words = lookup('lang') || 'en';
+  // Plural forms follow the words' language (a French browser reads English messages: "0 hosts", not "0 host").
+  const plurals = new Intl.PluralRules(words);
   const formats = new Map<number, Intl.NumberFormat>();
   const num = (x: number, digits = 0): string => {
     let f = formats.get(digits);
@@ -75,8 +77,8 @@ export function makeI18n(lookup: Lookup, locale: string): I18n {
     return t('unit_ms', `${x < 0 ? '−' : ''}${a < 10 ? fixed(a, 1) : num(Math.round(a))}`);
   };
   const dates = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
-  const lists = new Intl.ListFormat(locale, { style: 'long', type: 'conjunction' });
-  const words = lookup('lang') || 'en';
+  // "a, b and c" joins words of the messages' language.
+  const lists = new Intl.ListFormat(words, { style: 'long', type: 'conjunction' });
   return {
     locale,
     lang: locale.toLowerCase().split('-')[0] === words ? locale : words,

@@ -43,6 +43,8 @@ if (stats.hasErrors() || stats.hasWarnings()) {
   if (stats.hasErrors()) process.exit(1);
 }
 copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
+// The messages of every language (manifest.json's default_locale is en): browser.i18n reads them from _locales/.
+cpSync(join(root, 'extension/_locales'), join(outDir, '_locales'), { recursive: true });
 for (const f of STATIC) {
   mkdirSync(dirname(join(outDir, f)), { recursive: true });
   copyFileSync(join(root, 'extension/src', f), join(outDir, f));

@@ -16,6 +16,7 @@ export function webpackConfig(outDir) {
       'dashboard/dashboard': './extension/src/dashboard/index.ts',
       'welcome/welcome': './extension/src/welcome/index.ts',
       'content/page-timing': './extension/src/content/page-timing.ts',
+      'ui/static-page': './extension/src/ui/static-page.ts',
     },
     output: { path: outDir, filename: '[name].js', clean: false },
     // Readable bundles with external source maps: MV3 forbids eval (webpack's development devtools use it), and

@@ -76,6 +76,11 @@ export interface LaunchOptions {
   colorScheme?: 'light' | 'dark';
   /** Keep the welcome page the extension opens on install (default: it is closed once it appeared). */
   keepWelcome?: boolean;
+  /**
+   * The browser's UI language (`de`), which browser.i18n follows; default the system's (English here). Chromium needs
+   * its locale files (Debian: chromium-l10n), Firefox a language pack (firefox-esr-l10n-de), or they stay English.
+   */
+  locale?: string;
 }
 
 /** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -117,9 +122,11 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
       '--disable-sync',
       `--load-extension=${o.extensionDir}`,
       `--disable-extensions-except=${o.extensionDir}`,
+      ...(o.locale ? [`--lang=${o.locale}`] : []),
       ...(o.chromiumArgs ?? []),
     ],
-    env: { ...process.env, ...o.env },
+    // On Linux Chromium takes its UI language from the environment (GLib's language names), --lang elsewhere.
+    env: { ...process.env, ...(o.locale ? { LANGUAGE: o.locale } : {}), ...o.env },
     timeout: 30_000,
     protocolTimeout: 30_000,
   });
@@ -162,6 +169,8 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
       'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: FIREFOX_EXTENSION_UUID }),
       // 0 dark, 1 light, 2 the system's.
       ...(o.colorScheme ? { 'layout.css.prefers-color-scheme.content-override': o.colorScheme === 'dark' ? 0 : 1 } : {}),
+      // The UI language, from an installed language pack (the application-scope add-ons puppeteer's profile enables).
+      ...(o.locale ? { 'intl.locale.requested': o.locale } : {}),
     },
     env: { ...process.env, ...o.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
     timeout: 60_000,

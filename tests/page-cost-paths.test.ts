@@ -16,6 +16,7 @@ import { FakeArea, host, pageRecord } from '../extension/src/background/test-fix
 import { historyEntry, type HistoryCell } from '../extension/src/history.js';
 import type { MeasureStatus } from '../extension/src/messages/measure.js';
 import { computeResults } from '../extension/src/popup/cost-view.js';
+import { testI18n } from '../extension/src/i18n-fixtures.js';
 import { defaultSettings } from '../extension/src/settings.js';
 
 const LAB: ResolverSpec = {
@@ -111,7 +112,7 @@ test("the popup's and the history's numbers for a page equal the validation's pr
   assert.equal(stored.length, full.length);
 
   // What the popup draws, what the history keeps and what the validation predicted: one model, one answer.
-  const popup = computeResults(status.measurement!, stored).cells;
+  const popup = computeResults(status.measurement!, stored, testI18n('en')).cells;
   assert.deepEqual(popup, measuredPageCost(page, full.map(storedRecord)), 'every cell, host by host, as from the full records');
   for (const transport of ['dot', 'doh'] as const) {
     const cell = popup.find((c) => c.transport === transport && c.mode === 'cold')!;

@@ -4,6 +4,7 @@
 // model's cells, the background from the history entry it has just written (both carry the same fields).
 import { INDISTINGUISHABLE_MS, type CellCost } from '../../common/cost-model.js';
 import { TRANSPORTS, type Mode, type TransportId } from '../../common/transports.js';
+import type { I18n } from './i18n.js';
 
 /** What the verdict needs of one resolver × transport × mode (a HistoryCell has these fields). */
 export interface VerdictCell {
@@ -32,34 +33,33 @@ export const NOTICEABLE_MS = 100;
 
 const about = (ms: number): number => (Math.abs(ms) >= 20 ? Math.round(Math.abs(ms) / 10) * 10 : Math.round(Math.abs(ms)));
 
-/** The verdict over `cells`; `name` gives a resolver's name. */
-export function pageVerdict(cells: readonly VerdictCell[], name: (resolver: string) => string): PageVerdict {
+/** The verdict over `cells` in the words of `i18n`; `name` gives a resolver's name. */
+export function pageVerdict(cells: readonly VerdictCell[], name: (resolver: string) => string, i18n: I18n): PageVerdict {
+  const { t } = i18n;
   const candidates = cells.filter((c) => c.expected && TRANSPORTS[c.transport]?.encrypted);
-  const choice = (c: VerdictCell) => `${name(c.resolver)} over ${TRANSPORTS[c.transport].short}`;
+  const choice = (c: VerdictCell) => t('verdict_choice', name(c.resolver), TRANSPORTS[c.transport].short);
   const failing = candidates.filter((c) => c.verdict === 'fails');
   const known = candidates.filter((c) => c.verdict !== 'fails' && c.verdict !== 'unknown' && c.onLoad !== null)
     .sort((a, b) => a.onLoad!.delta - b.onLoad!.delta);
-  const failed = failing.length
-    ? `With ${failing.map(choice).join(', ')} some of this page's hostnames never resolved: it would not load completely.`
-    : '';
+  const failed = failing.length ? t('verdict_failed', i18n.list(failing.map(choice))) : '';
   if (known.length === 0) {
     if (failing.length) return { kind: 'fails', sentence: failed, badge: '!', best: null };
-    return { kind: 'unknown', sentence: 'No encrypted choice could be compared with your current DNS for this page.', badge: '', best: null };
+    return { kind: 'unknown', sentence: t('verdict_unknown'), badge: '', best: null };
   }
   const best = known[0]!;
   const worst = known[known.length - 1]!;
-  const change = (c: VerdictCell): string => {
+  // One message per case (verdict_best_later_slight, verdict_worst_same…): each language builds its own sentence.
+  const phrase = (which: 'best' | 'worst', c: VerdictCell): string => {
     const d = c.onLoad!.delta;
-    if (c.verdict === 'indistinguishable') return `at about the same time as now (within ${INDISTINGUISHABLE_MS} ms) — you wouldn't notice`;
-    const when = `about ${about(d)} ms ${d > 0 ? 'later' : 'sooner'}`;
-    return Math.abs(d) < NOTICEABLE_MS ? `${when} — hardly noticeable` : when;
+    if (c.verdict === 'indistinguishable') return t(`verdict_${which}_same`, choice(c), t('unit_ms', i18n.num(INDISTINGUISHABLE_MS)));
+    const slight = Math.abs(d) < NOTICEABLE_MS ? '_slight' : '';
+    return t(`verdict_${which}_${d > 0 ? 'later' : 'sooner'}${slight}`, choice(c), t('unit_ms', i18n.num(about(d))));
   };
-  let sentence = `With ${choice(best)} this page would finish ${change(best)}.`;
-  if (worst !== best && !(best.verdict === 'indistinguishable' && worst.verdict === 'indistinguishable')) {
-    sentence += ` The worst choice, ${choice(worst)}: ${change(worst).replace(/^at /, '')}.`;
-  }
+  let sentence = phrase('best', best);
+  if (worst !== best && !(best.verdict === 'indistinguishable' && worst.verdict === 'indistinguishable')) sentence += ` ${phrase('worst', worst)}`;
   if (failed) sentence = `${failed} ${sentence}`;
   const kind: VerdictKind = best.verdict === 'slower' ? 'slower' : best.verdict === 'faster' ? 'faster' : 'same';
+  // The badge has room for four characters: digits without separators in every language.
   const badge = kind === 'same' ? '=' : `${kind === 'slower' ? '+' : '−'}${about(best.onLoad!.delta)}`;
   return { kind, sentence, badge, best: { resolver: best.resolver, transport: best.transport } };
 }

@@ -4,6 +4,7 @@
 import { historyEntry } from '../history.js';
 import { pageVerdict, type PageVerdict, type VerdictKind } from '../verdict.js';
 import { browser } from '../browser.js';
+import { browserI18n } from '../locale.js';
 import { isIncognitoTab } from './incognito.js';
 import type { HistoryStore } from './history-store.js';
 import type { Uploader } from './uploader.js';
@@ -31,7 +32,7 @@ export function createMeasurementScheduler(host: HostConnection, settings: Setti
     onDone: async (meta, records) => {
       const entry = historyEntry(meta, records);
       await history.add(entry);
-      await showVerdict(meta.tabId, pageVerdict(entry.cells, (id) => meta.plan.resolvers.find((r) => r.id === id)?.name ?? id));
+      await showVerdict(meta.tabId, pageVerdict(entry.cells, (id) => meta.plan.resolvers.find((r) => r.id === id)?.name ?? id, browserI18n()));
       await uploader.onHistory(entry);
     },
   });
@@ -44,7 +45,7 @@ async function showVerdict(tabId: number, verdict: PageVerdict): Promise<void> {
   try {
     await browser.action.setBadgeText({ tabId, text: verdict.badge });
     await browser.action.setBadgeBackgroundColor({ tabId, color: BADGE_COLOURS[verdict.kind] });
-    await browser.action.setTitle({ tabId, title: `dnscost: ${verdict.sentence}` });
+    await browser.action.setTitle({ tabId, title: `${browserI18n().t('ext_name')}: ${verdict.sentence}` });
   } catch (err) {
     // The tab closed meanwhile: nothing to show it on.
     console.warn(`dnscost: badge of tab ${tabId}: ${String(err)}`);

@@ -6,6 +6,7 @@
 import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
 import { isHistoryEntry, LOOKUP_BUCKETS_MS, matchesFilter, UNKNOWN_NETWORK, type HistoryCell, type HistoryEntry, type HistoryFilter } from '../history.js';
 import { isEncrypted, TRANSPORT_IDS, type TransportId } from '../../../common/transports.js';
+import type { I18n } from '../i18n.js';
 
 /** The time windows the page offers, in ms (`all`: no lower bound). */
 export const WINDOWS_MS = { '24h': 24 * 3600_000, '7d': 7 * 24 * 3600_000, '30d': 30 * 24 * 3600_000, all: null } as const;
@@ -63,7 +64,7 @@ export function networkOptions(entries: readonly HistoryEntry[]): NetworkOption[
   const byId = new Map<string, NetworkOption>();
   for (const e of entries) {
     const id = e.network?.id ?? UNKNOWN_NETWORK;
-    const o = byId.get(id) ?? { id, description: e.network?.description ?? 'network not recorded', pages: 0, lastAt: -Infinity };
+    const o = byId.get(id) ?? { id, description: e.network?.description ?? 'network not recorded', pages: 0, lastAt: -Infinity }; // i18n-exempt: the dashboard names UNKNOWN_NETWORK in its own words
     o.pages++;
     if (e.at >= o.lastAt) {
       o.lastAt = e.at;
@@ -284,8 +285,6 @@ export interface Names {
   transport(id: TransportId): string;
 }
 
-const pct = (x: number) => `${Math.round(100 * x)} %`;
-const rateText = (x: number) => (x === 0 ? '0 %' : x < 0.001 ? '< 0.1 %' : `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`);
 /** A signed ms figure in words: "+12 ms", "−4.5 ms". */
 export function signedMs(x: number): string {
   const a = Math.abs(x);
@@ -293,57 +292,44 @@ export function signedMs(x: number): string {
   return `${x > 0 ? '+' : x < 0 ? '−' : ''}${t} ms`;
 }
 
-function optionWords(s: ComboStats, names: Names): string {
-  return `${names.transport(s.transport)} on ${names.resolver(s.resolver)}`;
-}
-
-function changeWords(s: ComboStats): string {
-  const m = s.medianDelta!;
-  const verb = m >= 0 ? `add a median ${signedMs(m).replace('+', '')} to` : `take a median ${signedMs(m).replace('−', '')} off`;
-  return `would ${verb} your pages' onLoad (within ±${INDISTINGUISHABLE_MS} ms, indistinguishable, for ${pct(s.indistinguishable!)} of pages; ` +
-    `noticeably slower for ${pct(s.slower!)})`;
-}
-
 /**
- * The plain-language recommendation for `mode` over `stats` (comboStats of the pages in view): among the encrypted
- * options (DoT, DoH) measured on at least MIN_PAGES pages, the most reliable then cheapest one, in words. The pages
- * are those measured on the network the person was on; `pages` is how many there are.
+ * The plain-language recommendation for `mode` over `stats` (comboStats of the pages in view), in the words of
+ * `i18n`: among the encrypted options (DoT, DoH) measured on at least MIN_PAGES pages, the most reliable then cheapest
+ * one. The pages are those measured on the network the person was on; `pages` is how many there are.
  */
-export function recommend(stats: readonly ComboStats[], mode: View, pages: number, names: Names): Recommendation {
-  if (pages === 0) return { kind: 'nothing', best: null, sentences: ['Nothing measured yet: dnscost recommends once it has measured some of your pages.'] };
+export function recommend(stats: readonly ComboStats[], mode: View, pages: number, names: Names, i18n: I18n): Recommendation {
+  const { t } = i18n;
+  const pct = (x: number) => i18n.percent(x);
+  const rateText = (x: number) => (x === 0 ? pct(0) : x < 0.001 ? `< ${i18n.percent(0.001, 1)}` : t('unit_percent', i18n.fixed(100 * x, x < 0.1 ? 1 : 0)));
+  const option = (s: ComboStats) => t('rec_option', names.transport(s.transport), names.resolver(s.resolver));
+  if (pages === 0) return { kind: 'nothing', best: null, sentences: [t('rec_nothing')] };
   const encrypted = stats.filter((s) => s.mode === mode && isEncrypted(s.transport));
   if (encrypted.length === 0) {
-    return { kind: 'no-encrypted', best: null, sentences: [`No encrypted transport (DNS over TLS or HTTPS) was measured ${mode === 'expected' ? '' : `${mode} `}on these ${pages} pages: choose resolvers with DoT or DoH endpoints in the options.`] };
+    const sentence = mode === 'expected' ? t('rec_no_encrypted', i18n.plural('rec_pages', pages)) : t('rec_no_encrypted_mode', t(`mode_${mode}`), i18n.plural('rec_pages', pages));
+    return { kind: 'no-encrypted', best: null, sentences: [sentence] };
   }
   const enough = encrypted.filter((s) => s.estimated >= MIN_PAGES && s.medianDelta !== null);
   if (enough.length === 0) {
     const most = Math.max(...encrypted.map((s) => s.estimated));
-    return { kind: 'too-few', best: null, sentences: [`Too few pages to recommend yet: an encrypted option needs an estimate on at least ${MIN_PAGES} pages, and the best-covered one has ${most}.`] };
+    return { kind: 'too-few', best: null, sentences: [t('rec_too_few', MIN_PAGES, most)] };
   }
   const rate = (s: ComboStats) => s.failureRate ?? 0;
   const byCost = (a: ComboStats, b: ComboStats) => a.medianDelta! - b.medianDelta! || (a.p95Delta ?? 0) - (b.p95Delta ?? 0) || rate(a) - rate(b);
   const reliable = enough.filter((s) => rate(s) <= MAX_FAILURE_RATE).sort(byCost);
-  const scope = `On the ${pages} page${pages === 1 ? '' : 's'} you measured here (${mode === 'expected' ? 'with the connections your browsing would have had' : `${mode} connections`})`;
+  const scope = i18n.plural('rec_scope', pages, mode === 'expected' ? t('rec_connections_expected') : t(`rec_connections_${mode}`));
   if (reliable.length === 0) {
     const best = [...enough].sort((a, b) => rate(a) - rate(b) || byCost(a, b))[0]!;
-    return {
-      kind: 'unreliable', best,
-      sentences: [
-        `${scope}, every encrypted option failed more than ${rateText(MAX_FAILURE_RATE)} of its lookups; the most reliable, ${optionWords(best, names)}, failed ${rateText(rate(best))}.`,
-        'Encrypted DNS looks blocked or unreliable on this network: keep your current DNS here, or try other resolvers.',
-      ],
-    };
+    return { kind: 'unreliable', best, sentences: [t('rec_unreliable', scope, rateText(MAX_FAILURE_RATE), option(best), rateText(rate(best))), t('rec_blocked')] };
   }
   const best = reliable[0]!;
-  const first = `${scope}, ${optionWords(best, names)} ${changeWords(best)}, and failed ${rateText(rate(best))} of its lookups.`;
-  const cheap = Math.abs(best.medianDelta!) < INDISTINGUISHABLE_MS && best.indistinguishable! >= CHEAP_SHARE;
-  const sentences = [first];
-  if (cheap) sentences.push(`Encrypted DNS costs you little on this network: ${optionWords(best, names)} is the option we recommend.`);
-  else sentences.push(`Encrypted DNS would noticeably slow your pages on this network; ${optionWords(best, names)} is the least costly option measured.`);
+  const m = best.medianDelta!;
+  const sentences = [t(m >= 0 ? 'rec_first_add' : 'rec_first_take', scope, option(best), i18n.ms(Math.abs(m)), i18n.ms(INDISTINGUISHABLE_MS), pct(best.indistinguishable!), pct(best.slower!), rateText(rate(best)))];
+  const cheap = Math.abs(m) < INDISTINGUISHABLE_MS && best.indistinguishable! >= CHEAP_SHARE;
+  sentences.push(t(cheap ? 'rec_cheap' : 'rec_costly', option(best)));
   const next = reliable[1];
-  if (next) sentences.push(`Next best: ${optionWords(next, names)}, a median ${signedMs(next.medianDelta!)}.`);
+  if (next) sentences.push(t('rec_next', option(next), i18n.signedMs(next.medianDelta!)));
   const dropped = enough.filter((s) => rate(s) > MAX_FAILURE_RATE);
-  if (dropped.length > 0) sentences.push(`Not considered, as they failed more than ${rateText(MAX_FAILURE_RATE)} of lookups: ${dropped.map((s) => `${optionWords(s, names)} (${rateText(rate(s))})`).join(', ')}.`);
+  if (dropped.length > 0) sentences.push(t('rec_dropped', rateText(MAX_FAILURE_RATE), dropped.map((s) => `${option(s)} (${rateText(rate(s))})`).join(', ')));
   return { kind: cheap ? 'cheap' : 'costly', best, sentences };
 }
 
@@ -396,9 +382,9 @@ export function toJson(entries: readonly HistoryEntry[], filter: HistoryFilter, 
 export function parseJsonExport(text: string): HistoryEntry[] {
   const x = JSON.parse(text) as { format?: unknown; version?: unknown; entries?: unknown };
   if (x?.format !== EXPORT_FORMAT || x.version !== EXPORT_VERSION) throw new Error(`not a ${EXPORT_FORMAT} v${EXPORT_VERSION} export`);
-  if (!Array.isArray(x.entries)) throw new Error('entries: not an array');
+  if (!Array.isArray(x.entries)) throw new Error('entries: not an array'); // i18n-exempt: the export's round trip (tests), never shown
   x.entries.forEach((e, i) => {
-    if (!isHistoryEntry(e)) throw new Error(`entries[${i}]: not a history entry`);
+    if (!isHistoryEntry(e)) throw new Error(`entries[${i}]: not a history entry`); // i18n-exempt: as above
   });
   return x.entries as HistoryEntry[];
 }

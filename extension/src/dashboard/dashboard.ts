@@ -8,16 +8,23 @@
 // `dataset.shown` how many pages are in view. Text from data (hosts, resolver names) only goes in as textContent
 // (uPlot sets its labels the same way).
 import { PUBLIC_RESOLVERS } from '../../../common/default-resolvers.js';
-import { combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type Combo, type ComboStats, type NetworkOption, type View, type WindowId } from './analysis.js';
+import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
+import { combos, comboStats, defaultNetwork, fileStamp, filterEntries, lookupCdf, networkOptions, onLoadDeltas, recommend, sharedCdf, siteFromInput, toCsv, toJson, windowFilter, type Combo, type ComboStats, type NetworkOption, type View, type WindowId } from './analysis.js';
 import type { HistoryEntry, HistoryFilter } from '../history.js';
 import { TRANSPORTS, type TransportId } from '../../../common/transports.js';
 import { $, download, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
 import { drawLookupCdf, drawOnLoadCdf, type Chart } from './plots.js';
+import { UNKNOWN_NETWORK } from '../history.js';
+import { browserI18n } from '../locale.js';
+import { compose, localizePage, reported } from '../ui/localize.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 const DAY_MS = 86_400_000;
-const percent = (x: number | null) => (x === null ? '–' : `${Math.round(100 * x)} %`);
-const rate = (x: number | null) => (x === null ? '–' : x === 0 ? '0 %' : `${(100 * x).toFixed(x < 0.1 ? 2 : 1)} %`);
+const percent = (x: number | null) => (x === null ? '–' : i18n.percent(x));
+const rate = (x: number | null) => (x === null ? '–' : x === 0 ? i18n.percent(0) : t('unit_percent', i18n.fixed(100 * x, x < 0.1 ? 2 : 1)));
 
 /** The filter the form describes, at `now`. */
 function formFilter(now: number): HistoryFilter {
@@ -36,10 +43,11 @@ function formFilter(now: number): HistoryFilter {
 /** The network filter's options (latest first), `selected` chosen; the count of pages per network in each label. */
 function fillNetworks(networks: readonly NetworkOption[], pages: number, selected: string): void {
   const select = $<HTMLSelectElement>('network');
-  const all = el('option', `all networks (${pages} pages)`);
+  const all = el('option', i18n.plural('dash_all_networks', pages));
   all.value = '';
   const options = networks.map((n, i) => {
-    const o = el('option', `${i === 0 ? 'latest: ' : ''}${n.description} (${n.pages} page${n.pages === 1 ? '' : 's'})`);
+    const named = i18n.plural('dash_network', n.pages, n.id === UNKNOWN_NETWORK ? t('dash_network_unknown') : n.description);
+    const o = el('option', i === 0 ? t('dash_network_latest', named) : named);
     o.value = n.id;
     return o;
   });
@@ -48,44 +56,47 @@ function fillNetworks(networks: readonly NetworkOption[], pages: number, selecte
 }
 
 function renderTable(stats: readonly ComboStats[], resolverName: (id: string) => string): HTMLTableElement {
-  const t = $<HTMLTableElement>('failures');
-  t.replaceChildren();
-  const head = t.createTHead().insertRow();
-  for (const h of ['Resolver', 'Transport', 'Connection', 'Pages', 'Lookups', 'Failed', 'Failure rate', 'Pages with a failure', 'Would not load', 'Median onLoad change', 'Within ±30 ms']) head.append(el('th', h));
-  const body = t.createTBody();
+  const table = $<HTMLTableElement>('failures');
+  table.replaceChildren();
+  const head = table.createTHead().insertRow();
+  const columns = ['col_resolver', 'col_transport', 'col_connection', 'dash_col_pages', 'dash_col_lookups', 'dash_col_failed', 'dash_col_failure_rate', 'dash_col_pages_failure', 'dash_col_not_load', 'dash_col_median'];
+  for (const h of columns) head.append(el('th', t(h)));
+  head.append(el('th', t('dash_col_within', i18n.ms(INDISTINGUISHABLE_MS))));
+  const body = table.createTBody();
   for (const s of stats) {
     const r = body.insertRow();
-    for (const v of [resolverName(s.resolver), TRANSPORTS[s.transport].short, s.mode, String(s.pages), s.lookups.toLocaleString('en'), s.failures.toLocaleString('en'), rate(s.failureRate),
-      String(s.pagesWithFailures), String(s.pagesFailing), s.medianDelta === null ? '–' : signedMs(s.medianDelta), percent(s.indistinguishable)]) {
+    for (const v of [resolverName(s.resolver), TRANSPORTS[s.transport].short, t(`mode_${s.mode}`), i18n.num(s.pages), i18n.num(s.lookups), i18n.num(s.failures), rate(s.failureRate),
+      i18n.num(s.pagesWithFailures), i18n.num(s.pagesFailing), i18n.signedMs(s.medianDelta), percent(s.indistinguishable)]) {
       r.insertCell().textContent = v;
     }
     Object.assign(r.dataset, { resolver: s.resolver, transport: s.transport, mode: s.mode });
     if ((s.failureRate ?? 0) > 0.01) r.className = 'bad';
   }
-  return t;
+  return table;
 }
 
 /** How an export leaves the page: a Blob link, kept in the page (the test reads it back) and shown, then clicked. */
 function offer(filename: string, type: string, text: string): void {
   const a = $<HTMLAnchorElement>('export-link');
-  a.textContent = `Save ${filename} again`;
+  a.textContent = t('dash_save_again', filename);
   a.hidden = false;
   download(filename, type, text, a);
 }
 
 /** Fills the dashboard page. */
 export async function mountDashboard(): Promise<void> {
+  localizePage(i18n);
   const body = document.body;
   const status = $('status');
   const [reply, settings] = await Promise.all([send({ type: 'history-get' }), send({ type: 'settings-get' })]);
   if (!reply.ok) {
     body.dataset.state = 'error';
-    status.textContent = `The extension's background could not read your history (${reply.code}): ${reply.message}`;
+    status.replaceChildren(...compose(i18n, 'dash_history_unreadable', reply.code, reported(reply.message)));
     status.className = 'bad';
     return;
   }
   const all: HistoryEntry[] = reply.entries;
-  const names = new Map<string, string>([['system', 'your system resolver'], ...PUBLIC_RESOLVERS.map((r) => [r.id, r.name] as [string, string])]);
+  const names = new Map<string, string>([['system', t('dash_system_resolver')], ...PUBLIC_RESOLVERS.map((r) => [r.id, r.name] as [string, string])]);
   const resolverOrder: string[] = ['system'];
   if (settings.ok) for (const r of settings.settings.resolvers) {
     names.set(r.id, r.name);
@@ -93,11 +104,11 @@ export async function mountDashboard(): Promise<void> {
   }
   const resolverName = (id: string) => names.get(id) ?? id;
   const label = (c: Combo) => `${resolverName(c.resolver)} · ${TRANSPORTS[c.transport].short}`;
-  const unreadable = reply.unreadable > 0 ? ` ${reply.unreadable} stored page${reply.unreadable === 1 ? '' : 's'} could not be read and ${reply.unreadable === 1 ? 'is' : 'are'} left out.` : '';
+  const unreadable = reply.unreadable > 0 ? ` ${i18n.plural('dash_unreadable', reply.unreadable)}` : '';
 
   if (all.length === 0) {
     body.dataset.state = 'empty';
-    status.textContent = `Nothing measured yet.${unreadable}`;
+    status.textContent = `${t('dash_nothing')}${unreadable}`;
     $('empty').hidden = false;
     return;
   }
@@ -125,23 +136,21 @@ export async function mountDashboard(): Promise<void> {
     const first = shown[0];
     const last = shown[shown.length - 1];
     status.textContent = first && last
-      ? `${shown.length} of ${all.length} measured pages, ${new Date(first.at).toLocaleString()} to ${new Date(last.at).toLocaleString()}.${unreadable}`
-      : `No measured page matches these filters (${all.length} in all).${unreadable}`;
+      ? `${t('dash_shown', shown.length, all.length, i18n.dateTime(first.at), i18n.dateTime(last.at))}${unreadable}`
+      : `${t('dash_none_match', all.length)}${unreadable}`;
     $('content').hidden = false;
 
     const order = combos(shown, resolverOrder);
     const stats = comboStats(shown, order);
-    const rec = recommend(stats, mode, shown.length, { resolver: resolverName, transport: (t: TransportId) => TRANSPORTS[t].short });
+    const rec = recommend(stats, mode, shown.length, { resolver: resolverName, transport: (id: TransportId) => TRANSPORTS[id].short }, i18n);
     const recBox = $('recommendation');
     recBox.dataset.kind = rec.kind;
-    const sentences = shown.length === 0 ? ['No measured page matches these filters: widen the time window or clear the site.'] : rec.sentences;
+    const sentences = shown.length === 0 ? [t('dash_widen')] : rec.sentences;
     $('rec-text').replaceChildren(...sentences.map((s) => el('p', s)));
     const net = $<HTMLSelectElement>('network');
     $('rec-scope').textContent = filter.network
-      ? `On one network: ${net.selectedOptions[0]?.textContent ?? filter.network}. Pick another above to compare.`
-      : networks.length > 1
-        ? 'Over every network your pages were measured on: pick one above for a recommendation on it.'
-        : 'Every page here was measured on the same network.';
+      ? t('dash_scope_one', net.selectedOptions[0]?.textContent ?? filter.network)
+      : t(networks.length > 1 ? 'dash_scope_all' : 'dash_scope_same');
     renderTable(stats, resolverName);
 
     const width = Math.max(320, Math.min(1000, onloadBox.clientWidth || 960));
@@ -153,10 +162,10 @@ export async function mountDashboard(): Promise<void> {
     // The baseline (plain UDP of the first resolver, or the system's) is 0 on every page: say so rather than leave a bare line.
     const labels = order.map((c, i) => {
       const d = deltas[i]!;
-      return `${label(c)} (${d.length} page${d.length === 1 ? '' : 's'}${d.length > 0 && d.every((x) => x === 0) ? ', the baseline' : ''})`;
+      return `${label(c)} (${i18n.plural(d.length > 0 && d.every((x) => x === 0) ? 'dash_series_baseline' : 'dash_series', d.length)})`;
     });
-    if (order.length > 0) drawn.push(drawOnLoadCdf(onloadBox, width, order, (id) => resolvers.indexOf(id), labels, cdf.x, cdf.y));
-    if (lookups.series.length > 0) drawn.push(drawLookupCdf(lookupBox, width, lookups.x, lookups.series));
+    if (order.length > 0) drawn.push(drawOnLoadCdf(onloadBox, width, order, (id) => resolvers.indexOf(id), labels, cdf.x, cdf.y, i18n));
+    if (lookups.series.length > 0) drawn.push(drawLookupCdf(lookupBox, width, lookups.x, lookups.series, i18n));
     const done = await Promise.all(drawn);
     if (mine !== generation) {
       for (const c of done) c.plot.destroy();

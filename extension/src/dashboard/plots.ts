@@ -8,6 +8,7 @@ import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
 import type { Combo } from './analysis.js';
 import { TRANSPORTS, type TransportId } from '../../../common/transports.js';
 import { TRANSPORT_COLOURS } from '../ui/transports.js';
+import type { I18n } from '../i18n.js';
 
 /** Resolvers are told apart by dash pattern: the first solid, then dashed, dotted, dash-dot… */
 const DASHES: number[][] = [[], [8, 4], [2, 3], [10, 3, 2, 3], [4, 4]];
@@ -25,7 +26,7 @@ function axis(a: uPlot.Axis): uPlot.Axis {
   return { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, ...a };
 }
 
-const percentAxis: uPlot.Axis = { label: 'share', values: (_u, splits) => splits.map((v) => `${Math.round(v * 100)} %`), size: 56 };
+const percentAxis = (i18n: I18n): uPlot.Axis => ({ label: i18n.t('plot_share'), values: (_u, splits) => splits.map((v) => i18n.percent(v)), size: 56 });
 
 /** A chart, drawn: its uPlot instance (for destroy) and its series count (without x). */
 export interface Chart {
@@ -58,10 +59,10 @@ function shadeIndistinguishable(u: uPlot): void {
  * the shared x of `x`/`y` (extension/src/dashboard/analysis.ts sharedCdf).
  */
 export function drawOnLoadCdf(into: HTMLElement, width: number, combos: readonly Combo[], resolverIndex: (id: string) => number, labels: readonly string[],
-  x: number[], y: (number | null)[][]): Promise<Chart> {
+  x: number[], y: (number | null)[][], i18n: I18n): Promise<Chart> {
   const stepped = uPlot.paths.stepped!({ align: 1 });
   const series: uPlot.Series[] = [
-    { label: 'change of onLoad', value: (_u, v) => (v === null || v === undefined ? '–' : `${v > 0 ? '+' : ''}${v} ms`) },
+    { label: i18n.t('plot_onload_change'), value: (_u, v) => (v === null || v === undefined ? '–' : i18n.signedMs(v)) },
     ...combos.map((c, i): uPlot.Series => ({
       label: labels[i]!,
       stroke: TRANSPORT_COLOURS[c.transport],
@@ -70,13 +71,13 @@ export function drawOnLoadCdf(into: HTMLElement, width: number, combos: readonly
       paths: stepped,
       points: { show: false },
       spanGaps: true,
-      value: (_u, v) => (v === null || v === undefined ? '–' : `${Math.round(v * 100)} %`),
+      value: (_u, v) => (v === null || v === undefined ? '–' : i18n.percent(v)),
     })),
   ];
   return draw({
     width, height: 340,
     scales: { x: { time: false }, y: { range: [0, 1] } },
-    axes: [axis({ label: 'estimated change of onLoad (ms)' }), axis(percentAxis)],
+    axes: [axis({ label: i18n.t('plot_onload_axis') }), axis(percentAxis(i18n))],
     series,
     legend: { live: true },
     hooks: { drawClear: [shadeIndistinguishable] },
@@ -84,19 +85,19 @@ export function drawOnLoadCdf(into: HTMLElement, width: number, combos: readonly
 }
 
 /** The lookup-time CDF: one line per transport through its buckets' upper bounds (log x axis). */
-export function drawLookupCdf(into: HTMLElement, width: number, x: number[], series: Array<{ transport: TransportId; n: number; y: number[] }>): Promise<Chart> {
+export function drawLookupCdf(into: HTMLElement, width: number, x: number[], series: Array<{ transport: TransportId; n: number; y: number[] }>, i18n: I18n): Promise<Chart> {
   return draw({
     width, height: 300,
     scales: { x: { time: false, distr: 3, log: 10 }, y: { range: [0, 1] } },
-    axes: [axis({ label: 'lookup time (ms, log scale; bucket upper bounds)' }), axis(percentAxis)],
+    axes: [axis({ label: i18n.t('plot_lookup_axis') }), axis(percentAxis(i18n))],
     series: [
-      { label: 'at or below', value: (_u, v) => (v === null || v === undefined ? '–' : `${v} ms`) },
+      { label: i18n.t('plot_at_or_below'), value: (_u, v) => (v === null || v === undefined ? '–' : i18n.ms(v)) },
       ...series.map((s): uPlot.Series => ({
-        label: `${TRANSPORTS[s.transport].short} (${s.n.toLocaleString('en')} lookups)`,
+        label: `${TRANSPORTS[s.transport].short} (${i18n.plural('popup_lookups', s.n)})`,
         stroke: TRANSPORT_COLOURS[s.transport],
         width: 1.5,
         points: { show: true, size: 5 },
-        value: (_u, v) => (v === null || v === undefined ? '–' : `${Math.round(v * 100)} %`),
+        value: (_u, v) => (v === null || v === undefined ? '–' : i18n.percent(v)),
       })),
     ],
     legend: { live: true },

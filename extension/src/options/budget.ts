@@ -5,11 +5,15 @@ import { defaultSettings } from '../settings.js';
 import { $ } from '../ui/dom.js';
 import { setFieldError } from './feedback.js';
 import type { SettingsPage } from './settings-page.js';
+import { browserI18n } from '../locale.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** Fills the budget section from `v`. */
 export function renderBudget(v: SettingsView): void {
   const d = defaultSettings([]).budget;
-  $('budget-defaults').textContent = `Defaults: ${d.pagesPerHour} pages per hour, and no host measured again within ${d.remeasureAfterHours} hours. They are deliberately conservative: each measurement sends a page's hostnames to every resolver above over every transport.`;
+  $('budget-defaults').textContent = t('budget_defaults', d.pagesPerHour, d.remeasureAfterHours);
   ($('budget-pages') as HTMLInputElement).value = String(v.settings.budget.pagesPerHour);
   ($('budget-hours') as HTMLInputElement).value = String(v.settings.budget.remeasureAfterHours);
 }
@@ -22,11 +26,11 @@ export function wireBudget(page: SettingsPage): void {
     const hours = $<HTMLInputElement>('budget-hours');
     const p = Number(pages.value);
     const h = Number(hours.value);
-    const pErr = pages.value.trim() === '' || !Number.isInteger(p) || p < 0 || p > 120 ? 'A whole number from 0 to 120.' : undefined;
-    const hErr = hours.value.trim() === '' || !Number.isFinite(h) || h < 1 || h > 720 ? 'A number of hours from 1 to 720 (30 days).' : undefined;
+    const pErr = pages.value.trim() === '' || !Number.isInteger(p) || p < 0 || p > 120 ? t('budget_pages_invalid') : undefined;
+    const hErr = hours.value.trim() === '' || !Number.isFinite(h) || h < 1 || h > 720 ? t('budget_hours_invalid') : undefined;
     setFieldError('budget-pages-error', pErr, pages);
     setFieldError('budget-hours-error', hErr, hours);
     if (pErr || hErr) return;
-    await page.change({ budget: { pagesPerHour: p, remeasureAfterHours: h } }, 'Budget saved.');
+    await page.change({ budget: { pagesPerHour: p, remeasureAfterHours: h } }, t('budget_saved'));
   });
 }

@@ -5,6 +5,10 @@ import { $, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
 import { consentDestinations } from './resolver-form.js';
 import type { SettingsPage } from './settings-page.js';
+import { browserI18n } from '../locale.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** Fills the consent section from `v`. */
 export function renderConsent(v: SettingsView): void {
@@ -13,10 +17,10 @@ export function renderConsent(v: SettingsView): void {
   root.dataset.state = fixed ? 'fixed' : v.settings.consent.given ? 'given' : 'not-given';
   const text = $('consent-text');
   text.replaceChildren(
-    el('p', 'To measure, dnscost takes the hostnames each page you visit needed (for example www.example.com and cdn.example.net — never the full address of a page) and looks each one up again, over each transport, at each of these resolvers:'),
+    el('p', t('consent_intro')),
   );
   const list = el('ul');
-  const destinations = consentDestinations(v.settings.resolvers);
+  const destinations = consentDestinations(v.settings.resolvers, i18n);
   for (const d of destinations) {
     const li = el('li');
     li.append(el('strong', d.resolver), document.createTextNode(`: ${d.how}.`));
@@ -25,28 +29,24 @@ export function renderConsent(v: SettingsView): void {
   text.append(list);
   const facts = el('ul');
   if (destinations.some((d) => d.clearText)) {
-    facts.append(el('li', 'Plain DNS (Do53, over UDP or TCP) is not encrypted: those hostnames cross your network in clear text, and anyone on the way (your Wi‑Fi, your internet provider) can read them.', 'bad'));
+    facts.append(el('li', t('consent_clear_text'), 'bad'));
   }
   facts.append(
-    el('li', 'Each resolver’s operator sees the hostnames sent to it and your IP address, as with any DNS lookup.'),
-    el('li', 'Private windows are never recorded or measured.'),
-    el('li', 'Names private to your network — single-label names, special-use names such as .local, .internal, .home.arpa, .localhost and .onion, names under your search domains, names your browser reached at a private address and names your current DNS answers with one — are never sent to public resolvers; IP addresses are never sent at all.'),
-    el('li', 'Sites you exclude below are never recorded or measured.'),
-    el('li', 'Nothing is uploaded anywhere. Nothing is measured until you agree, and you can withdraw at any time.'),
+    ...['consent_operator', 'consent_private_windows', 'consent_private_names', 'consent_exclusions', 'consent_nothing_uploaded'].map((k) => el('li', t(k))),
   );
   text.append(facts);
   const at = v.settings.consent.at;
   $('consent-state').textContent = fixed
-    ? `Your administrator’s policy decides this: measuring is ${v.settings.consent.given ? 'allowed' : 'not allowed'}.`
+    ? t(v.settings.consent.given ? 'consent_policy_allowed' : 'consent_policy_not_allowed')
     : v.settings.consent.given
-      ? `You agreed${at ? ` on ${new Date(at).toLocaleString()}` : ''}. dnscost may measure.`
-      : 'You have not agreed to these resolvers yet (a change to the resolvers asks again): dnscost measures nothing.';
+      ? (at ? t('consent_given_at', i18n.dateTime(at)) : t('consent_given'))
+      : t('consent_not_given');
   ($('consent-give') as HTMLButtonElement).hidden = fixed || v.settings.consent.given;
   ($('consent-withdraw') as HTMLButtonElement).hidden = fixed || !v.settings.consent.given;
 }
 
 /** Wires the give and withdraw buttons. */
 export function wireConsent(page: SettingsPage): void {
-  $('consent-give').addEventListener('click', async () => page.take(await send({ type: 'consent-give' }), 'Thank you: dnscost may now measure.'));
-  $('consent-withdraw').addEventListener('click', async () => page.take(await send({ type: 'consent-withdraw' }), 'Consent withdrawn: dnscost measures nothing.'));
+  $('consent-give').addEventListener('click', async () => page.take(await send({ type: 'consent-give' }), t('consent_thanks')));
+  $('consent-withdraw').addEventListener('click', async () => page.take(await send({ type: 'consent-withdraw' }), t('consent_withdrawn')));
 }

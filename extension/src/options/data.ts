@@ -2,8 +2,12 @@
 // the person's settings to a JSON file or importing them from one (never consent; the policy's fields stay).
 import { $, download, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
-import { say, sayFailure } from './feedback.js';
+import { policyFields, say, sayFailure } from './feedback.js';
 import type { SettingsPage } from './settings-page.js';
+import { browserI18n } from '../locale.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** Wires "Clear recorded data…" and its confirmation. */
 export function wireDataClear(): void {
@@ -20,7 +24,7 @@ export function wireDataClear(): void {
     confirmBox.hidden = true;
     const r = await send({ type: 'data-clear' });
     if (!r.ok) return sayFailure(r);
-    say(r.removed.length ? `Cleared recorded data (${r.removed.length} stored item${r.removed.length === 1 ? '' : 's'}).` : 'There was no recorded data to clear.');
+    say(r.removed.length ? i18n.plural('data_cleared', r.removed.length) : t('data_nothing_to_clear'));
   });
 }
 
@@ -30,7 +34,7 @@ export function wireSettingsFiles(page: SettingsPage): void {
     const r = await send({ type: 'settings-export' });
     if (!r.ok) return sayFailure(r);
     download(r.filename, 'application/json', r.json, $<HTMLAnchorElement>('export-link'));
-    say(`Settings exported as ${r.filename}.`);
+    say(t('data_exported', r.filename));
   });
 
   $('import-file').addEventListener('change', async () => {
@@ -42,13 +46,13 @@ export function wireSettingsFiles(page: SettingsPage): void {
     input.value = '';
     if (!r.ok) {
       sayFailure(r, status);
-      status.prepend(el('p', `Nothing was changed: ${file.name} was not imported.`, 'bad'));
+      status.prepend(el('p', t('data_import_failed', file.name), 'bad'));
       return;
     }
     page.show(r);
     status.dataset.state = 'imported';
-    status.replaceChildren(el('p', `Imported settings from ${file.name}.`, 'good'));
-    if (r.consentKept) status.append(el('p', 'Consent is never imported from a file: yours is unchanged.', 'detail'));
-    if (r.policyOverrides.length > 0) status.append(el('p', `Your administrator’s policy still sets ${r.policyOverrides.join(' and ')}.`, 'detail'));
+    status.replaceChildren(el('p', t('data_imported', file.name), 'good'));
+    if (r.consentKept) status.append(el('p', t('data_consent_kept'), 'detail'));
+    if (r.policyOverrides.length > 0) status.append(el('p', t('data_policy_still_sets', policyFields(r.policyOverrides)), 'detail'));
   });
 }

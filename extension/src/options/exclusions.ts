@@ -5,18 +5,22 @@ import { $, el } from '../ui/dom.js';
 import { setFieldError } from './feedback.js';
 import { exclusionFromInput } from './resolver-form.js';
 import type { SettingsPage } from './settings-page.js';
+import { browserI18n } from '../locale.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** Fills the exclusions list from `v`; its remove buttons change the settings through `page`. */
 export function renderExclusions(v: SettingsView, page: SettingsPage): void {
   const list = $('exclusions');
   list.replaceChildren();
-  if (v.settings.exclusions.length === 0) list.append(el('li', 'None.', 'detail'));
+  if (v.settings.exclusions.length === 0) list.append(el('li', t('exclusions_none'), 'detail'));
   for (const host of v.settings.exclusions) {
     const li = el('li', host);
     li.dataset.exclusion = host;
-    const remove = el('button', `Remove ${host}`);
+    const remove = el('button', t('exclusions_remove', host));
     remove.type = 'button';
-    remove.addEventListener('click', () => void page.change({ exclusions: page.current.own.exclusions.filter((e) => e !== host) }, `${host} will be measured again.`));
+    remove.addEventListener('click', () => void page.change({ exclusions: page.current.own.exclusions.filter((e) => e !== host) }, t('exclusions_removed', host)));
     li.append(remove);
     list.append(li);
   }
@@ -27,13 +31,13 @@ export function wireExclusions(page: SettingsPage): void {
   $('exclusion-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const input = $<HTMLInputElement>('exclusion-input');
-    const r = exclusionFromInput(input.value);
+    const r = exclusionFromInput(input.value, i18n);
     setFieldError('exclusion-error', r.ok ? undefined : r.message, input);
     if (!r.ok) return;
     if (page.current.own.exclusions.includes(r.hostname)) {
-      setFieldError('exclusion-error', `${r.hostname} is already excluded.`, input);
+      setFieldError('exclusion-error', t('exclusions_already', r.hostname), input);
       return;
     }
-    if (await page.change({ exclusions: [...page.current.own.exclusions, r.hostname] }, `${r.hostname} will not be recorded or measured.`)) input.value = '';
+    if (await page.change({ exclusions: [...page.current.own.exclusions, r.hostname] }, t('exclusions_added', r.hostname))) input.value = '';
   });
 }

@@ -5,6 +5,7 @@
 import type { SettingsView } from '../messages/settings.js';
 import { browser } from '../browser.js';
 import { mountHostStatus } from '../ui/host-status-panel.js';
+import { localizePage } from '../ui/localize.js';
 import { renderBudget, wireBudget } from './budget.js';
 import { renderConsent, wireConsent } from './consent.js';
 import { wireDataClear, wireSettingsFiles } from './data.js';
@@ -13,6 +14,10 @@ import { renderPolicy } from './feedback.js';
 import { renderResolvers, wireResolvers } from './resolvers.js';
 import { SettingsPage } from './settings-page.js';
 import { renderUpload, wireUpload } from './upload.js';
+import { browserI18n } from '../locale.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 const page: SettingsPage = new SettingsPage((v: SettingsView) => {
   renderPolicy(v);
@@ -23,7 +28,8 @@ const page: SettingsPage = new SettingsPage((v: SettingsView) => {
   renderUpload(v);
 });
 
-document.getElementById('version')!.textContent = `Extension version ${browser.runtime.getManifest().version}.`;
+localizePage(i18n);
+document.getElementById('version')!.textContent = t('options_version', browser.runtime.getManifest().version);
 wireConsent(page);
 wireResolvers(page);
 wireBudget(page);

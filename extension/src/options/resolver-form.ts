@@ -5,7 +5,8 @@ import * as v from 'valibot';
 import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-resolvers.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import { endpointSpec, type EndpointSpec, type ResolverSpec } from '../../../common/schema.js';
-import { TRANSPORTS, isEncrypted, type TransportId } from '../../../common/transports.js';
+import { isEncrypted, type TransportId } from '../../../common/transports.js';
+import type { I18n } from '../i18n.js';
 
 /** The port each transport uses unless told otherwise (RFC 1035, RFC 7858, RFC 8484, RFC 9250 §4.1.1; DoH3 on UDP 443). */
 export const DEFAULT_PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443, doq: 853, doh3: 443 };
@@ -25,30 +26,30 @@ export type EndpointField = keyof EndpointFields;
 const isIp = (s: string) => v.is(v.pipe(v.string(), v.ip()), s);
 
 /** The endpoint the fields describe, or one message per wrong field (shown beside that field). */
-export function checkEndpointFields(f: EndpointFields): { ok: true; name: string; endpoint: EndpointSpec } | { ok: false; errors: Partial<Record<EndpointField, string>> } {
+export function checkEndpointFields(f: EndpointFields, { t }: I18n): { ok: true; name: string; endpoint: EndpointSpec } | { ok: false; errors: Partial<Record<EndpointField, string>> } {
   const errors: Partial<Record<EndpointField, string>> = {};
   const name = f.name.trim();
-  if (!name) errors.name = 'Give the resolver a name, e.g. “Office DNS”.';
-  else if (name.length > 128) errors.name = 'Use at most 128 characters.';
+  if (!name) errors.name = t('form_name_missing');
+  else if (name.length > 128) errors.name = t('form_name_long', 128);
   const transport = f.transport as TransportId;
-  if (!(transport in DEFAULT_PORTS)) errors.transport = 'Choose a transport.';
+  if (!(transport in DEFAULT_PORTS)) errors.transport = t('form_transport_missing');
   const address = f.address.trim().replace(/^\[(.*)\]$/, '$1');
-  if (!address) errors.address = 'Enter the resolver’s IP address (dnscost never looks up its resolvers).';
-  else if (!isIp(address)) errors.address = `“${address}” is not an IP address; enter e.g. 192.0.2.53 or 2001:db8::53.`;
+  if (!address) errors.address = t('form_address_missing');
+  else if (!isIp(address)) errors.address = t('form_address_not_ip', address);
   const portText = f.port.trim();
   const port = portText === '' && transport in DEFAULT_PORTS ? DEFAULT_PORTS[transport] : Number(portText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) errors.port = 'The port is a whole number from 1 to 65535.';
+  if (!Number.isInteger(port) || port < 1 || port > 65535) errors.port = t('form_port_range');
   const encrypted = transport in DEFAULT_PORTS && isEncrypted(transport);
   let serverName: string | undefined;
   if (encrypted) {
     const sn = f.serverName.trim();
-    if (!sn) errors.serverName = 'Enter the name on the resolver’s certificate (e.g. dns.example), so the TLS check means something.';
+    if (!sn) errors.serverName = t('form_server_name_missing');
     else if (isIp(sn)) serverName = sn;
     else {
       try {
         serverName = normalizeHostname(sn);
-      } catch (err) {
-        errors.serverName = (err as Error).message;
+      } catch {
+        errors.serverName = t('form_hostname_invalid', sn);
       }
     }
   }
@@ -56,13 +57,13 @@ export function checkEndpointFields(f: EndpointFields): { ok: true; name: string
   let method: 'GET' | 'POST' | undefined;
   if (transport === 'doh' || transport === 'doh1' || transport === 'doh3') {
     path = f.path.trim() || '/dns-query';
-    if (!path.startsWith('/') || path.length > 512 || /[\s?#]/.test(path)) errors.path = 'The path starts with “/” and has no spaces, “?” or “#”, e.g. /dns-query.';
+    if (!path.startsWith('/') || path.length > 512 || /[\s?#]/.test(path)) errors.path = t('form_path_invalid');
     method = f.method === 'GET' ? 'GET' : 'POST';
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const endpoint: EndpointSpec = { transport, address, port, ...(serverName ? { serverName } : {}), ...(path ? { path, method } : {}) };
   // The schema the host validates with has the last word.
-  if (!v.is(endpointSpec, endpoint)) return { ok: false, errors: { address: 'This endpoint is not valid.' } };
+  if (!v.is(endpointSpec, endpoint)) return { ok: false, errors: { address: t('form_endpoint_invalid') } };
   return { ok: true, name, endpoint };
 }
 
@@ -88,36 +89,39 @@ export function toggleDefault(resolvers: readonly ResolverSpec[], id: string, on
 }
 
 /** A site to exclude from what a person typed (a hostname or a URL): the hostname, or why not. */
-export function exclusionFromInput(text: string): { ok: true; hostname: string } | { ok: false; message: string } {
-  let t = text.trim();
-  if (!t) return { ok: false, message: 'Enter a site, e.g. bank.example.' };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(t)) {
+export function exclusionFromInput(text: string, { t }: I18n): { ok: true; hostname: string } | { ok: false; message: string } {
+  let site = text.trim();
+  if (!site) return { ok: false, message: t('form_site_missing') };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(site)) {
     try {
-      t = new URL(t).hostname;
+      site = new URL(site).hostname;
     } catch {
-      return { ok: false, message: 'That address could not be read; enter just the site, e.g. bank.example.' };
+      return { ok: false, message: t('form_site_unreadable') };
     }
   }
+  if (isIp(site.replace(/^\[(.*)\]$/, '$1'))) return { ok: false, message: t('form_site_ip', site) };
   try {
-    return { ok: true, hostname: normalizeHostname(t) };
-  } catch (err) {
-    return { ok: false, message: (err as Error).message };
+    return { ok: true, hostname: normalizeHostname(site) };
+  } catch {
+    return { ok: false, message: t('form_hostname_invalid', site) };
   }
 }
 
 /** One endpoint in words: “DNS over TLS to 192.0.2.53 port 853 (certificate name dns.example)”. */
-export function describeEndpoint(e: EndpointSpec): string {
+export function describeEndpoint(e: EndpointSpec, i18n: I18n): string {
+  const { t } = i18n;
   const where = e.address.includes(':') ? `[${e.address}]` : e.address;
-  const tls = e.serverName ? ` (certificate name ${e.serverName})` : '';
-  const path = e.path ? `, path ${e.path}${e.method ? ` by ${e.method}` : ''}` : '';
-  return `${TRANSPORTS[e.transport].name} to ${where} port ${e.port}${tls}${path}`;
+  const tls = e.serverName ? ` ${t('endpoint_certificate', e.serverName)}` : '';
+  const path = e.path ? t(e.method ? 'endpoint_path_method' : 'endpoint_path', e.path, e.method ?? '') : '';
+  // Port numbers are not quantities: no digit grouping.
+  return `${t('endpoint_to', i18n.transport(e.transport), where, String(e.port))}${tls}${path}`;
 }
 
 /** Per resolver, which transports carry the names there, in words (the consent text). */
-export function consentDestinations(resolvers: readonly ResolverSpec[]): Array<{ resolver: string; how: string; clearText: boolean }> {
+export function consentDestinations(resolvers: readonly ResolverSpec[], i18n: I18n): Array<{ resolver: string; how: string; clearText: boolean }> {
   return resolvers.map((r) => ({
     resolver: r.name,
-    how: r.endpoints.map(describeEndpoint).join('; '),
+    how: r.endpoints.map((e) => describeEndpoint(e, i18n)).join('; '),
     clearText: r.endpoints.some((e) => !isEncrypted(e.transport)),
   }));
 }

@@ -7,6 +7,10 @@ import { $, el } from '../ui/dom.js';
 import { say, setFieldError } from './feedback.js';
 import { DEFAULT_PORTS, addCustomEndpoint, checkEndpointFields, describeEndpoint, toggleDefault, type EndpointField } from './resolver-form.js';
 import type { SettingsPage } from './settings-page.js';
+import { browserI18n } from '../locale.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** Fills the resolvers section from `v`; its checkboxes and remove buttons change the settings through `page`. */
 export function renderResolvers(v: SettingsView, page: SettingsPage): void {
@@ -14,15 +18,15 @@ export function renderResolvers(v: SettingsView, page: SettingsPage): void {
   const note = $('resolvers-fixed');
   note.hidden = !fixed;
   note.className = fixed ? 'fixed' : 'detail';
-  note.textContent = fixed ? 'Your administrator’s policy sets the resolvers; they cannot be changed here.' : '';
+  note.textContent = fixed ? t('resolvers_fixed') : '';
   const resolvers = v.settings.resolvers;
 
   const lab = $('lab-mode') as HTMLInputElement;
   lab.checked = v.settings.lab;
-  lab.onchange = () => void page.change({ lab: lab.checked }, lab.checked ? 'Lab mode is on: special-use names may go to resolvers on your own network.' : 'Lab mode is off: special-use names go to no resolver.');
+  lab.onchange = () => void page.change({ lab: lab.checked }, t(lab.checked ? 'lab_on' : 'lab_off'));
 
   const defaults = $('default-resolvers');
-  defaults.replaceChildren(el('legend', 'Public resolvers (defaults)'));
+  defaults.replaceChildren(el('legend', t('resolvers_defaults_legend')));
   for (const d of PUBLIC_RESOLVERS) {
     const box = el('input');
     box.type = 'checkbox';
@@ -34,41 +38,41 @@ export function renderResolvers(v: SettingsView, page: SettingsPage): void {
       const next = toggleDefault(page.current.own.resolvers, d.id, box.checked);
       if (next.length === 0) {
         box.checked = true;
-        say('Keep at least one resolver: add your own before turning off the last default.', false);
+        say(t('resolvers_keep_one_default'), false);
         return;
       }
-      await page.change({ resolvers: next }, `${d.name} ${box.checked ? 'will' : 'will not'} be measured.`);
+      await page.change({ resolvers: next }, t(box.checked ? 'resolvers_will_measure' : 'resolvers_will_not_measure', d.name));
     });
     const label = el('label');
     label.htmlFor = box.id;
     label.append(box, document.createTextNode(` ${d.name}`));
     const div = el('div', undefined, 'field');
-    div.append(label, el('span', d.endpoints.map(describeEndpoint).join('; '), 'detail'));
+    div.append(label, el('span', d.endpoints.map((e) => describeEndpoint(e, i18n)).join('; '), 'detail'));
     defaults.append(div);
   }
 
   const list = $('custom-resolvers');
   list.replaceChildren();
   const custom = resolvers.filter((r) => fixed || !isPublicResolverId(r.id));
-  if (custom.length === 0) list.append(el('li', 'None yet.', 'detail'));
+  if (custom.length === 0) list.append(el('li', t('resolvers_none_yet'), 'detail'));
   for (const r of custom) {
     const li = el('li');
     li.dataset.resolverId = r.id;
     li.append(el('strong', r.name));
     const eps = el('ul');
-    for (const e of r.endpoints) eps.append(el('li', describeEndpoint(e)));
+    for (const e of r.endpoints) eps.append(el('li', describeEndpoint(e, i18n)));
     li.append(eps);
     if (!fixed) {
-      const remove = el('button', `Remove ${r.name}`);
+      const remove = el('button', t('resolvers_remove', r.name));
       remove.type = 'button';
       remove.dataset.remove = r.id;
       remove.addEventListener('click', async () => {
         const next = page.current.own.resolvers.filter((x) => x.id !== r.id);
         if (next.length === 0) {
-          say('Keep at least one resolver: turn on a default before removing the last one.', false);
+          say(t('resolvers_keep_one_custom'), false);
           return;
         }
-        await page.change({ resolvers: next }, `Removed ${r.name}.`);
+        await page.change({ resolvers: next }, t('resolvers_removed', r.name));
       });
       li.append(remove);
     }
@@ -100,7 +104,7 @@ export function wireResolvers(page: SettingsPage): void {
       path: $('custom-path'),
       method: $('custom-method'),
     };
-    const checked = checkEndpointFields(Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.value])) as Record<EndpointField, string>);
+    const checked = checkEndpointFields(Object.fromEntries(Object.entries(inputs).map(([k, i]) => [k, i.value])) as Record<EndpointField, string>, i18n);
     for (const k of Object.keys(inputs) as EndpointField[]) {
       if (k !== 'method') setFieldError(`custom-${k}-error`, checked.ok ? undefined : checked.errors[k], inputs[k]);
     }
@@ -109,7 +113,7 @@ export function wireResolvers(page: SettingsPage): void {
       if (first) inputs[first].focus();
       return;
     }
-    if (await page.change({ resolvers: addCustomEndpoint(page.current.own.resolvers, checked.name, checked.endpoint) }, `Added ${checked.name}: ${describeEndpoint(checked.endpoint)}.`)) {
+    if (await page.change({ resolvers: addCustomEndpoint(page.current.own.resolvers, checked.name, checked.endpoint) }, t('resolvers_added', checked.name, describeEndpoint(checked.endpoint, i18n)))) {
       for (const k of ['address', 'port', 'serverName', 'path'] as const) inputs[k].value = '';
     }
   });

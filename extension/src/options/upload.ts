@@ -7,6 +7,11 @@ import { $ } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
 import { say, sayFailure } from './feedback.js';
 import type { SettingsPage } from './settings-page.js';
+import { browserI18n } from '../locale.js';
+import { reported } from '../ui/localize.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** Fills the upload form from the person's own settings in `v`, then asks for the uploader's state. */
 export function renderUpload(v: SettingsView): void {
@@ -27,10 +32,10 @@ async function renderUploadState(): Promise<void> {
   const waiting = s.queued.reduce((n, b) => n + b.pages, 0) + s.pendingPages;
   const last = s.queued[0]?.lastError;
   $('upload-state').textContent = [
-    !s.enabled ? 'Uploads are off.' : s.paused ? 'Uploads are paused.' : `Uploads are on, to ${s.collector}.`,
-    `${waiting} page summaries waiting, ${s.sent.reduce((n, b) => n + b.pages, 0)} uploaded in ${s.sent.length} batches.`,
-    last ? `The last try failed (${last.code}): it will be tried again.` : '',
-    s.refused.length ? `${s.refused.length} batches were refused by the collector (${s.refused.at(-1)!.code}).` : '',
+    !s.enabled ? t('upload_off') : s.paused ? t('upload_paused') : t('upload_on', s.collector),
+    t('upload_counts', i18n.plural('upload_waiting', waiting), i18n.plural('upload_sent', s.sent.reduce((n, b) => n + b.pages, 0)), i18n.plural('upload_batches', s.sent.length)),
+    last ? t('upload_last_failed', last.code) : '',
+    s.refused.length ? i18n.plural('upload_refused', s.refused.length, s.refused.at(-1)!.code) : '',
   ].filter(Boolean).join(' ');
 }
 
@@ -50,15 +55,15 @@ export function wireUpload(page: SettingsPage): void {
       },
     });
     if (reply.ok) $('upload-error').textContent = '';
-    else $('upload-error').textContent = ('problems' in reply && reply.problems.length ? reply.problems : [reply.message]).join('; ');
-    page.take(reply, 'Upload settings saved.');
+    else $('upload-error').replaceChildren(reported(('problems' in reply && reply.problems.length ? reply.problems : [reply.message]).join('; ')));
+    page.take(reply, t('upload_saved'));
   });
   $('upload-preview').addEventListener('click', async () => {
     const r = await send({ type: 'upload-preview' });
     const pre = $('upload-preview-bytes');
     pre.hidden = false;
-    if (!r.ok) pre.textContent = r.message;
-    else pre.textContent = r.batch ? r.batch.body : 'Nothing is waiting to be uploaded.';
+    if (!r.ok) pre.replaceChildren(reported(r.message));
+    else pre.textContent = r.batch ? r.batch.body : t('upload_nothing_waiting');
     pre.dataset.key = r.ok && r.batch ? r.batch.key : '';
     void renderUploadState();
   });
@@ -68,7 +73,7 @@ export function wireUpload(page: SettingsPage): void {
   });
   $('upload-delete').addEventListener('click', async () => {
     const r = await send({ type: 'upload-delete' });
-    if (r.ok) say(r.failed.length ? `${r.deleted} uploads deleted; ${r.failed.length} could not be reached and stay listed.` : `${r.deleted} uploads deleted from the collector.`, r.failed.length === 0);
+    if (r.ok) say(r.failed.length ? t('upload_deleted_partly', i18n.plural('upload_deleted', r.deleted), r.failed.length) : t('upload_deleted_all', i18n.plural('upload_deleted', r.deleted)), r.failed.length === 0);
     else sayFailure(r);
     void renderUploadState();
   });

@@ -11,13 +11,18 @@ import { pageVerdict } from '../verdict.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
 import { download, el } from '../ui/dom.js';
-import { computeResults, renderBytes, renderSummary, renderWaterfall } from './cost-view.js';
+import { computeResults, renderBytes, renderSummary, renderWaterfall, resolverName } from './cost-view.js';
+import { browserI18n } from '../locale.js';
+import { compose, reported } from '../ui/localize.js';
 import { CODES } from '../../../common/errors.js';
 import { TRANSPORTS } from '../../../common/transports.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 
 /** Progress is asked for this often while measuring. */
 export const POLL_MS = 500;
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** The tab to show: `?tab=ID` when the popup is opened as a page, else the active tab of the current window. */
 export async function targetTab(search: string): Promise<number | null> {
@@ -42,8 +47,8 @@ function show(root: HTMLElement, state: string, ...children: Array<Node | string
   root.dataset.state = state;
   root.replaceChildren(...children);
   if (state === before) return;
-  if (state === 'measuring') announce('Measuring this page.');
-  else if (before === 'measuring') announce(state === 'results' ? 'Measurement finished: the results are below.' : 'The measurement stopped.');
+  if (state === 'measuring') announce(t('popup_announce_measuring'));
+  else if (before === 'measuring') announce(t(state === 'results' ? 'popup_announce_finished' : 'popup_announce_stopped'));
 }
 
 /** Folds a section under its heading: the verdict answers, the tables and the waterfall are there for who asks. */
@@ -53,6 +58,13 @@ function fold(section: HTMLElement): HTMLDetailsElement {
   details.append(el('summary', heading?.textContent ?? ''), section);
   heading?.remove();
   return details;
+}
+
+/** A paragraph of `nodes` (text and reported details). */
+function para(nodes: Node[], className?: string): HTMLParagraphElement {
+  const p = el('p', undefined, className);
+  p.append(...nodes);
+  return p;
 }
 
 function button(text: string, onClick: () => void, id?: string): HTMLButtonElement {
@@ -66,7 +78,7 @@ function button(text: string, onClick: () => void, id?: string): HTMLButtonEleme
 /** Fills `root` with the cost panel of `tabId` and keeps it current. */
 export async function mountCostPanel(root: HTMLElement, tabId: number | null): Promise<void> {
   if (tabId === null) {
-    show(root, 'no-tab', el('p', 'There is no tab to show.'));
+    show(root, 'no-tab', el('p', t('popup_no_tab')));
     return;
   }
   let timer: ReturnType<typeof setTimeout> | null = null;
@@ -75,7 +87,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     timer = null;
     const reply = await send({ type: 'measure-status', tabId, records: withRecords });
     if (!reply.ok) {
-      show(root, reply.code, el('p', `The extension's background could not answer (${reply.code}): ${reply.message}`, 'bad'));
+      show(root, reply.code, para(compose(i18n, 'error_no_background', reply.code, reported(reply.message)), 'bad'));
       return;
     }
     const status = reply as MeasureStatus;
@@ -90,10 +102,10 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
   };
 
   const start = async (): Promise<void> => {
-    show(root, 'starting', el('p', 'Starting…'));
+    show(root, 'starting', el('p', t('popup_starting')));
     const reply = await send({ type: 'measure-start', tabId });
     if (!reply.ok) {
-      show(root, reply.code, el('p', `Could not start: ${reply.message}`, 'bad'), button('Try again', () => void refresh()));
+      show(root, reply.code, para(compose(i18n, 'popup_start_failed', reported(reply.message)), 'bad'), button(t('popup_try_again'), () => void refresh()));
       return;
     }
     await refresh();
@@ -108,37 +120,37 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     const hosts = m.plan.hosts.length;
     const transports = m.plan.resolvers.reduce((s, r) => s + r.transports.length, 0);
     show(root, 'measuring',
-      el('p', `Measuring ${hosts} host${hosts === 1 ? '' : 's'} of this page over ${transports} resolver transport${transports === 1 ? '' : 's'}, cold and warm, ${m.plan.repeat} times each…`),
+      el('p', t('popup_measuring', i18n.plural('popup_hosts', hosts), i18n.plural('popup_transports', transports), i18n.plural('popup_times', m.plan.repeat))),
       bar,
-      el('p', m.total ? `${m.done} of ${m.total} lookups` : 'Priming the resolvers…', 'detail'),
-      button('Cancel', () => void send({ type: 'measure-cancel', tabId }).then(() => refresh()), 'measure-cancel'));
+      el('p', m.total ? t('popup_progress', m.done, m.total) : t('popup_priming'), 'detail'),
+      button(t('popup_cancel'), () => void send({ type: 'measure-cancel', tabId }).then(() => refresh()), 'measure-cancel'));
   };
 
   const blockedView = (b: NonNullable<MeasureStatus['blocked']>): Array<Node | string> => {
     switch (b.code) {
       case CODES.NO_CONSENT: {
-        const link = el('a', 'Open dnscost’s options');
+        const link = el('a', t('popup_open_options'));
         link.href = browser.runtime.getURL('options/options.html');
         link.target = '_blank';
-        return [el('p', 'dnscost measures a page only after you agreed to have its hostnames re-resolved by the resolvers you chose.'), el('p', undefined), link];
+        return [el('p', t('popup_no_consent')), el('p', undefined), link];
       }
       case CODES.HOST_NOT_CONNECTED: {
         const pre = el('pre');
         pre.append(el('code', INSTALL_COMMAND));
-        return [el('p', 'dnscost needs its native host to measure. If it is not installed, install it from a terminal:'), pre, el('p', b.message, 'detail')];
+        return [el('p', t('popup_no_host')), pre, para([reported(b.message)], 'detail')];
       }
       case CODES.PRIVATE_WINDOW:
-        return [el('p', 'This is a private window: dnscost never records or measures pages here.')];
+        return [el('p', t('popup_private_window'))];
       case CODES.EXCLUDED:
-        return [el('p', 'This site is excluded in dnscost’s options: it is never recorded or measured.')];
+        return [el('p', t('popup_excluded'))];
       case CODES.NO_PAGE:
-        return [el('p', 'dnscost has no record of a web page in this tab (load or reload a page first).')];
+        return [el('p', t('popup_no_page'))];
       case CODES.NO_MEASURABLE_HOSTS:
-        return [el('p', 'This page used only names private to your network (or IP addresses), which are never sent to resolvers outside it.')];
+        return [el('p', t('popup_no_measurable_hosts'))];
       case CODES.BUSY:
-        return [el('p', `Another page is being measured; try again when it finished. ${b.message}`)];
+        return [el('p', t('popup_busy'))];
       default:
-        return [el('p', b.message)];
+        return [para([reported(b.message)])];
     }
   };
 
@@ -150,53 +162,58 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
         show(root, blocked.code, ...blockedView(blocked));
         return;
       }
-      const note = m?.state === 'interrupted' || m?.state === 'failed' ? el('p', `The last measurement stopped: ${m.error?.message ?? m.state}.`, 'bad') : '';
-      show(root, 'nothing-yet', note, el('p', 'This page has not been measured yet.'), button('Measure this page', () => void start(), 'measure-start'));
+      const note = m?.state === 'interrupted' || m?.state === 'failed' ? para(compose(i18n, 'popup_last_stopped', m.error ? reported(m.error.message) : t(`measure_state_${m.state}`)), 'bad') : '';
+      show(root, 'nothing-yet', note, el('p', t('popup_not_measured')), button(t('popup_measure'), () => void start(), 'measure-start'));
       return;
     }
     const started = performance.now();
-    const results = computeResults(m, records);
-    const names = new Map(m.plan.resolvers.map((r) => [r.id, r.name]));
+    const results = computeResults(m, records, i18n);
+    const names = new Map(m.plan.resolvers.map((r) => [r.id, resolverName(m, r.id, i18n)]));
     const verdict = pageVerdict(results.cells.map((c) => ({ ...c, onLoad: c.onLoad.delta === null ? null : { delta: c.onLoad.delta }, expected: results.expected[c.transport] === c.mode })),
-      (id) => names.get(id) ?? id);
+      (id) => names.get(id) ?? id, i18n);
     const answer = el('p', verdict.sentence, 'verdict');
     answer.id = 'verdict';
     answer.dataset.kind = verdict.kind;
     if (verdict.best) {
       // How to switch to the best choice, in the browser that recorded the page (or for the whole computer).
       const section = TRANSPORTS[verdict.best.transport].doh ? `doh-${m.page.browser === 'firefox' ? 'firefox' : 'chromium'}` : verdict.best.transport;
-      const how = el('a', 'How to turn it on');
+      const how = el('a', t('popup_howto_link'));
       how.href = `../howto/howto.html#${section}`;
       how.target = '_blank';
       how.id = 'howto-link';
       answer.append(' ', how);
     }
     const head = el('p', undefined, 'page');
-    head.append(el('strong', m.host), ` · ${m.plan.hosts.length} hosts measured · ${records.length} lookups · ${new Date(m.finishedAt ?? m.updatedAt).toLocaleString()}`);
+    head.append(el('strong', m.host), ` · ${i18n.plural('popup_hosts_measured', m.plan.hosts.length)} · ${i18n.plural('popup_lookups', records.length)} · ${i18n.dateTime(m.finishedAt ?? m.updatedAt)}`);
     const parts: Array<Node | string> = [answer, head];
-    if (m.state !== 'done') parts.push(el('p', `This measurement is ${m.state}${m.error ? `: ${m.error.message}` : ''}. It shows the lookups finished before.`, 'bad'));
-    if (m.plan.internalAllowed) parts.push(el('p', 'Special-use names (.test, .localhost, …) were measured because the lab setting is on and every resolver is on your own network.', 'detail'));
-    parts.push(fold(renderSummary(results, names)));
+    if (m.state !== 'done') parts.push(para(m.error ? compose(i18n, 'popup_partial_error', t(`measure_state_${m.state}`), reported(m.error.message)) : compose(i18n, 'popup_partial', t(`measure_state_${m.state}`)), 'bad'));
+    if (m.plan.internalAllowed) parts.push(el('p', t('popup_lab_names'), 'detail'));
+    parts.push(fold(renderSummary(results, names, i18n)));
     const wf = el('section', undefined, 'waterfall-box');
-    wf.append(el('h2', 'Per-host waterfall'));
+    wf.append(el('h2', t('popup_wf_title')));
     const resolvers = [...new Set(results.cells.map((c) => c.resolver))];
     const holder = el('div');
-    holder.append(renderWaterfall(records, m, resolvers[0] ?? ''));
+    holder.append(renderWaterfall(records, m, resolvers[0] ?? '', i18n));
     if (resolvers.length > 1) {
       const pick = el('select');
+      pick.setAttribute('aria-label', t('popup_wf_resolver'));
       for (const r of resolvers) pick.append(new Option(names.get(r) ?? r, r));
-      pick.addEventListener('change', () => holder.replaceChildren(renderWaterfall(records, m, pick.value)));
+      pick.addEventListener('change', () => holder.replaceChildren(renderWaterfall(records, m, pick.value, i18n)));
       wf.append(pick);
     }
-    wf.append(el('p', 'Each row is a host, in the order the page first needed it; the tick is when it was needed, each bar its lookup over one transport (median of the replays, until A and AAAA both answered); red bars never got an answer (drawn as long as failing took).', 'detail'), holder);
-    parts.push(fold(wf), fold(renderBytes(results, names)));
+    wf.append(el('p', t('popup_wf_detail'), 'detail'), holder);
+    parts.push(fold(wf), fold(renderBytes(results, names, i18n)));
     const actions = el('p', undefined, 'actions');
-    actions.append(button('Export JSON', () => {
+    actions.append(button(t('popup_export_json'), () => {
       const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
       download(`dnscost-${m.host || 'page'}-${stamp}.json`, 'application/json', `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
     }, 'export-json'));
-    if (!blocked) actions.append(' ', button('Measure again', () => void start(), 'measure-start'));
-    else actions.append(el('span', ` ${blocked.message}`, 'detail'));
+    if (!blocked) actions.append(' ', button(t('popup_measure_again'), () => void start(), 'measure-start'));
+    else {
+      // Why it cannot measure again, in the words of the blocked view's first line.
+      const first = blockedView(blocked)[0];
+      actions.append(' ', el('span', typeof first === 'string' ? first : first?.textContent ?? '', 'detail'));
+    }
     parts.push(actions);
     show(root, 'results', ...parts);
     root.dataset.measurement = m.state;

@@ -6,6 +6,10 @@ import { test } from 'vitest';
 import type { BrowserDoh, CurrentDns } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { browserDohWords, comparedWith, expectedWhy } from './cost-view.js';
+import { testI18n } from '../i18n-fixtures.js';
+
+const en = testI18n('en');
+const de = testI18n('de');
 
 const plan = (currentDns: CurrentDns | null): Pick<MeasurementMeta, 'plan'> => ({
   plan: {
@@ -17,27 +21,27 @@ const plan = (currentDns: CurrentDns | null): Pick<MeasurementMeta, 'plan'> => (
 const current: CurrentDns = { source: 'resolvectl status', servers: [{ address: '192.0.2.53', port: 53 }], search: [], stub: { address: '127.0.0.53', software: 'systemd-resolved' }, encrypted: null, description: 'x' };
 
 test('the panel names the baseline: your current DNS, already encrypted or not; else the replay that stood in', () => {
-  assert.equal(comparedWith(plan(current), { resolver: 'system', transport: 'udp' }), 'Compared with your current DNS (192.0.2.53, through systemd-resolved on 127.0.0.53), replayed the same way.');
+  assert.equal(comparedWith(plan(current), { resolver: 'system', transport: 'udp' }, en), 'Compared with your current DNS (192.0.2.53, through systemd-resolved on 127.0.0.53), replayed the same way.');
   assert.match(
-    comparedWith(plan({ ...current, encrypted: { transport: 'dot', by: 'systemd-resolved', opportunistic: false } }), { resolver: 'system', transport: 'dot' }),
+    comparedWith(plan({ ...current, encrypted: { transport: 'dot', by: 'systemd-resolved', opportunistic: false } }), { resolver: 'system', transport: 'dot' }, en),
     /^Compared with your current DNS .* It is already encrypted \(DNS over TLS through systemd-resolved\): the changes below are against it, not a switch from plain DNS\.$/,
   );
-  assert.match(comparedWith(plan(null), { resolver: 'lab', transport: 'udp' }), /^Compared with Lab over plain DNS over UDP \(your current DNS was not measured\)/);
-  assert.match(comparedWith(plan(null), undefined), /No plain-UDP replay/);
+  assert.match(comparedWith(plan(null), { resolver: 'lab', transport: 'udp' }, en), /^Compared with Lab over plain DNS over UDP \(your current DNS was not measured\)/);
+  assert.match(comparedWith(plan(null), undefined, en), /No plain-UDP replay/);
 });
 
 test('the panel says which connection state each transport would have had at this visit, and why', () => {
   const page = (idleBeforeMs: number | null, browser: 'chromium' | 'firefox') => ({ page: { idleBeforeMs, browser } as MeasurementMeta['page'] });
-  const soon = expectedWhy(page(4_000, 'chromium'), ['udp', 'dot', 'doh'], null);
+  const soon = expectedWhy(page(4_000, 'chromium'), ['udp', 'dot', 'doh'], null, en);
   assert.match(soon, /^Your browser had been idle 4 s before this page, so the connection would have been: /);
   assert.match(soon, /DoT open \(warm\), as systemd-resolved \(DNS over TLS\) keeps it 10 s/);
   assert.match(soon, /DoH open \(warm\), as Chromium's DNS over HTTPS keeps it until the server closes it/);
   assert.doesNotMatch(soon, /Do53/, 'plain DNS has no connection to keep');
-  const later = expectedWhy(page(30_000, 'chromium'), ['dot', 'doh'], 'unbound');
+  const later = expectedWhy(page(30_000, 'chromium'), ['dot', 'doh'], 'unbound', en);
   assert.match(later, /DoT open \(warm\), as unbound \(DNS over TLS\) keeps it 60 s/);
-  assert.match(expectedWhy(page(90_000, 'firefox'), ['dot'], 'unbound'), /DoT closed \(cold\)/);
-  assert.match(expectedWhy(page(null, 'firefox'), ['doh'], null), /^This was the first page since your browser started, .*DoH closed \(cold\)/);
-  assert.equal(expectedWhy(page(1_000, 'firefox'), ['udp', 'tcp'], null), '');
+  assert.match(expectedWhy(page(90_000, 'firefox'), ['dot'], 'unbound', en), /DoT closed \(cold\)/);
+  assert.match(expectedWhy(page(null, 'firefox'), ['doh'], null, en), /^This was the first page since your browser started, .*DoH closed \(cold\)/);
+  assert.equal(expectedWhy(page(1_000, 'firefox'), ['udp', 'tcp'], null, en), '');
 });
 
 test("the panel says when the browser's lookups already go over DoH, instead of pricing a switch that already happened", () => {
@@ -46,24 +50,30 @@ test("the panel says when the browser's lookups already go over DoH, instead of 
     source: '/etc/chromium/policies/managed/doh.json', setBy: 'policy', fallback: false, upgradedFrom: null, ...d,
   });
   const withDoh = (d: BrowserDoh | null) => ({ plan: { ...plan(current).plan, browserDoh: d } });
-  const secure = comparedWith(withDoh(doh({})), { resolver: 'system', transport: 'udp' });
+  const secure = comparedWith(withDoh(doh({})), { resolver: 'system', transport: 'udp' }, en);
   assert.equal(
     secure,
     'Compared with your current DNS (192.0.2.53, through systemd-resolved on 127.0.0.53), replayed the same way. ' +
       'Your browser already sends its lookups over DNS over HTTPS (https://doh.example/dns-query{?dns}, set by policy): the DoH rows are roughly what you pay now, not a switch; the plain rows show what turning it off would change.',
   );
   assert.match(
-    browserDohWords(doh({ browser: 'firefox', product: 'Firefox', mode: 'automatic', fallback: true, setBy: 'settings', source: '/home/a/.mozilla/firefox/x.default/prefs.js' })),
+    browserDohWords(doh({ browser: 'firefox', product: 'Firefox', mode: 'automatic', fallback: true, setBy: 'settings', source: '/home/a/.mozilla/firefox/x.default/prefs.js' }), en),
     /^Your browser already sends its lookups over DNS over HTTPS first \(https:\/\/doh\.example\/dns-query\{\?dns\}, set in prefs\.js\), and over plain DNS when that fails: /,
   );
   assert.match(
-    browserDohWords(doh({ mode: 'automatic', fallback: true, setBy: 'default', source: 'default', templates: ['https://dns.google/dns-query{?dns}'], upgradedFrom: '8.8.8.8' })),
+    browserDohWords(doh({ mode: 'automatic', fallback: true, setBy: 'default', source: 'default', templates: ['https://dns.google/dns-query{?dns}'], upgradedFrom: '8.8.8.8' }), en),
     /\(https:\/\/dns\.google\/dns-query\{\?dns\}, upgraded automatically from your DNS server 8\.8\.8\.8\), and over plain DNS when that fails/,
   );
-  assert.match(browserDohWords(doh({ browser: 'firefox', mode: 'secure', templates: [], setBy: 'rollout' })), /over DNS over HTTPS \(its default server, turned on by Mozilla's rollout\):/);
-  assert.match(comparedWith(withDoh(doh({})), undefined), /^No plain-UDP replay .* Your browser already sends its lookups over DNS over HTTPS/);
+  assert.match(browserDohWords(doh({ browser: 'firefox', mode: 'secure', templates: [], setBy: 'rollout' }), en), /over DNS over HTTPS \(its default server, turned on by Mozilla's rollout\):/);
+  assert.match(comparedWith(withDoh(doh({})), undefined, en), /^No plain-UDP replay .* Your browser already sends its lookups over DNS over HTTPS/);
   // Off, automatic without an upgrade, unknown, or from before: nothing is said.
-  assert.equal(browserDohWords(doh({ mode: 'off', active: false, templates: [] })), '');
-  assert.equal(browserDohWords(doh({ mode: 'automatic', active: false, templates: [], fallback: true, setBy: 'default' })), '');
-  assert.equal(comparedWith(withDoh(null), { resolver: 'system', transport: 'udp' }), comparedWith(plan(current), { resolver: 'system', transport: 'udp' }));
+  assert.equal(browserDohWords(doh({ mode: 'off', active: false, templates: [] }), en), '');
+  assert.equal(browserDohWords(doh({ mode: 'automatic', active: false, templates: [], fallback: true, setBy: 'default' }), en), '');
+  assert.equal(comparedWith(withDoh(null), { resolver: 'system', transport: 'udp' }, en), comparedWith(plan(current), { resolver: 'system', transport: 'udp' }, en));
+});
+
+test('the same sentences in German', () => {
+  assert.equal(comparedWith(plan(current), { resolver: 'system', transport: 'udp' }, de), 'Vergleichsbasis: Ihr aktuelles DNS (192.0.2.53, über systemd-resolved auf 127.0.0.53), auf dieselbe Weise wiederholt.');
+  const page = { page: { idleBeforeMs: 4_000, browser: 'chromium' } as MeasurementMeta['page'] };
+  assert.match(expectedWhy(page, ['dot', 'doh'], null, de), /^Ihr Browser war vor dieser Seite 4 s lang untätig, daher wäre die Verbindung gewesen: DoT offen \(warm\), da systemd-resolved \(DNS über TLS\) sie 10 s lang offen hält; DoH offen \(warm\), da das DNS über HTTPS von Chromium sie offen hält, bis der Server sie schließt\./);
 });

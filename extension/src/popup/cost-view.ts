@@ -6,25 +6,39 @@ import { type StoredRecord } from '../../../common/stored-record.js';
 import type { BrowserDoh } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
-import { CURRENT_DNS_ID } from '../../../common/default-resolvers.js';
+import { CURRENT_DNS_ID, LOCAL_STUB_ID } from '../../../common/default-resolvers.js';
 import { expectedModeOf, holderOf, HOLDERS, pings, type Holder } from '../../../common/connection-state.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
 import { TRANSPORT_IDS, TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
+import type { CurrentDns } from '../../../common/schema.js';
+import type { I18n } from '../i18n.js';
 import { el } from '../ui/dom.js';
 import { TRANSPORT_COLOURS } from '../ui/transports.js';
 
-const ms = (x: number | null): string => (x === null ? '–' : `${x >= 0 ? '' : '−'}${Math.abs(x) < 10 ? Math.abs(x).toFixed(1) : Math.round(Math.abs(x))} ms`);
-const signed = (x: number | null): string => (x === null ? '–' : x > 0 ? `+${ms(x)}` : ms(x));
-const bytes = (x: number | null): string => (x === null ? '–' : `${Math.round(x).toLocaleString('en')} B`);
-
 /** The onLoad change of a cell in words: point, bounds, and the verdict. */
-export function onLoadWords(c: CellCost): string {
+export function onLoadWords(c: CellCost, i18n: I18n): string {
+  const { t, signedMs } = i18n;
   const o = c.onLoad;
-  if (c.verdict === 'fails') return `would fail: ${c.unresolved.length} host${c.unresolved.length === 1 ? '' : 's'} never resolved`;
-  if (o.delta === null) return 'unknown (no host could be compared)';
-  const bounds = o.lower !== null && o.upper !== null ? ` (${signed(o.lower)} to ${signed(o.upper)})` : '';
-  const verdict = c.verdict === 'indistinguishable' ? `indistinguishable (within ±${INDISTINGUISHABLE_MS} ms)` : c.verdict;
-  return `${signed(o.delta)}${bounds}: ${verdict}`;
+  if (c.verdict === 'fails') return i18n.plural('cost_onload_fails', c.unresolved.length);
+  if (o.delta === null) return t('cost_onload_unknown');
+  const bounds = o.lower !== null && o.upper !== null ? ` ${t('cost_onload_bounds', signedMs(o.lower), signedMs(o.upper))}` : '';
+  const verdict = c.verdict === 'indistinguishable' ? t('cost_verdict_indistinguishable', i18n.ms(INDISTINGUISHABLE_MS)) : t(`cost_verdict_${c.verdict}`);
+  return `${signedMs(o.delta)}${bounds}: ${verdict}`;
+}
+
+/**
+ * A resolver's name in the UI language: the person's current DNS and their computer's cache are named from what the
+ * host found (its own description is English); other resolvers by the name they were given.
+ */
+export function resolverName(meta: Pick<MeasurementMeta, 'plan'>, id: string, i18n: I18n): string {
+  const current: CurrentDns | null | undefined = meta.plan.currentDns;
+  const given = meta.plan.resolvers.find((r) => r.id === id)?.name ?? id;
+  if (!current || (id !== CURRENT_DNS_ID && id !== LOCAL_STUB_ID)) return given;
+  const servers = current.servers.map((s) => (s.port === 53 ? s.address : i18n.t('resolver_server_port', s.address, String(s.port)))).join(', ');
+  const stub = current.stub;
+  if (id === LOCAL_STUB_ID) return stub ? i18n.t('resolver_local_stub', stub.software, stub.address) : given;
+  if (stub) return servers ? i18n.t('resolver_current_via_stub', servers, stub.software, stub.address) : i18n.t('resolver_current_stub_only', stub.software, stub.address);
+  return servers ? i18n.t('resolver_current', servers) : given;
 }
 
 const MODE_ORDER: Record<Mode, number> = { cold: 0, warm: 1 };
@@ -43,7 +57,7 @@ export interface Results {
 }
 
 /** Runs the cost model over a measurement's stored records. */
-export function computeResults(meta: MeasurementMeta, records: readonly StoredRecord[]): Results {
+export function computeResults(meta: MeasurementMeta, records: readonly StoredRecord[], i18n: I18n): Results {
   const cells = measuredPageCost(meta.page, records);
   const baseline = chooseBaseline(records);
   const resolverOrder = new Map(meta.plan.resolvers.map((r, i) => [r.id, i]));
@@ -51,59 +65,60 @@ export function computeResults(meta: MeasurementMeta, records: readonly StoredRe
   const stub = meta.plan.currentDns?.stub?.software ?? null;
   const expected: Results['expected'] = {};
   for (const c of cells) expected[c.transport] = expectedModeOf(c.transport, meta.page, stub);
-  return { cells, baseline, comparedWith: comparedWith(meta, baseline), expected, expectedWhy: expectedWhy(meta, Object.keys(expected) as TransportId[], stub) };
+  return { cells, baseline, comparedWith: comparedWith(meta, baseline, i18n), expected, expectedWhy: expectedWhy(meta, Object.keys(expected) as TransportId[], stub, i18n) };
 }
 
-/** How long a holder keeps an idle connection, in words. */
-function keptFor(holder: Holder): string {
+/** A holder's name in the UI language (holder_chromium_doh…). */
+const holderName = (holder: Holder, i18n: I18n): string => i18n.t(`holder_${holder.replace(/-/g, '_')}`);
+
+/** "<holder> keeps it <how long>", in words (German puts the verb last: the phrase follows "da"). */
+function keeps(holder: Holder, i18n: I18n): string {
   const idleMs = HOLDERS[holder].idleMs;
-  if (idleMs !== null) return `${idleMs / 1000} s`;
-  return pings(holder) ? 'open (it pings the server)' : 'until the server closes it';
+  if (idleMs !== null) return i18n.t('cost_keeps_idle', holderName(holder, i18n), i18n.t('unit_s', i18n.num(idleMs / 1000)));
+  return i18n.t(pings(holder) ? 'cost_keeps_pings' : 'cost_keeps_server', holderName(holder, i18n));
 }
 
 /** Why each encrypted transport's expected state is what it is, in words. */
-export function expectedWhy(meta: Pick<MeasurementMeta, 'page'>, transports: readonly TransportId[], stub: string | null): string {
+export function expectedWhy(meta: Pick<MeasurementMeta, 'page'>, transports: readonly TransportId[], stub: string | null, i18n: I18n): string {
+  const { t } = i18n;
   const idle = meta.page.idleBeforeMs;
-  const parts = transports.flatMap((t) => {
-    const holder = holderOf(t, meta.page.browser ?? null, stub);
-    return holder ? [`${TRANSPORTS[t].short} ${expectedModeOf(t, meta.page, stub) === 'warm' ? 'open (warm)' : 'closed (cold)'}, as ${HOLDERS[holder].name} keeps it ${keptFor(holder)}`] : [];
+  const parts = transports.flatMap((t0) => {
+    const holder = holderOf(t0, meta.page.browser ?? null, stub);
+    return holder ? [t(expectedModeOf(t0, meta.page, stub) === 'warm' ? 'cost_expected_warm' : 'cost_expected_cold', TRANSPORTS[t0].short, keeps(holder, i18n))] : [];
   });
   if (parts.length === 0) return '';
-  const when = idle === null || idle === undefined ? 'This was the first page since your browser started' : `Your browser had been idle ${idle < 1000 ? `${Math.round(idle)} ms` : `${Math.round(idle / 1000)} s`} before this page`;
-  return `${when}, so the connection would have been: ${parts.join('; ')}. The expected rows are marked; cold and warm are both shown.`;
+  const when = idle === null || idle === undefined
+    ? t('cost_when_first')
+    : t('cost_when_idle', idle < 1000 ? i18n.ms(Math.round(idle)) : t('unit_s', i18n.num(Math.round(idle / 1000))));
+  return t('cost_expected_why', when, parts.join('; '));
 }
 
 /** What the changes are compared with, in words: the person's current DNS (and whether it is already encrypted), or else which replay; and the browser's own DoH. */
-export function comparedWith(meta: Pick<MeasurementMeta, 'plan'>, baseline: Results['baseline']): string {
-  const doh = browserDohWords(meta.plan.browserDoh);
+export function comparedWith(meta: Pick<MeasurementMeta, 'plan'>, baseline: Results['baseline'], i18n: I18n): string {
+  const { t } = i18n;
+  const doh = browserDohWords(meta.plan.browserDoh, i18n);
   const withDoh = (text: string) => (doh ? `${text} ${doh}` : text);
-  if (!baseline) return withDoh('No plain-UDP replay to compare with: changes are known only where the browser exposed its own lookup.');
-  const name = meta.plan.resolvers.find((r) => r.id === baseline.resolver)?.name ?? baseline.resolver;
+  if (!baseline) return withDoh(t('cost_compared_none'));
+  const name = resolverName(meta, baseline.resolver, i18n);
   if (baseline.resolver === CURRENT_DNS_ID) {
-    const current = meta.plan.currentDns;
-    const enc = current?.encrypted;
-    const already = enc
-      ? ` It is already encrypted (${TRANSPORTS[enc.transport].name} through ${enc.by}${enc.opportunistic ? ', when the server offers it' : ''}): the changes below are against it, not a switch from plain DNS.`
-      : '';
-    return withDoh(`Compared with ${name}, replayed the same way.${already}`);
+    const enc = meta.plan.currentDns?.encrypted;
+    const already = enc ? ` ${t(enc.opportunistic ? 'cost_already_encrypted_opportunistic' : 'cost_already_encrypted', i18n.transport(enc.transport), enc.by)}` : '';
+    return withDoh(`${t('cost_compared_current', name)}${already}`);
   }
-  return withDoh(`Compared with ${name} over ${TRANSPORTS[baseline.transport]?.name ?? baseline.transport} (your current DNS was not measured), where the browser did not expose its own lookup.`);
+  return withDoh(t('cost_compared_other', name, i18n.transport(baseline.transport)));
 }
 
 /**
  * The browser's own DNS over HTTPS in words, when its lookups already go over it: the switch the DoH rows price has
  * already happened. '' when it is off, not active (Chromium's automatic mode on a server it does not upgrade) or not known.
  */
-export function browserDohWords(doh: BrowserDoh | null | undefined): string {
+export function browserDohWords(doh: BrowserDoh | null | undefined, i18n: I18n): string {
+  const { t } = i18n;
   if (!doh?.active) return '';
-  const server = doh.templates.length ? doh.templates.join(', ') : 'its default server';
+  const server = doh.templates.length ? doh.templates.join(', ') : t('cost_doh_default_server');
   const file = doh.source.split(/[\\/]/).pop() ?? doh.source;
-  const how = doh.upgradedFrom
-    ? `upgraded automatically from your DNS server ${doh.upgradedFrom}`
-    : { policy: 'set by policy', settings: `set in ${file}`, rollout: "turned on by Mozilla's rollout", default: 'by default' }[doh.setBy];
-  const first = doh.fallback ? ' first' : '';
-  const fallback = doh.fallback ? ', and over plain DNS when that fails' : '';
-  return `Your browser already sends its lookups over DNS over HTTPS${first} (${server}, ${how})${fallback}: the DoH rows are roughly what you pay now, not a switch; the plain rows show what turning it off would change.`;
+  const how = doh.upgradedFrom ? t('cost_doh_upgraded', doh.upgradedFrom) : doh.setBy === 'settings' ? t('cost_doh_set_in', file) : t(`cost_doh_set_${doh.setBy}`);
+  return t(doh.fallback ? 'cost_browser_doh_fallback' : 'cost_browser_doh', server, how);
 }
 
 function table(headers: string[]): { table: HTMLTableElement; body: HTMLTableSectionElement } {
@@ -121,21 +136,22 @@ function row(body: HTMLTableSectionElement, cells: string[], attrs: Record<strin
 }
 
 /** The summary: per resolver × transport × mode the onLoad change, the summed DNS time and the failures. */
-export function renderSummary(results: Results, resolverNames: Map<string, string>): HTMLElement {
+export function renderSummary(results: Results, resolverNames: Map<string, string>, i18n: I18n): HTMLElement {
+  const { ms, signedMs } = i18n;
   const box = el('section', undefined, 'summary');
-  box.append(el('h2', 'What each transport would do to this page'));
-  const { table: t, body } = table(['Resolver', 'Transport', 'Connection', 'Change of onLoad (point, bounds)', 'DNS time (sum)', 'Failures']);
+  box.append(el('h2', i18n.t('cost_summary_title')));
+  const { table: t, body } = table(['col_resolver', 'col_transport', 'col_connection', 'col_onload_change', 'col_dns_time', 'col_failures'].map((k) => i18n.t(k)));
   for (const c of results.cells) {
     const isBaseline = results.baseline?.resolver === c.resolver && results.baseline.transport === c.transport;
     const expected = results.expected[c.transport] === c.mode;
-    const dns = c.dnsTime.candidate === null ? '–' : `${ms(c.dnsTime.candidate)}${c.dnsTime.delta !== null && !isBaseline ? ` (${signed(c.dnsTime.delta)})` : ''}`;
+    const dns = c.dnsTime.candidate === null ? '–' : `${ms(c.dnsTime.candidate)}${c.dnsTime.delta !== null && !isBaseline ? ` (${signedMs(c.dnsTime.delta)})` : ''}`;
     row(body, [
       resolverNames.get(c.resolver) ?? c.resolver,
-      TRANSPORTS[c.transport]?.name ?? c.transport,
-      expected ? `${c.mode} (expected)` : c.mode,
-      isBaseline ? 'baseline' : onLoadWords(c),
+      i18n.transport(c.transport),
+      expected ? i18n.t('cost_mode_expected', i18n.t(`mode_${c.mode}`)) : i18n.t(`mode_${c.mode}`),
+      isBaseline ? i18n.t('cost_baseline') : onLoadWords(c, i18n),
       dns,
-      `${c.failures.failed} of ${c.failures.total}`,
+      i18n.t('n_of_total', c.failures.failed, c.failures.total),
     ], { resolver: c.resolver, transport: c.transport, mode: c.mode, verdict: isBaseline ? 'baseline' : c.verdict, expected: String(expected) });
   }
   box.append(t);
@@ -143,9 +159,7 @@ export function renderSummary(results: Results, resolverNames: Map<string, strin
   const base = results.baseline;
   box.append(el('p', results.comparedWith, 'compared-with'));
   if (base) {
-    box.append(el('p',
-      'Lookups that gate the page (the document, and hosts needed before the first paint) move onLoad; parallel ones mostly do not. ' +
-      `Differences under ${INDISTINGUISHABLE_MS} ms are indistinguishable. DNS time is the sum of every lookup, without parallelism.`, 'detail'));
+    box.append(el('p', i18n.t('cost_summary_detail', ms(INDISTINGUISHABLE_MS)), 'detail'));
   }
   return box;
 }
@@ -192,7 +206,9 @@ export function waterfallBars(records: readonly StoredRecord[], resolver: string
  * needed it and one bar per transport × mode, from that moment for the host's median lookup (until A and AAAA both
  * answered); a lookup that never got an answer is drawn red, as long as it took to fail.
  */
-export function renderWaterfall(records: readonly StoredRecord[], meta: MeasurementMeta, resolver: string): HTMLElement {
+export function renderWaterfall(records: readonly StoredRecord[], meta: MeasurementMeta, resolver: string, i18n: I18n): HTMLElement {
+  const { ms } = i18n;
+  const combo = (b: { transport: TransportId; mode: Mode }) => `${TRANSPORTS[b.transport]?.short ?? b.transport} ${i18n.t(`mode_${b.mode}`)}`;
   const box = el('div', undefined, 'waterfall');
   box.dataset.resolver = resolver;
   const byHost = waterfallBars(records, resolver);
@@ -201,7 +217,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
   for (const h of meta.plan.hosts) {
     for (const b of byHost.get(h.name) ?? []) {
       end = Math.max(end, h.at + b.lookup);
-      combos.set(`${b.transport} ${b.mode}`, b);
+      combos.set(combo(b), b);
     }
   }
   const legend = el('p', undefined, 'legend');
@@ -210,7 +226,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
     key.style.borderLeftColor = TRANSPORT_COLOURS[c.transport];
     legend.append(key, ' ');
   }
-  legend.append(el('span', `scale: 0 to ${ms(end)} after the page started`, 'detail'));
+  legend.append(el('span', i18n.t('cost_wf_scale', ms(end)), 'detail'));
   box.append(legend);
   const frag = document.createDocumentFragment();
   for (const h of meta.plan.hosts) {
@@ -219,7 +235,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
     const r = el('div', undefined, 'wf-row');
     r.dataset.host = h.name;
     const label = el('div', h.name, 'wf-name');
-    label.title = `${h.name}: first needed at ${ms(h.at)}`;
+    label.title = i18n.t('cost_wf_host_title', h.name, ms(h.at));
     const track = el('div', undefined, 'wf-track');
     const tick = el('div', undefined, 'wf-tick');
     tick.style.left = `${(100 * h.at) / end}%`;
@@ -229,7 +245,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
       bar.style.background = TRANSPORT_COLOURS[b.transport];
       bar.style.left = `${(100 * h.at) / end}%`;
       bar.style.width = `max(1px, ${(100 * b.lookup) / end}%)`;
-      bar.title = `${b.transport} ${b.mode}: ${ms(b.lookup)}${b.failed ? ` — failed (${b.errors.join(', ')})` : ''}`;
+      bar.title = b.failed ? i18n.t('cost_wf_bar_failed', combo(b), ms(b.lookup), b.errors.join(', ')) : `${combo(b)}: ${ms(b.lookup)}`;
       bar.dataset.transport = b.transport;
       bar.dataset.mode = b.mode;
       track.append(bar);
@@ -242,27 +258,26 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
 }
 
 /** Bytes and packets per page replay per transport, beside the papers' model (Hounsel et al. §4.5). */
-export function renderBytes(results: Results, resolverNames: Map<string, string>): HTMLElement {
+export function renderBytes(results: Results, resolverNames: Map<string, string>, i18n: I18n): HTMLElement {
+  const { bytes, t } = i18n;
   const box = el('section', undefined, 'bytes');
-  box.append(el('h2', 'Bytes and packets per page'));
-  const { table: t, body } = table(['Resolver', 'Transport', 'Connection', 'Sent', 'Received', 'Packets (sent/received)', 'Queries', 'Model: sent', 'Model']);
+  box.append(el('h2', t('cost_bytes_title')));
+  const { table: tb, body } = table(['col_resolver', 'col_transport', 'col_connection', 'col_sent', 'col_received', 'col_packets', 'col_queries', 'col_model_sent', 'col_model'].map((k) => t(k)));
   for (const c of results.cells) {
     const b = c.bytes;
     row(body, [
       resolverNames.get(c.resolver) ?? c.resolver,
-      TRANSPORTS[c.transport]?.name ?? c.transport,
-      c.mode,
+      i18n.transport(c.transport),
+      t(`mode_${c.mode}`),
       bytes(b.sent),
       bytes(b.received),
-      b.packets ? `${b.packets.sent} / ${b.packets.received}` : '–',
-      String(b.queries),
-      b.model ? bytes(b.model.sent) + (b.modelAlternative ? ` (or ${bytes(b.modelAlternative.sent)})` : '') : 'no model',
+      b.packets ? `${i18n.num(b.packets.sent)} / ${i18n.num(b.packets.received)}` : '–',
+      i18n.num(b.queries),
+      b.model ? (b.modelAlternative ? t('cost_bytes_or', bytes(b.model.sent), bytes(b.modelAlternative.sent)) : bytes(b.model.sent)) : t('cost_no_model'),
       b.model?.formula ?? '',
     ], { transport: c.transport, mode: c.mode });
   }
-  box.append(t);
-  box.append(el('p',
-    `Counted at IP level, the median over this page's replays. The model counts only what a client sends, for ${'r'} queries on one connection; ` +
-    `DoT uses the formula's static overhead of ${DOT_STATIC_FORMULA} B (the paper's text itemises ${DOT_STATIC_TEXT} B, shown in brackets).`, 'detail'));
+  box.append(tb);
+  box.append(el('p', t('cost_bytes_detail', bytes(DOT_STATIC_FORMULA), bytes(DOT_STATIC_TEXT)), 'detail'));
   return box;
 }

@@ -2,14 +2,16 @@
 import { renderHostStatus } from './host-status-view.js';
 import { send } from './messages.js';
 import { type HostStatus } from '../messages/host.js';
+import { browserI18n } from '../locale.js';
+import { compose, reported } from './localize.js';
 
 function show(root: HTMLElement, reply: HostStatus | { ok: false; code: string; message: string }): void {
   if ('connected' in reply) {
-    renderHostStatus(root, reply);
+    renderHostStatus(root, reply, browserI18n());
     return;
   }
   root.dataset.state = reply.code;
-  root.textContent = `The extension's background did not answer (${reply.code}): ${reply.message}`;
+  root.replaceChildren(...compose(browserI18n(), 'error_no_background', reply.code, reported(reply.message)));
 }
 
 /** Fills `root` with the host's status; `button` retries at once. While connecting, asks again every second. */

@@ -11,12 +11,17 @@ import { el } from '../ui/dom.js';
 import { mountHostStatus } from '../ui/host-status-panel.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
+import { browserI18n } from '../locale.js';
+import { compose, fillMarked, localizePage, reported } from '../ui/localize.js';
+
+const i18n = browserI18n();
+const { t } = i18n;
 
 /** How to get the native host onto this system today (from a checkout of dnscost's source; README "Registering"). */
 const STEPS: Record<string, string[]> = {
-  linux: ['In a checkout of dnscost’s source, as root on Debian 12: scripts/setup (it installs Node.js packages, Go programs and the build).', `Then, as yourself: ${INSTALL_COMMAND}`],
-  mac: ['In a checkout of dnscost’s source, with Node.js 20 and Go 1.26: npm ci, then npx tsc -p tsconfig.json.', `Then: ${INSTALL_COMMAND}`],
-  win: ['In a checkout of dnscost’s source, with Node.js 20 and Go 1.26 (PowerShell): npm ci, then npx tsc -p tsconfig.json.', `Then: ${INSTALL_COMMAND} (it registers the host for your user, no administrator needed)`],
+  linux: [t('welcome_step_linux'), t('welcome_step_then_yourself', INSTALL_COMMAND)],
+  mac: [t('welcome_step_mac'), t('welcome_step_then', INSTALL_COMMAND)],
+  win: [t('welcome_step_win'), t('welcome_step_then_win', INSTALL_COMMAND)],
 };
 
 async function showSteps(): Promise<void> {
@@ -26,7 +31,7 @@ async function showSteps(): Promise<void> {
   const steps = STEPS[os] ?? STEPS.linux!;
   const list = el('ol');
   for (const s of steps) list.append(el('li', s));
-  root.replaceChildren(el('p', 'If it is missing, install it:'), list, el('p', 'then press “Check again”.', 'detail'));
+  root.replaceChildren(el('p', t('welcome_if_missing')), list, el('p', t('welcome_then_check'), 'detail'));
 }
 
 /** Says whether a page has been measured yet, from the history's count. */
@@ -36,19 +41,21 @@ async function showFirst(): Promise<void> {
   const state = document.getElementById('first-state')!;
   if (!reply.ok) {
     root.dataset.state = reply.code;
-    state.textContent = `Could not read your history: ${reply.message}`;
+    state.replaceChildren(...compose(i18n, 'welcome_history_unreadable', reported(reply.message)));
     return;
   }
   root.dataset.state = reply.total > 0 ? 'measured' : 'waiting';
   if (reply.total === 0) {
-    state.textContent = 'No page measured yet.';
+    state.textContent = t('welcome_none_measured');
     return;
   }
-  const link = el('a', 'Open your dashboard');
+  const link = el('a');
   link.href = '../dashboard/dashboard.html';
-  state.replaceChildren(`${reply.total === 1 ? 'Your first page is measured' : `${reply.total} pages measured`}. `, link, ' to see what encrypted DNS would cost you.');
+  state.append(link);
+  fillMarked(state, i18n.plural('welcome_measured', reply.total));
 }
 
+localizePage(i18n);
 const page = new SettingsPage((v: SettingsView) => {
   renderPolicy(v);
   renderConsent(v);

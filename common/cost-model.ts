@@ -32,10 +32,8 @@
 //
 // Model (assumptions, stated plainly).
 // - The document's lookup is serial: nothing of the page starts before it, so its difference d_doc moves onLoad
-//   one for one. So are the lookups of a redirected navigation's earlier legs (www.example.com answering with a
-//   redirect to example.com): the page waits for each leg in turn, and their differences add to d_doc. (Validation,
-//   issue 11: a cold DoT or DoH connection opened for the first leg was priced 0 against 203 ms measured, hidden
-//   behind the later hosts' completions as if it ran in parallel with them.)
+//   one for one. So are a redirected navigation's earlier legs (www.example.com → example.com): their differences
+//   add to d_doc (validation, issue 11: a first leg's cold connection, hidden as if parallel, was priced 0, not 203).
 // - A host's completion time is when its last response before onLoad ended (`completedAt`: the extension's
 //   webRequest.onCompleted, or Resource Timing `responseEnd`) where known: a slower lookup delays its host's fetch,
 //   and that is what onLoad waits for. Where it is not known (no response of it ended before onLoad), the lookup's
@@ -370,8 +368,8 @@ function cellCost(
   // The replay schedules every host at its offset on the baseline's timeline, but under the candidate nothing after
   // the document starts before the document's (slower) lookup ends: a lookup that waited in the replay for the
   // connection the document's lookup was opening would, in the page, have been needed that much later and waited
-  // that much less. So the document goes first, and its slowdown is credited to the others' waits. A redirected
-  // navigation's earlier legs go before it, in their order, each credited with the slowdowns before it.
+  // that much less. So the document goes first (after its navigation's earlier legs, each credited with the slowdowns
+  // before it), and its slowdown is credited to the others' waits.
   const [docHost, ...rest] = hostsOf(page);
   const legHosts = rest.filter((h) => h.navigationLeg).sort((x, y) => x.firstNeededAt - y.firstNeededAt);
   let credit = 0;

@@ -23,6 +23,7 @@ const SAME_IN_GERMAN: Record<string, string> = {
   unit_percent: 'a unit symbol; German also writes a space before %',
   unit_s: 'a unit symbol (SI)',
   mode_warm: '"warm" is the German word as well',
+  col_host: '"Host" is the German word for a named computer as well (the panel says Hosts throughout)',
   col_resolver: '"Resolver" is the German technical term',
   col_transport: '"Transport" is the German word as well',
 };

@@ -77,3 +77,13 @@ test('the same sentences in German', () => {
   const page = { page: { idleBeforeMs: 4_000, browser: 'chromium' } as MeasurementMeta['page'] };
   assert.match(expectedWhy(page, ['dot', 'doh'], null, de), /^Ihr Browser war vor dieser Seite 4 s lang untätig, daher wäre die Verbindung gewesen: DoT offen \(warm\), da systemd-resolved \(DNS über TLS\) sie 10 s lang offen hält; DoH offen \(warm\), da das DNS über HTTPS von Chromium sie offen hält, bis der Server sie schließt\./);
 });
+
+test('the waterfall splits a lookup into its phases: waiting for a connection, TCP connect, TLS or QUIC, the query', async () => {
+  const { fitPhases, axisTicks } = await import('./cost-view.js');
+  // Set-up within the lookup: the query is the rest.
+  assert.deepEqual(fitPhases({ wait: 0, connect: 30, tls: 40, query: 0 }, 100), { wait: 0, connect: 30, tls: 40, query: 30 });
+  // Set-up longer than the median lookup it is fitted to: scaled down, no negative query.
+  assert.deepEqual(fitPhases({ wait: 60, connect: 30, tls: 30, query: 0 }, 60), { wait: 30, connect: 15, tls: 15, query: 0 });
+  assert.deepEqual(axisTicks(430), [0, 100, 200, 300, 400]);
+  assert.deepEqual(axisTicks(38), [0, 10, 20, 30]);
+});

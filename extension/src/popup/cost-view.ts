@@ -174,30 +174,72 @@ export interface WaterfallBar {
   failed: boolean;
   /** The error codes seen. */
   errors: string[];
+  /** The lookup in phases (ms, summing to `lookup`): waiting for a connection another lookup was opening, TCP connect,
+   * TLS or QUIC handshake, then the query itself (the rest). */
+  phases: Phases;
 }
 
 /** Groups one resolver's records into waterfall bars per host (failures keep their duration: time to fail). */
 export function waterfallBars(records: readonly StoredRecord[], resolver: string): Map<string, WaterfallBar[]> {
-  const groups = new Map<string, { host: string; transport: TransportId; mode: Mode; perRepeat: Map<number, number>; ok: boolean; errors: Set<string> }>();
+  const groups = new Map<string, { host: string; transport: TransportId; mode: Mode; perRepeat: Map<number, { lookup: number; phases: Phases }>; ok: boolean; errors: Set<string> }>();
   for (const r of records) {
     if (r.resolver !== resolver) continue;
     const key = `${r.host}|${r.transport}|${r.mode}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { host: r.host, transport: r.transport, mode: r.mode, perRepeat: new Map(), ok: false, errors: new Set() }));
     const l = r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total;
-    g.perRepeat.set(r.repeat, Math.max(g.perRepeat.get(r.repeat) ?? 0, l));
+    // A repeat's lookup ends with its last record type's answer: that exchange's phases are the bar's.
+    if (l >= (g.perRepeat.get(r.repeat)?.lookup ?? -Infinity)) g.perRepeat.set(r.repeat, { lookup: l, phases: phasesOf(r, l) });
     if (r.ok) g.ok = true;
     else if (r.error) g.errors.add(r.error);
   }
   const out = new Map<string, WaterfallBar[]>();
   for (const g of groups.values()) {
-    const xs = [...g.perRepeat.values()].sort((a, b) => a - b);
+    const reps = [...g.perRepeat.values()].sort((a, b) => a.lookup - b.lookup);
+    const xs = reps.map((x) => x.lookup);
     const mid = xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
+    // The phases of the repeat nearest the median, fitted to it (the query takes up the difference).
+    const near = reps.reduce((best, x) => (Math.abs(x.lookup - mid) < Math.abs(best.lookup - mid) ? x : best), reps[0]!);
     const list = out.get(g.host) ?? [];
     out.set(g.host, list);
-    list.push({ transport: g.transport, mode: g.mode, lookup: mid, failed: !g.ok, errors: [...g.errors] });
+    list.push({ transport: g.transport, mode: g.mode, lookup: mid, failed: !g.ok, errors: [...g.errors], phases: fitPhases(near.phases, mid) });
   }
   for (const list of out.values()) list.sort((a, b) => transportOrder(a.transport) - transportOrder(b.transport) || MODE_ORDER[a.mode] - MODE_ORDER[b.mode]);
+  return out;
+}
+
+/** A lookup's phases in ms. */
+export interface Phases {
+  wait: number;
+  connect: number;
+  tls: number;
+  query: number;
+}
+
+/** The phases of one exchange whose lookup (from its scheduled offset) took `lookup` ms. */
+function phasesOf(r: StoredRecord, lookup: number): Phases {
+  // A replayed lookup's connection set-up is its own only when it paid for it; outside a replay every exchange did.
+  const own = r.replay ? r.replay.paidSetup : true;
+  return fitPhases({ wait: r.replay?.waitedForConnection ?? 0, connect: own ? r.timings.connect ?? 0 : 0, tls: own ? r.timings.tls ?? 0 : 0, query: 0 }, lookup);
+}
+
+/** `p`'s waiting and set-up phases within `lookup` (scaled down if they exceed it), the query the rest. */
+export function fitPhases(p: Phases, lookup: number): Phases {
+  const setup = Math.max(0, p.wait) + Math.max(0, p.connect) + Math.max(0, p.tls);
+  const k = setup > lookup && setup > 0 ? Math.max(0, lookup) / setup : 1;
+  const [wait, connect, tls] = [p.wait, p.connect, p.tls].map((x) => Math.max(0, x) * k) as [number, number, number];
+  return { wait, connect, tls, query: Math.max(0, lookup - wait - connect - tls) };
+}
+
+const PHASES = ['wait', 'connect', 'tls', 'query'] as const;
+
+/** Round steps for a time axis from 0 to `end` ms: about five of 1, 2 or 5 × a power of ten. */
+export function axisTicks(end: number): number[] {
+  const raw = Math.max(end, 1) / 5;
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * pow).find((x) => x >= raw)!;
+  const out: number[] = [];
+  for (let v = 0; v <= end && out.length < 12; v += step) out.push(v);
   return out;
 }
 
@@ -221,13 +263,38 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
     }
   }
   const legend = el('p', undefined, 'legend');
-  for (const [label, c] of [...combos].sort((a, b) => transportOrder(a[1].transport) - transportOrder(b[1].transport) || MODE_ORDER[a[1].mode] - MODE_ORDER[b[1].mode])) {
+  const ordered = [...combos].sort((a, b) => transportOrder(a[1].transport) - transportOrder(b[1].transport) || MODE_ORDER[a[1].mode] - MODE_ORDER[b[1].mode]);
+  for (const [label, c] of ordered) {
     const key = el('span', label, `key m-${c.mode}`);
     key.style.borderLeftColor = TRANSPORT_COLOURS[c.transport];
     legend.append(key, ' ');
   }
+  const phaseName = (ph: (typeof PHASES)[number]) => i18n.t(`cost_wf_phase_${ph}`);
+  const phaseKeys = el('p', undefined, 'legend');
+  for (const ph of PHASES) {
+    const key = el('span', phaseName(ph), 'key');
+    key.classList.add('ph-key', `ph-${ph}`);
+    phaseKeys.append(key, ' ');
+  }
   legend.append(el('span', i18n.t('cost_wf_scale', ms(end)), 'detail'));
-  box.append(legend);
+  box.append(legend, phaseKeys);
+  // The time axis, above the rows' tracks.
+  const axis = el('div', undefined, 'wf-row');
+  axis.classList.add('wf-axis');
+  const ticks = el('div', undefined, 'wf-track');
+  for (const v of axisTicks(end)) {
+    const label = el('span', ms(v), 'wf-axis-label');
+    label.style.left = `${(100 * v) / end}%`;
+    ticks.append(label);
+  }
+  axis.append(el('div', undefined, 'wf-name'), ticks);
+  // The drawing is one image for assistive technology; the table after it holds the same numbers as text.
+  const chart = el('div', undefined, 'wf-chart');
+  chart.setAttribute('role', 'img');
+  chart.setAttribute('aria-label', i18n.plural('cost_wf_img', byHost.size));
+  chart.append(axis);
+  box.append(chart);
+  const { table: asTable, body } = table([i18n.t('col_host'), i18n.t('cost_wf_needed_at'), i18n.t('col_transport'), ...PHASES.map(phaseName), i18n.t('cost_wf_lookup')]);
   const frag = document.createDocumentFragment();
   for (const h of meta.plan.hosts) {
     const bars = byHost.get(h.name);
@@ -245,15 +312,29 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
       bar.style.background = TRANSPORT_COLOURS[b.transport];
       bar.style.left = `${(100 * h.at) / end}%`;
       bar.style.width = `max(1px, ${(100 * b.lookup) / end}%)`;
-      bar.title = b.failed ? i18n.t('cost_wf_bar_failed', combo(b), ms(b.lookup), b.errors.join(', ')) : `${combo(b)}: ${ms(b.lookup)}`;
+      const phases = PHASES.filter((ph) => b.phases[ph] > 0).map((ph) => `${phaseName(ph)} ${ms(b.phases[ph])}`);
+      bar.title = b.failed ? i18n.t('cost_wf_bar_failed', combo(b), ms(b.lookup), b.errors.join(', ')) : `${combo(b)}: ${ms(b.lookup)} (${phases.join(', ')})`;
       bar.dataset.transport = b.transport;
       bar.dataset.mode = b.mode;
+      // Set-up phases as shaded parts of the bar, the query in the transport's full colour.
+      for (const ph of PHASES) {
+        if (ph === 'query' || b.phases[ph] <= 0 || b.lookup <= 0) continue;
+        const part = el('span', undefined, 'ph');
+        part.classList.add(`ph-${ph}`);
+        part.style.width = `${(100 * b.phases[ph]) / b.lookup}%`;
+        bar.append(part);
+      }
       track.append(bar);
+      const cells = [h.name, ms(h.at), combo(b), ...PHASES.map((ph) => ms(b.phases[ph])), b.failed ? i18n.t('cost_wf_failed_cell', ms(b.lookup)) : ms(b.lookup)];
+      row(body, cells, { host: h.name, transport: b.transport, mode: b.mode });
     }
     r.append(label, track);
     frag.append(r);
   }
-  box.append(frag);
+  chart.append(frag);
+  const text = el('details', undefined, 'wf-table');
+  text.append(el('summary', i18n.t('cost_wf_as_table')), asTable);
+  box.append(text);
   return box;
 }
 

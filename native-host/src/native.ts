@@ -4,7 +4,8 @@
 // cancelled and the process exits once its last frame is written. A framing error (a frame over the limit, or one
 // that stopped arriving) ends the process too, after its error frame: the stream can no longer be trusted to be in
 // step, and the browser's port reports the disconnect, so every request still open ends there. When stdout closes
-// (the browser is gone), running measurements stop. Each measurement has a deadline (MEASURE_DEADLINE_MS).
+// (the browser is gone), running measurements stop. Each measurement has a deadline (MEASURE_DEADLINE_MS) and
+// repeats its progress every HEARTBEAT_MS while it runs.
 import type { Readable, Writable } from 'node:stream';
 import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
 import { normalizeHostname } from '../../common/hostname.js';

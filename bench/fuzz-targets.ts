@@ -127,6 +127,9 @@ export const dnsAnswer: FuzzTarget<Buffer> = {
     try {
       const a = parseAnswer(buf, QUESTION, ID);
       if (cappedAnswers(a.answers).length > MAX_ANSWERS || typeof a.rcode !== 'string') throw new Error('an answer over the cap');
+      for (const r of a.answers) {
+        if (typeof r.name !== 'string' || typeof r.type !== 'string' || typeof r.data !== 'string' || !Number.isFinite(r.ttl)) throw new Error(`a record that is not an AnswerData: ${JSON.stringify(r)}`);
+      }
     } catch (e) {
       if (e instanceof DnscostError && CODE_SET.has(e.code)) return;
       throw e;

@@ -98,6 +98,37 @@ function bigAnswers(q: Question): Answer[] {
   return records(q.name, qtype, count);
 }
 
+/** Most records `many-<n>` sends: 4,000 A records (16 bytes each, names compressed) still fit one UDP datagram. */
+export const MAX_MANY = 4000;
+/** Largest UDP payload over IPv4 (65,535 − 8 − 20), below TCP's 65,535-byte message limit too. */
+const MAX_MESSAGE = 65_507;
+
+/**
+ * A hostile server's flood: `count` distinct records of the asked type (A from 198.18.0.0/15, AAAA from
+ * 2001:db8::/32), each owner name a pointer to the question (RFC 1035 §4.1.4; dns-packet does not compress), as many
+ * as fit one message. No OPT record: the server ignores what the client said it can take.
+ */
+function manyAnswers(query: DecodedPacket, q: Question, count: number): Buffer {
+  const head = dnsPacket.encode({ type: 'response', id: query.id ?? 0, flags: responseFlags(query, 0), questions: [q] });
+  const size = q.type === 'AAAA' ? 28 : 16;
+  const n = Math.min(count, Math.floor((MAX_MESSAGE - head.length) / size));
+  const out = Buffer.alloc(head.length + n * size);
+  head.copy(out);
+  out.writeUInt16BE(n, 6); // ANCOUNT
+  for (let i = 0, at = head.length; i < n; i++, at += size) {
+    out.writeUInt16BE(0xc00c, at); // the question's name, at offset 12
+    out.writeUInt16BE(q.type === 'AAAA' ? 28 : 1, at + 2);
+    out.writeUInt16BE(1, at + 4); // IN
+    out.writeUInt32BE(TTL, at + 6);
+    out.writeUInt16BE(size - 12, at + 10);
+    if (q.type === 'AAAA') {
+      out.writeUInt32BE(0x20010db8, at + 12);
+      out.writeUInt32BE(i + 1, at + 24);
+    } else out.writeUInt32BE(((198 << 24) | (18 << 16) | (i + 1)) >>> 0, at + 12);
+  }
+  return out;
+}
+
 function reply(packet: Packet, delayMs = 0, contentType?: string): Plan {
   const plan: Plan = { kind: 'reply', bytes: dnsPacket.encode(packet), delayMs, packet };
   if (contentType) plan.contentType = contentType;
@@ -127,6 +158,12 @@ export function planFor(msg: Buffer, transport: FaultTransport, seen: SeenQuery[
   const plan = ((): Plan => {
     const delay = /^delay-(\d+)$/.exec(label);
     if (delay) return reply(ok(), Math.min(MAX_DELAY_MS, Number(delay[1])));
+    const many = /^many-(\d+)$/.exec(label);
+    if (many) {
+      // Hostile: the whole answer on every transport, over UDP too, whatever size the client said it takes (no
+      // `packet`, so udp.ts does not truncate it).
+      return { kind: 'reply', bytes: manyAnswers(query, q, Math.min(MAX_MANY, Number(many[1]))), delayMs: 0 };
+    }
     const http = /^http-(\d{3})$/.exec(label);
     if (http) {
       const status = Number(http[1]);

@@ -16,6 +16,8 @@
 //   http-<status>          DoH/DoH1: that HTTP status with a text body; plain DNS transports: the ok answer
 //   bad-ctype              DoH/DoH1: the ok answer as text/html; plain DNS transports: the ok answer
 //   big                    ~3000 bytes of A records; over UDP truncated (TC=1) to the client's EDNS size or 512
+//   many-<n>               n A (or AAAA) records, at most 4,000 A (~64 KB) or what fits one datagram, names
+//                          compressed, whole on every transport: over UDP too, whatever EDNS size the client said
 //
 // The TLS listeners (dot, doh, doh1) can also misbehave before any DNS, for the whole server: FaultTlsMode.
 //

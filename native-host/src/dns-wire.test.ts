@@ -51,6 +51,16 @@ test('a hostile answer of 4,000 records parses whole; what goes to the extension
   assert.ok(cappedAnswers(long.answers)[0]!.data.length <= MAX_ANSWER_DATA + 1);
 });
 
+test('a record without data in the answer section (an OPT where an A was: the fuzzer\'s find) is presented as a string, and capping it does not throw', () => {
+  // The fuzzer's input (bench/fuzz.ts, seed 1): the second answer's type bytes flipped from A (1) to OPT (41).
+  const buf = Buffer.from('10928180000100020000000003777777076578616d706c6503636f6d000001000103777777076578616d706c6503636f6d00000500010000003c00110363646e076578616d706c65036e6574000363646e076578616d706c65036e657400002900010000003c0004c0000207', 'hex');
+  const parsed = parseAnswer(buf, { name: 'www.example.com', qtype: 'A' }, 4242);
+  assert.equal(parsed.answers.length, 2);
+  for (const a of parsed.answers) assert.deepEqual([typeof a.name, typeof a.type, typeof a.ttl, typeof a.data], ['string', 'string', 'number', 'string'], JSON.stringify(a));
+  assert.equal(parsed.answers[1]!.type, 'OPT');
+  assert.equal(cappedAnswers(parsed.answers).length, 2);
+});
+
 test('parseAnswer refuses answers that do not belong to the query, each with its code', () => {
   const q = { name: 'h1.test', qtype: 'A' as const };
   const query = encodeQuery(q, 99, false);

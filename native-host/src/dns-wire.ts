@@ -106,8 +106,10 @@ function presentAnswer(a: DnsPacket.Answer): AnswerData {
   if (Buffer.isBuffer(rec.data)) data = `\\# ${rec.data.length}${rec.data.length ? ' ' + rec.data.toString('hex') : ''}`;
   else if (rec.type === 'TXT' && Array.isArray(rec.data)) data = (rec.data as Buffer[]).map((s) => JSON.stringify(s.toString('latin1'))).join(' ');
   else if (typeof rec.data === 'string') data = rec.data;
-  else data = JSON.stringify(rec.data);
-  return { name: rec.name, type, ttl: rec.ttl ?? 0, data };
+  // A record without `data`: dns-packet decodes an OPT (or a flipped type byte read as one) in the answer section
+  // into `options`; JSON.stringify(undefined) is undefined, which broke every reader of `data` (found by fuzzing).
+  else data = JSON.stringify(rec.data ?? (a as { options?: unknown }).options ?? null) ?? '';
+  return { name: String(rec.name ?? ''), type: String(type), ttl: typeof rec.ttl === 'number' ? rec.ttl : 0, data };
 }
 
 /** Human rcode → stable error code for answers that arrived but did not resolve the name. */

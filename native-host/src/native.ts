@@ -4,7 +4,8 @@
 // cancelled and the process exits once its last frame is written. A framing error (a frame over the limit, or one
 // that stopped arriving) ends the process too, after its error frame: the stream can no longer be trusted to be in
 // step, and the browser's port reports the disconnect, so every request still open ends there. When stdout closes
-// (the browser is gone), running measurements stop. Each measurement has a deadline (MEASURE_DEADLINE_MS).
+// (the browser is gone), running measurements stop. Each measurement has a deadline (MEASURE_DEADLINE_MS) and
+// repeats its progress every HEARTBEAT_MS while it runs.
 import type { Readable, Writable } from 'node:stream';
 import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
 import { normalizeHostname } from '../../common/hostname.js';
@@ -31,6 +32,13 @@ export const MAX_CONCURRENT_MEASURES = 4;
 const RECORD_BATCH_BYTES = 256 * 1024;
 /** Longest a measurement may run; then it stops and its request fails with `deadline` (its records so far were sent). */
 export const MEASURE_DEADLINE_MS = 10 * 60_000;
+/**
+ * A running measurement repeats its latest progress at least this often, so the extension hears a live host even
+ * where nothing finishes for long (priming and warming up send no record, and where UDP 53 is black-holed each
+ * endpoint waits out its timeout): the extension's stall watchdog (HOST_STALL_MS, 60 s) then only ever fires on a
+ * host that stopped.
+ */
+export const HEARTBEAT_MS = 10_000;
 
 /** Streams and limits the host runs with; tests pass their own. */
 export interface NativeOptions {
@@ -39,12 +47,16 @@ export interface NativeOptions {
   log?: (line: string) => void;
   stallMs?: number;
   deadlineMs?: number;
+  heartbeatMs?: number;
 }
 
 interface Ctx {
   send(reply: Reply): void;
   deadlineMs: number;
+  heartbeatMs: number;
   running: Map<RequestId, AbortController>;
+  /** A framing error ends the host: running work stops and is not reported `done` (nobody cancelled it). */
+  ending: boolean;
   /** The person's current DNS, found once per process (discovery starts with the host, before the first hello). */
   currentDns(): Promise<CurrentDns>;
   /** The DoH of the browser that started the host (null when none did), found once beside the current DNS. */
@@ -72,6 +84,8 @@ const handlers: Handlers<Ctx> = {
       pastDeadline = true;
       abort.abort();
     }, ctx.deadlineMs);
+    let progress = { done: 0, total: 0 };
+    const heartbeat = setInterval(() => ctx.send({ id: req.id, type: 'progress', ...progress }), ctx.heartbeatMs);
     let batch: ExchangeRecord[] = [];
     let batchBytes = 0;
     const flush = (): void => {
@@ -99,6 +113,7 @@ const handlers: Handlers<Ctx> = {
             if (batchBytes >= RECORD_BATCH_BYTES) flush();
           },
           onProgress(done, total) {
+            progress = { done, total };
             flush();
             ctx.send({ id: req.id, type: 'progress', done, total });
           },
@@ -106,6 +121,9 @@ const handlers: Handlers<Ctx> = {
         abort.signal,
       );
       flush();
+      // The host is ending on a framing error: what was measured went out above; no `done` (cancelled) follows, the
+      // port's close tells the extension the measurement was interrupted.
+      if (ctx.ending) return;
       if (pastDeadline) throw new DnscostError(CODES.DEADLINE, `the measurement ran past the host's ${Math.round(ctx.deadlineMs / 1000)} s deadline and was stopped after ${result.records.length} exchanges`);
       ctx.send({
         id: req.id,
@@ -123,6 +141,7 @@ const handlers: Handlers<Ctx> = {
       });
     } finally {
       clearTimeout(deadline);
+      clearInterval(heartbeat);
       ctx.running.delete(req.id);
     }
   },
@@ -137,6 +156,12 @@ const handlers: Handlers<Ctx> = {
 function stallFromEnv(): number {
   const v = Number(process.env.DNSCOST_FRAME_STALL_MS);
   return Number.isInteger(v) && v >= 10 && v <= 60_000 ? v : FRAME_STALL_MS;
+}
+
+/** DNSCOST_HEARTBEAT_MS overrides the heartbeat (tests shorten it); anything invalid keeps the default. */
+function heartbeatFromEnv(): number {
+  const v = Number(process.env.DNSCOST_HEARTBEAT_MS);
+  return Number.isInteger(v) && v >= 10 && v <= 60_000 ? v : HEARTBEAT_MS;
 }
 
 /** The id of a request that failed validation, when it has a usable one, so the error can echo it. */
@@ -175,7 +200,7 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
   };
   const found = discoverCurrentDns();
   const browserDoh = discoverBrowserDoh(found);
-  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, running: new Map(), currentDns: () => found, browserDoh: () => browserDoh };
+  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, heartbeatMs: options.heartbeatMs ?? heartbeatFromEnv(), running: new Map(), ending: false, currentDns: () => found, browserDoh: () => browserDoh };
   const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
   let endInput: () => void = () => undefined;
@@ -184,6 +209,7 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
     if (framingFailed) return;
     if (event.kind === 'too-large' || event.kind === 'truncated') {
       framingFailed = true;
+      ctx.ending = true;
       if (event.kind === 'too-large') error(null, CODES.FRAME_TOO_LARGE, `frame of ${event.length} bytes is over the ${MAX_REQUEST_BYTES}-byte limit; the host stops`);
       else error(null, CODES.BAD_FRAME, `truncated frame: ${event.received} of ${event.expected} bytes arrived; the host stops`);
       for (const abort of ctx.running.values()) abort.abort();
@@ -221,13 +247,21 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
   };
 
   let stall: NodeJS.Timeout | null = null;
+  let chunks = 0;
   const armStall = (): void => {
     if (stall) clearTimeout(stall);
     stall = null;
     if (!decoder.pending) return;
     stall = setTimeout(() => {
-      const event = decoder.abandon();
-      if (event) dispatch(event);
+      // A process that was stopped (SIGSTOP, a suspended machine) wakes with this timer overdue and runs it before it
+      // reads the input that arrived meanwhile (timers come before I/O in the event loop): the rest of the frame may
+      // already be waiting. Decide after the next I/O phase (setImmediate runs after it), when no chunk came since.
+      const seen = chunks;
+      setImmediate(() => {
+        if (chunks !== seen || framingFailed) return;
+        const event = decoder.abandon();
+        if (event) dispatch(event);
+      });
     }, options.stallMs ?? stallFromEnv());
   };
 
@@ -238,6 +272,7 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
       resolve();
     };
     input.on('data', (chunk: Buffer) => {
+      chunks++;
       for (const event of decoder.push(chunk)) dispatch(event);
       if (!framingFailed) armStall();
     });

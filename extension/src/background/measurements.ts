@@ -27,7 +27,7 @@
 import type { MessageSender } from '../messages/index.js';
 import { type MeasureCode, type MeasurementMeta, type MeasureStatus } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
-import { networkInfo } from '../../../common/schema.js';
+import { MAX_FRAME_BYTES, networkInfo } from '../../../common/schema.js';
 import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
 import type { planMeasurement } from './measure-plan.js';
@@ -81,12 +81,15 @@ export interface SchedulerDeps {
   /** Timers for the stall watchdog (default setTimeout/clearTimeout). */
   setTimer?(fn: () => void, ms: number): unknown;
   clearTimer?(handle: unknown): void;
+  /** The stall watchdog's limit (default HOST_STALL_MS; tests with a host whose heartbeat is shortened shorten it too). */
+  stallMs?: number;
 }
 
 /**
  * A running measurement that hears nothing from the host for this long has a host that stopped (a stopped process,
- * a frame that never ends): it fails with `host-stalled` and the host is restarted. The host reports progress after
- * every exchange (at most its 5 s timeout apart) and a page's replay within about 15 s, so a minute is plenty.
+ * a frame that never ends): it fails with `host-stalled` and the host is restarted. The host repeats its progress at
+ * least every 10 s while it measures (native-host/src/native.ts HEARTBEAT_MS), so a minute of silence is never a
+ * live host, however long its lookups wait.
  */
 export const HOST_STALL_MS = 60_000;
 
@@ -188,6 +191,10 @@ export class MeasurementScheduler {
     trigger: MeasurementMeta['trigger'] = 'manual',
   ): Promise<{ ok: true } | Failure<MeasureCode>> {
     const requestId = `measure-${this.deps.newId()}`;
+    // The host ends itself on a frame over 1 MiB (the stream is out of step): sending one would only interrupt this
+    // measurement, and every one after it with the same settings (16 resolvers × 64 KiB CAs is possible).
+    const bytes = new TextEncoder().encode(JSON.stringify({ ...plan.request, id: requestId })).length;
+    if (bytes > MAX_FRAME_BYTES) return fail(CODES.FRAME_TOO_LARGE, `the measure request would be ${bytes} bytes, over the native host's ${MAX_FRAME_BYTES}-byte limit: fewer resolvers, or smaller extra CA certificates, in the options`);
     const now = this.deps.now();
     const meta: MeasurementMeta = {
       version: 1, pageId: page.pageId, tabId, url: page.url, host: page.host, state: 'running', trigger, startedAt: now, updatedAt: now, finishedAt: null,
@@ -337,10 +344,10 @@ export class MeasurementScheduler {
     this.unwatch(run);
     run.stall = (this.deps.setTimer ?? setTimeout)(() => {
       if (this.running !== run) return;
-      const message = `the native host sent nothing for ${HOST_STALL_MS / 1000} s; it was restarted`;
+      const message = `the native host sent nothing for ${(this.deps.stallMs ?? HOST_STALL_MS) / 1000} s; it was restarted`;
       this.finish(run, 'failed', { code: CODES.HOST_STALLED, message });
       this.deps.host.restart?.(message);
-    }, HOST_STALL_MS);
+    }, this.deps.stallMs ?? HOST_STALL_MS);
   }
 
   private onReply(run: Running, reply: RoutedReply): void {

@@ -24,7 +24,7 @@ const measureCancel = v.strictObject({ type: v.literal('measure-cancel'), tabId 
 export const MEASURE_MESSAGES = [measureStart, measureStatus, measureCancel] as const;
 
 /** Why a page cannot be measured (measure-start's refusals; measure-status's `blocked`). */
-export type MeasureCode = (typeof CODES)['NO_CONSENT' | 'PRIVATE_WINDOW' | 'EXCLUDED' | 'NO_PAGE' | 'NO_MEASURABLE_HOSTS' | 'HOST_NOT_CONNECTED' | 'BUSY' | 'NOT_RUNNING' | 'BAD_SENDER'];
+export type MeasureCode = (typeof CODES)['NO_CONSENT' | 'PRIVATE_WINDOW' | 'EXCLUDED' | 'NO_PAGE' | 'NO_MEASURABLE_HOSTS' | 'HOST_NOT_CONNECTED' | 'BUSY' | 'NOT_RUNNING' | 'BAD_SENDER' | 'FRAME_TOO_LARGE'];
 
 /**
  * State of a page's measurement. `interrupted`: the background or the host stopped in the middle (a killed service

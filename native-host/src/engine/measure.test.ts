@@ -299,6 +299,7 @@ test('each host can carry its own record types (what the recording browser asked
   assert.deepEqual(asked('css.test'), ['A', 'AAAA']);
   // 7 questions × 4 endpoints × 2 repeats, and progress counts exactly that.
   assert.equal(result.records.length, 7 * 4 * 2);
+  assert.deepEqual(progress[0], [0, 56], 'the total is told before priming');
   assert.deepEqual(progress.at(-1), [56, 56]);
   assert.ok(result.records.every((r) => r.ok));
 });

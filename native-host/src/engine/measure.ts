@@ -93,6 +93,8 @@ export async function measure(
   let done = 0;
   let order: string[] = [];
   let cancelled = false;
+  // The total at once: priming and warming up may take a while before the first exchange counts.
+  callbacks.onProgress?.(0, total);
   try {
     if (req.prime) await prime(pool, questions, targets, signal);
     if (req.warmup !== false) await warmup(pool, questions[0]!, targets, signal);

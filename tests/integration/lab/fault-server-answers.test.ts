@@ -1,5 +1,6 @@
 // Checks the fault server's answers on every transport: ok, DoH methods and keep-alive, delays and pipelining, TC,
-// rcodes, malformed and wrong answers, HTTP statuses and content types, and big answers (truncated over UDP).
+// rcodes, malformed and wrong answers, HTTP statuses and content types, big answers (truncated over UDP) and a
+// hostile flood of records (many-<n>, whole over UDP too).
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import https from 'node:https';
@@ -150,4 +151,17 @@ test('big: ~3000 bytes on streams; truncated with TC=1 to the EDNS size (or 512)
   const full = decode(await ask('udp', 'big.fault.test', { edns: 4096 }));
   assert.equal(full.flag_tc, false);
   assert.ok((full.answers?.length ?? 0) > 50);
+});
+
+test('many-<n>: n records whole on every transport, over UDP too whatever EDNS size was asked (4,000 A, or the AAAA that fit 64 KB)', async () => {
+  for (const t of ALL) {
+    const p = decode(await ask(t, 'many-4000.fault.test', { edns: 1232 }));
+    assert.equal(rcodeOf(p), 'NOERROR', t);
+    assert.equal(p.answers?.length, 4000, t);
+    assert.equal(new Set(p.answers!.map((a) => (a as { data?: unknown }).data)).size, 4000, `${t}: distinct addresses`);
+    assert.ok(p.answers!.every((a) => a.name === 'many-4000.fault.test' && a.type === 'A'), t);
+  }
+  const six = decode(await ask('udp', 'many-4000.fault.test', { qtype: 'AAAA' }));
+  assert.ok(six.answers!.length > 2000 && six.answers!.length < 4000 && six.answers!.every((a) => a.type === 'AAAA'));
+  assert.equal(decode(await ask('tcp', 'many-3.fault.test')).answers?.length, 3);
 });

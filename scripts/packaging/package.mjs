@@ -184,7 +184,7 @@ async function main() {
   for (const t of TARGETS.filter((x) => wanted.includes(x.id))) {
     const node = runtime(cache, t);
     if (!node) {
-      skipped.push(`${t.id}: the npm registry has no node-${t.os}-${t.arch}@${NODE_VERSION} (single executables need Node >= 20)`);
+      skipped.push(`${t.id}: the npm registry has no node-${t.os}-${t.arch}@${NODE_VERSION} (no runtime of that Node version to inject the host into)`);
       log(`skipping ${skipped.at(-1)}`);
       continue;
     }

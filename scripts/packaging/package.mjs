@@ -6,7 +6,7 @@
 // postject) go through npm into a cache outside the checkout, so a second run downloads nothing.
 //   scripts/package [--target linux-x64,win-x64,…] [--out DIR]
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, existsSync, mkdirSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, chmodSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -237,7 +237,9 @@ async function main() {
     built.push({ target: t.id, file, bytes: statSync(file).size, sizes });
   }
   rmSync(work, { recursive: true, force: true });
-  const sums = built.map((b) => `${run('sha256sum', [b.file]).split(' ')[0]}  ${b.file.slice(out.length + 1)}`);
+  // Every archive of this version in `out`, whether this run or an earlier one (--target) built it.
+  const archives = readdirSync(out).filter((f) => f.startsWith(`dnscost-${version}-`) && /\.(tar\.gz|zip)$/.test(f)).sort();
+  const sums = archives.map((f) => `${run('sha256sum', [join(out, f)]).split(' ')[0]}  ${f}`);
   writeFileSync(join(out, 'SHA256SUMS'), sums.join('\n') + '\n');
   for (const b of built) process.stdout.write(`${b.target.padEnd(13)} ${(b.bytes / 1048576).toFixed(1).padStart(6)} MiB  ${b.file}  (${b.sizes})\n`);
   for (const s of skipped) process.stdout.write(`skipped ${s}\n`);

@@ -164,6 +164,16 @@ describe('the packaged linux-x64 host, with no node, go or checkout in sight', (
       await host.exit();
     }
   });
+
+  test('uninstall from the installed copy removes it and everything install wrote, and nothing else', { timeout: 60_000 }, (t) => {
+    if (notBuilt || notRoot) return t.skip((notBuilt ?? notRoot)!);
+    if (!existsSync(installed())) return t.skip('the install test did not run');
+    const un = inNamespace(`${installed()} uninstall`);
+    assert.equal(un.code, 0, un.stdout + un.stderr);
+    assert.match(un.stdout, /^host\s+removed\s+.*\/\.local\/share\/dnscost\/dnscost-host$/m);
+    const left = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+    assert.deepEqual(left(home), ['.config', '.config/chromium', '.mozilla'], un.stdout);
+  });
 });
 
 const WIN = join(OUT, `dnscost-${VERSION}-win-x64.zip`);
@@ -171,7 +181,7 @@ const WIN = join(OUT, `dnscost-${VERSION}-win-x64.zip`);
 const WINE = ['/usr/lib/wine/wine64', '/usr/bin/wine64', '/usr/bin/wine'].find((f) => existsSync(f)) ?? null;
 
 describe('the packaged win-x64 host under wine', () => {
-  test('prints its version and plans an install with --dry-run', { timeout: 300_000 }, (t) => {
+  test('prints its version, plans an install with --dry-run, installs, passes doctor from the installed copy and uninstalls', { timeout: 400_000 }, async (t) => {
     if (!existsSync(WIN)) return t.skip(`${WIN} is not built: run scripts/package first`);
     if (!WINE) return t.skip('wine is not installed (apt-get install wine64)');
     const dir = mkdtempSync(join(tmpdir(), 'dnscost-wine-'));
@@ -185,21 +195,43 @@ describe('the packaged win-x64 host under wine', () => {
       const wine = (...args: string[]): { code: number | null; out: string; err: string } => {
         const out = join(dir, 'out.txt');
         const err = join(dir, 'err.txt');
-        const r = spawnSync('sh', ['-c', `exec "$0" "$@" >"${out}" 2>"${err}"`, WINE, exe, ...args], { env, timeout: 120_000 });
-        return { code: r.status, out: readFileSync(out, 'utf8'), err: readFileSync(err, 'utf8') };
+        const r = spawnSync('sh', ['-c', `exec "$0" "$@" >"${out}" 2>"${err}"`, WINE, ...args], { env, timeout: 120_000 });
+        return { code: r.status, out: readFileSync(out, 'utf8').replace(/\r/g, ''), err: readFileSync(err, 'utf8') };
       };
-      const v = wine('--version');
+      const log: string[] = [];
+      const v = wine(exe, '--version');
       assert.equal(v.code, 0, v.err);
       assert.equal(v.out.trim(), VERSION);
-      const plan = wine('install', '--dry-run', '--browser', 'all');
+      const plan = wine(exe, 'install', '--dry-run', '--browser', 'all');
       assert.equal(plan.code, 0, plan.out + plan.err);
-      const lines = plan.out.replace(/\r/g, '').trim().split('\n');
+      const lines = plan.out.trim().split('\n');
       assert.match(lines[0]!, /^host\s+would create\s+C:\\users\\[^\\]+\\AppData\\Local\\dnscost\\dnscost-host\.exe$/);
       assert.match(lines[1]!, /^host-file\s+would create\s+.*\\dnscost\\dnscost-quic\.exe$/);
       assert.ok(lines.some((l) => /^firefox\s+would create\s+reg add HKCU\\Software\\Mozilla\\NativeMessagingHosts\\org\.dnscost\.host /.test(l)), plan.out);
       assert.ok(lines.some((l) => /^edge\s+would create\s+reg add HKCU\\Software\\Microsoft\\Edge\\NativeMessagingHosts\\org\.dnscost\.host /.test(l)), plan.out);
-      assert.ok(!existsSync(join(env.WINEPREFIX, 'drive_c', 'users', 'root', 'AppData', 'Local', 'dnscost')), 'a dry run writes nothing');
-      console.log(`wine: dnscost-host.exe --version: ${v.out.trim()}\nwine: dnscost-host.exe install --dry-run --browser all:\n${plan.out.replace(/\r/g, '')}`);
+      const user = readdirSync(join(env.WINEPREFIX, 'drive_c', 'users')).find((u) => u !== 'Public')!;
+      const data = join(env.WINEPREFIX, 'drive_c', 'users', user, 'AppData', 'Local', 'dnscost');
+      assert.ok(!existsSync(data), 'a dry run writes nothing');
+      log.push(`$ dnscost-host.exe --version\n${v.out}`, `$ dnscost-host.exe install --dry-run --browser all\n${plan.out}`);
+
+      // For real, for a Firefox that has run: then the archive goes and the installed copy carries on alone.
+      mkdirSync(join(env.WINEPREFIX, 'drive_c', 'users', user, 'AppData', 'Roaming', 'Mozilla', 'Firefox'), { recursive: true });
+      const inst = wine(exe, 'install');
+      assert.equal(inst.code, 0, inst.out + inst.err);
+      rmSync(join(dir, `dnscost-${VERSION}-win-x64`), { recursive: true });
+      const copy = `C:\\users\\${user}\\AppData\\Local\\dnscost\\dnscost-host.exe`;
+      const doc = wine(copy, 'doctor');
+      assert.equal(doc.code, 0, doc.out + doc.err);
+      assert.match(doc.out, /ok {4}registry: HKCU\\Software\\Mozilla\\NativeMessagingHosts\\org\.dnscost\.host names the manifest/);
+      assert.match(doc.out, /ok {4}hello: answered: dnscost-host \d+\.\d+\.\d+, protocol 1/);
+      const un = wine(copy, 'uninstall');
+      assert.equal(un.code, 0, un.out + un.err);
+      assert.match(un.out, /^host\s+scheduled\s+/m);
+      // The running executable is deleted by a cmd.exe after it exits (ping waits about two seconds first).
+      for (let i = 0; i < 60 && existsSync(data); i++) await new Promise((r) => setTimeout(r, 500));
+      assert.ok(!existsSync(data), `${data} is gone after uninstall`);
+      log.push(`$ dnscost-host.exe install\n${inst.out}`, `(the unpacked archive deleted)\n$ ${copy} doctor\n${doc.out}`, `$ ${copy} uninstall\n${un.out}`);
+      console.log(`wine (${execFileSync(WINE, ['--version'], { encoding: 'utf8' }).trim()}):\n${log.join('\n')}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -70,8 +70,9 @@ function memFs(platform: Platform): FsLike & { files: Map<string, { text: string
   return fs;
 }
 
-function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): Deps & { ran: Command[]; printed: string[] } {
+function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): Deps & { ran: Command[]; printed: string[]; later: { files: string[]; dirs: string[] }[] } {
   const ran: Command[] = [];
+  const later: { files: string[]; dirs: string[] }[] = [];
   const printed: string[] = [];
   const registry = new Map<string, string>();
   return {
@@ -96,6 +97,8 @@ function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): 
     async hello() {
       return { ok: true, ms: 1, reply: { type: 'hello', version: 'test', protocol: 1 } };
     },
+    removeAfterExit: (files, dirs) => void later.push({ files, dirs }),
+    later,
     out: (t) => void printed.push(t),
     err: (t) => void printed.push(t),
     ran,
@@ -196,6 +199,17 @@ test('packaged (fake Linux and Windows): install copies the executable and the f
     const un = await uninstall(opts({ home }), deps);
     assert.equal(un.ok, true, un.problems.join());
     assert.deepEqual([...fs.files.keys()].filter((f) => f.startsWith(home)), [], `${platform}: everything of ours is gone`);
+    if (platform !== 'win32') continue;
+    // Run from the installed copy, Windows will not delete the running executable: it is left to a process after us.
+    await fs.writeBytes(exe, Buffer.from('\x7fELF host'), 0o755);
+    await fs.writeBytes(companion, Buffer.from('\x7fELF quic'), 0o755);
+    await install(o, deps);
+    const self = await uninstall(opts({ home }), { ...deps, packaged: { exe: installed, files: [] } });
+    assert.equal(self.ok, true, self.problems.join());
+    assert.deepEqual(self.actions.filter((a) => a.what === 'host').map((a) => a.status), ['scheduled']);
+    // Then the directories install made, deepest first (here the fake disk had none of the home's either).
+    assert.deepEqual(deps.later.map((l) => [l.files, l.dirs[0]]), [[[installed], data]]);
+    assert.deepEqual([...fs.files.keys()].filter((f) => f.startsWith(home)), [installed], 'only the running executable is left, for later');
   }
 });
 

@@ -3,7 +3,7 @@
 // `reg`, the hello probe, stdout and stderr) as one value. The pure parts (locations, manifest, launcher, `reg` lines,
 // verdicts) are functions of their inputs; the commands take `Deps` as a second argument, so tests pass fakes (a
 // Windows file system and registry, a canned host) without mocking modules. `defaultDeps()` is the real machine.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { COMPANION, HOST_SCRIPT, PACKAGED, PACKAGED_FFI } from '../paths.js';
@@ -34,6 +34,11 @@ export interface Deps {
   fs: FsLike;
   /** Runs `reg` (Windows only). */
   run(cmd: Command): Promise<{ code: number; stdout: string; stderr: string }>;
+  /**
+   * Windows: deletes `files`, then the `dirs` left empty, after this process has exited (a running executable cannot be
+   * deleted there). Fire and forget.
+   */
+  removeAfterExit(files: string[], dirs: string[]): void;
   /** Starts the host like a browser and asks hello. */
   hello(file: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<HelloResult>;
   out(text: string): void;
@@ -62,6 +67,13 @@ export function defaultDeps(): Deps {
           resolve({ code, stdout: String(stdout), stderr: String(stderr) || (error && !stderr ? error.message : '') });
         });
       }),
+    removeAfterExit: (files, dirs) => {
+      // A detached cmd.exe that outlives us: ping waits about two seconds (cmd has no sleep that needs no console),
+      // then del and rmdir; its output goes nowhere.
+      const q = (f: string): string => `"${f}"`;
+      const script = ['ping -n 3 127.0.0.1 >nul', `del /f /q ${files.map(q).join(' ')}`, ...dirs.map((d) => `rmdir ${q(d)}`)].join(' & ');
+      spawn(process.env.ComSpec ?? 'cmd.exe', ['/d', '/c', script], { detached: true, stdio: 'ignore', windowsHide: true, windowsVerbatimArguments: true }).unref();
+    },
     hello: probeHello,
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),

@@ -2,8 +2,8 @@
 // manifests and registry keys the receipt lists, and manifests of ours that still name our launcher when the receipt
 // was lost; then the launcher (or the packaged executable and the files copied beside it), the receipt and the
 // directories install created, once nothing refers to them. Nothing else is touched: a manifest or registry key
-// another installer has taken over since is kept. Run from the installed executable it removes that too (POSIX lets a
-// running file be unlinked).
+// another installer has taken over since is kept. Run from the installed executable it removes that too: POSIX lets a
+// running file be unlinked; Windows does not, so there a detached cmd.exe deletes it once this process has exited.
 import type { HostOptions } from './args.js';
 import { installedHostPath, launcherPath, selectTargets } from './browsers.js';
 import { defaultDeps, type Deps } from './deps.js';
@@ -23,6 +23,8 @@ export async function uninstall(opts: HostOptions, deps: Deps = defaultDeps()): 
   const launcher = receipt?.launcher ?? (deps.packaged ? installedHostPath(place) : launcherPath(place));
   const outcome: Outcome = { ok: true, dryRun: opts.dryRun, actions: [], problems: [] };
   const everything = opts.browsers === null && opts.userDataDir === null;
+  // Files this process cannot remove while it runs (itself, on Windows), handed to deps.removeAfterExit at the end.
+  const deferred: string[] = [];
   const selected = selectTargets(opts, place);
   const entries = receipt?.entries ?? [];
   const chosen = everything ? [...entries] : entries.filter((e) => selected.some((t) => t.manifestPath === e.manifest));
@@ -72,13 +74,18 @@ export async function uninstall(opts: HostOptions, deps: Deps = defaultDeps()): 
     const left = await removeDirs(chosen.flatMap((e) => e.dirs));
     const remaining = entries.filter((e) => !chosen.includes(e));
     if (remaining.length === 0) {
-      if (receipt?.packaged) await removeFile('host', launcher, 'listed');
+      const self = deps.packaged !== null && deps.platform === 'win32' && deps.packaged.exe.toLowerCase() === launcher.toLowerCase();
+      if (receipt?.packaged && self && !opts.dryRun) {
+        deferred.push(launcher);
+        outcome.actions.push({ what: 'host', kind: 'file', path: launcher, status: 'scheduled', detail: 'deleted once this process exits: Windows keeps a running executable' });
+      } else if (receipt?.packaged) await removeFile('host', launcher, 'listed');
       else await removeFile('launcher', launcher, (t) => parseLauncher(deps.platform, t) !== null);
       for (const f of receipt?.files ?? []) await removeFile('host-file', f, 'listed');
       if (receipt) {
         if (!opts.dryRun) await deps.fs.removeFile(receiptFile);
         outcome.actions.push({ what: 'receipt', kind: 'file', path: receiptFile, status: opts.dryRun ? 'would remove' : 'removed' });
-        await removeDirs([...left, ...receipt.dirs]);
+        const busy = await removeDirs([...left, ...receipt.dirs]);
+        if (deferred.length) deps.removeAfterExit(deferred, busy.filter((d) => deferred.some((f) => f.startsWith(d))));
       }
     } else if (receipt && chosen.length > 0) {
       // Directories still in use by the remaining manifests stay on the receipt, so a later uninstall removes them.

@@ -10,3 +10,5 @@ export function readHeader(bytes: Uint8Array): Header | null;
 export const EXPECTED: Record<string, Header>;
 /** Null when `bytes` is an executable for `target`, else why not. */
 export function wrongArch(target: string, bytes: Uint8Array): string | null;
+/** A 64-bit Mach-O's segment names and whether it carries a code signature; null when not one. */
+export function machoLoadCommands(bytes: Uint8Array): { segments: string[]; signed: boolean } | null;

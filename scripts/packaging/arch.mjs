@@ -36,6 +36,33 @@ export function readHeader(bytes) {
   return null;
 }
 
+const LC_SEGMENT_64 = 0x19;
+const LC_CODE_SIGNATURE = 0x1d;
+
+/**
+ * A 64-bit Mach-O's segment names and whether it carries a code signature (LC_CODE_SIGNATURE), from its load commands
+ * (mach-o/loader.h), which follow the 32-byte header; null when `bytes` is not one or is cut short of its commands.
+ * @param {Uint8Array} bytes the file's first bytes (32 + sizeofcmds: 4 KiB is plenty for node)
+ * @returns {{ segments: string[], signed: boolean } | null}
+ */
+export function machoLoadCommands(bytes) {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length < 32 || b.readUInt32LE(0) !== 0xfeedfacf) return null;
+  const ncmds = b.readUInt32LE(16);
+  const segments = [];
+  let signed = false;
+  for (let i = 0, off = 32; i < ncmds; i++) {
+    if (off + 8 > b.length) return null;
+    const cmd = b.readUInt32LE(off);
+    const size = b.readUInt32LE(off + 4);
+    if (cmd === LC_SEGMENT_64) segments.push(b.toString('latin1', off + 8, off + 24).replace(/\0+$/, ''));
+    if (cmd === LC_CODE_SIGNATURE) signed = true;
+    if (size < 8) return null;
+    off += size;
+  }
+  return { segments, signed };
+}
+
 /** The header each platform's executables must have. @type {Record<string, Header>} */
 export const EXPECTED = {
   'linux-x64': { format: 'elf', arch: 'x64' },

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { wrongArch } from './arch.mjs';
+import { machoLoadCommands, wrongArch } from './arch.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The Node runtime every archive carries; the registry publishes it for each platform below but darwin-arm64. */
@@ -205,6 +205,13 @@ async function main() {
       throw new Error(`postject failed on ${host}: ${err.stdout ?? ''}${err.stderr ?? ''}`);
     }
     if (!readFileSync(host).includes(`${SEA_FUSE}:1`)) throw new Error(`${t.id}: postject left the fuse unflipped`);
+    if (t.os === 'darwin') {
+      // postject (LIEF) drops Node's signature, which the blob invalidated: the result is unsigned, never stale-signed
+      // (a stale signature under the hardened runtime gets the process killed; unsigned x86_64 code runs).
+      const lc = machoLoadCommands(head(host, 65536));
+      if (!lc?.segments.includes('NODE_SEA')) throw new Error(`${t.id}: no NODE_SEA segment after postject`);
+      if (lc.signed) throw new Error(`${t.id}: a stale code signature is left after postject`);
+    }
     log(`${t.id}: building the QUIC companion (GOOS=${t.goos} GOARCH=${t.goarch})`);
     const quic = join(stage, `dnscost-quic${t.exe}`);
     run(go, ['build', '-trimpath', '-ldflags=-s -w', '-o', quic, '.'], {

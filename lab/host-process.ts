@@ -20,7 +20,11 @@ export interface HostProcess {
 
 /** Starts `dnscost-host ARGS` (default: as Chromium starts it, with the extension origin). */
 export function startHost(args: string[] = ['chrome-extension://abcdefghijklmnopabcdefghijklmnop/'], env: NodeJS.ProcessEnv = {}): HostProcess {
-  const child = spawn(process.execPath, [HOST_BIN, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' });
+  return attachHost(spawn(process.execPath, [HOST_BIN, ...args], { env: { ...process.env, ...env }, stdio: 'pipe' }));
+}
+
+/** Speaks native messaging with a host started some other way (a packaged executable, inside a namespace). */
+export function attachHost(child: ChildProcessWithoutNullStreams): HostProcess {
   // A host that has exited (a framing error ends it) refuses more input: what it answered is what a test checks.
   child.stdin.on('error', () => undefined);
   const decoder = new FrameDecoder(64 * 1024 * 1024);

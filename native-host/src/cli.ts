@@ -16,9 +16,11 @@ export const HELP = `dnscost-host — measure what encrypted DNS costs, lookup b
 Usage:
   dnscost-host measure [options] HOST...   re-resolve HOSTs over every endpoint, timing every phase
   dnscost-host lab [--json]                 start the local lab resolver (CoreDNS) and print its endpoints
+                                            (from a checkout only: the packaged host has no lab)
   dnscost-host lab --demo                   start it, measure every transport cold and warm, print the table
   dnscost-host native                       speak native messaging on stdin/stdout (browsers start it so)
-  dnscost-host install [options]            register the host with the browsers (per user)
+  dnscost-host install [options]            register the host with the browsers (per user); run from the
+                                            packaged archive, first copy it into your data directory
   dnscost-host uninstall [options]          remove exactly what install wrote
   dnscost-host doctor [options]             check each registration, down to a real hello; prints fixes
   dnscost-host --version | --help
@@ -27,8 +29,8 @@ Measure options:
   --endpoint URL      a resolver endpoint; repeatable. udp://IP:PORT, tcp://IP:PORT,
                       tls://NAME:PORT (DoT), https://NAME:PORT/PATH (DoH over HTTP/2),
                       quic://NAME:PORT (DoQ), h3://NAME:PORT/PATH (DoH over HTTP/3); the last
-                      two need the QUIC companion (scripts/setup builds it), else they are
-                      reported unavailable and left out
+                      two need the QUIC companion (scripts/setup builds it; packaged, it sits
+                      beside the executable), else they are reported unavailable and left out
   --http1.1           https endpoints use HTTP/1.1 (transport doh1) instead of HTTP/2
   --get               DoH (and DoH3) uses GET ?dns= (as Chromium) instead of POST (as Firefox);
                       with --resume, DoH3 GET queries may go in 0-RTT

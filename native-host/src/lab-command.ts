@@ -1,11 +1,16 @@
 // `dnscost-host lab`: starts the local lab resolver (CoreDNS serving the generated test zone on loopback) and prints
 // its endpoints and a ready-to-run measure command, so anyone can try the tool offline. Stops on Ctrl-C.
 import { runMeasure } from './cli.js';
-import { VERSION } from './paths.js';
+import { PACKAGED, VERSION } from './paths.js';
 
 /** Runs the lab until SIGINT/SIGTERM (or, with --demo, runs one measurement of every transport against it). */
 export async function runLab(argv: string[], out = process.stdout): Promise<number> {
   const json = argv.includes('--json');
+  if (PACKAGED) {
+    // scripts/package leaves the lab out: it runs CoreDNS and certificates from a checkout's lab/bin.
+    process.stderr.write('dnscost-host: the lab runs from a checkout (it needs CoreDNS from scripts/setup); the packaged host has no lab\n');
+    return 2;
+  }
   // The lab lives with the tests (it is what they run against); it is compiled beside the host.
   const { startCoreDNS } = await import('../../lab/resolver.js');
   const lab = await startCoreDNS();

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { PACKAGED_FFI } from './paths.js';
 
 /** Cumulative counters of one TCP connection, as the kernel keeps them. */
 export interface TcpCounters {
@@ -46,8 +47,9 @@ function load(): GetSockOpt | null {
   getsockopt = null;
   if (process.platform !== 'linux') return null;
   try {
-    const require = createRequire(import.meta.url);
-    const koffi = require('koffi') as typeof import('koffi');
+    // Packaged, koffi's native module sits beside the executable (a single executable cannot embed an addon); its
+    // exports are koffi's API itself, which the package's JavaScript only re-exports.
+    const koffi = (PACKAGED_FFI ? createRequire(PACKAGED_FFI)(PACKAGED_FFI) : createRequire(import.meta.url)('koffi')) as typeof import('koffi');
     const libc = koffi.load('libc.so.6');
     getsockopt = libc.func('int getsockopt(int, int, int, _Out_ uint8_t *buf, _Inout_ uint32_t *len)') as GetSockOpt;
   } catch (err) {

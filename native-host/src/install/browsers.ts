@@ -42,7 +42,7 @@ const CHROMIUM_LAYOUT: Record<ChromiumBrowser, { linux: string[]; darwin: string
   vivaldi: { linux: ['vivaldi'], darwin: ['Vivaldi'], win32: ['Vivaldi', 'User Data'], winKey: 'Google\\Chrome', winOwner: 'chrome' },
 };
 
-/** dnscost's own per-user directory: the launcher, the receipt and (Windows) the manifests. */
+/** dnscost's own per-user directory: the launcher or packaged host, the receipt and (Windows) the manifests. */
 export function dataDir(place: Place): string {
   const p = pathFor(place.platform);
   if (place.platform === 'win32') return p.join(place.localAppData, 'dnscost');
@@ -53,6 +53,11 @@ export function dataDir(place: Place): string {
 /** The launcher every manifest's `path` names. */
 export function launcherPath(place: Place): string {
   return pathFor(place.platform).join(dataDir(place), place.platform === 'win32' ? 'dnscost-host.bat' : 'dnscost-host');
+}
+
+/** Where install puts the packaged executable (the manifests' `path` then): the launcher's place, `.exe` on Windows. */
+export function installedHostPath(place: Place): string {
+  return pathFor(place.platform).join(dataDir(place), place.platform === 'win32' ? 'dnscost-host.exe' : 'dnscost-host');
 }
 
 /** Where `browser` reads our manifest for this user. */

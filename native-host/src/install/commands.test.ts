@@ -19,7 +19,7 @@ import type { Platform } from './platform.js';
 import { uninstall } from './uninstall.js';
 import type { Command } from './windows-registry.js';
 
-const BIN = HOST_SCRIPT;
+const BIN = HOST_SCRIPT!;
 
 /** An in-memory file system, with Windows or POSIX paths. */
 function memFs(platform: Platform): FsLike & { files: Map<string, { text: string; mode?: number }>; dirs: Set<string> } {
@@ -31,6 +31,14 @@ function memFs(platform: Platform): FsLike & { files: Map<string, { text: string
     dirs,
     async readText(f: string) {
       return files.get(f)?.text ?? null;
+    },
+    async readBytes(f: string) {
+      const file = files.get(f);
+      return file ? Buffer.from(file.text, 'latin1') : null;
+    },
+    async writeBytes(f: string, data: Buffer, mode?: number) {
+      assert.ok(dirs.has(p.dirname(f)), `parent of ${f} exists`);
+      files.set(f, { text: data.toString('latin1'), ...(mode === undefined ? {} : { mode }) });
     },
     async writeText(f: string, text: string, mode?: number) {
       assert.ok(dirs.has(p.dirname(f)), `parent of ${f} exists`);
@@ -62,8 +70,9 @@ function memFs(platform: Platform): FsLike & { files: Map<string, { text: string
   return fs;
 }
 
-function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): Deps & { ran: Command[]; printed: string[] } {
+function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): Deps & { ran: Command[]; printed: string[]; later: { files: string[]; dirs: string[] }[] } {
   const ran: Command[] = [];
+  const later: { files: string[]; dirs: string[] }[] = [];
   const printed: string[] = [];
   const registry = new Map<string, string>();
   return {
@@ -72,6 +81,7 @@ function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): 
     env: {},
     execPath: platform === 'win32' ? 'C:\\Program Files\\nodejs\\node.exe' : '/usr/bin/node',
     hostScript: platform === 'win32' ? 'C:\\src\\dnscost\\native-host\\bin\\dnscost-host.js' : '/src/dnscost/native-host/bin/dnscost-host.js',
+    packaged: null,
     fs: memFs(platform),
     async run(cmd) {
       ran.push(cmd);
@@ -87,6 +97,8 @@ function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): 
     async hello() {
       return { ok: true, ms: 1, reply: { type: 'hello', version: 'test', protocol: 1 } };
     },
+    removeAfterExit: (files, dirs) => void later.push({ files, dirs }),
+    later,
     out: (t) => void printed.push(t),
     err: (t) => void printed.push(t),
     ran,
@@ -130,7 +142,7 @@ test('Windows (fake fs and registry): a .bat launcher, manifests in LOCALAPPDATA
   let report = await doctor({ ...o, browsers: ['firefox', 'edge'] }, deps);
   // The fake disk has no node.exe yet: doctor says so, with the fix.
   assert.deepEqual(report.entries[0]!.checks.filter((c) => !c.ok).map((c) => [c.check, c.detail]), [['node', `the launcher runs ${deps.execPath}, which is gone`]]);
-  for (const f of [deps.execPath, deps.hostScript, 'C:\\src\\dnscost\\dist\\native-host\\src\\main.js']) {
+  for (const f of [deps.execPath, deps.hostScript!, 'C:\\src\\dnscost\\dist\\native-host\\src\\main.js']) {
     await fs.mkdirp(path.win32.dirname(f));
     await fs.writeText(f, '');
   }
@@ -146,6 +158,59 @@ test('Windows (fake fs and registry): a .bat launcher, manifests in LOCALAPPDATA
   ]);
   assert.deepEqual([...fs.files.keys()].filter((f) => f.includes('AppData')), []);
   assert.deepEqual([...fs.dirs].filter((d) => d.includes('AppData')), []);
+});
+
+test('packaged (fake Linux and Windows): install copies the executable and the files beside it, manifests name the copy; doctor checks the companion; uninstall removes them', async () => {
+  for (const platform of ['linux', 'win32'] as const) {
+    const p = platform === 'win32' ? path.win32 : path.posix;
+    const home = platform === 'win32' ? 'C:\\Users\\u' : '/home/u';
+    const from = platform === 'win32' ? 'C:\\Downloads\\dnscost-0.1.0-win-x64' : '/tmp/dnscost-0.1.0-linux-x64';
+    const exe = p.join(from, platform === 'win32' ? 'dnscost-host.exe' : 'dnscost-host');
+    const companion = p.join(from, platform === 'win32' ? 'dnscost-quic.exe' : 'dnscost-quic');
+    const deps = fakeDeps(platform, home, { packaged: { exe, files: [companion] }, hostScript: null });
+    const fs = deps.fs as ReturnType<typeof memFs>;
+    await fs.mkdirp(from);
+    await fs.writeBytes(exe, Buffer.from('\x7fELF host'), 0o755);
+    await fs.writeBytes(companion, Buffer.from('\x7fELF quic'), 0o755);
+    const o = opts({ browsers: ['firefox', 'chrome'], home });
+    const dry = await install({ ...o, dryRun: true }, deps);
+    assert.deepEqual(dry.actions.map((a) => [a.what, a.status]).slice(0, 2), [['host', 'would create'], ['host-file', 'would create']]);
+    assert.equal([...fs.files.keys()].filter((f) => f.startsWith(home)).length, 0, 'a dry run writes nothing');
+    const res = await install(o, deps);
+    assert.equal(res.ok, true, res.problems.join());
+    const data = platform === 'win32' ? 'C:\\Users\\u\\AppData\\Local\\dnscost' : '/home/u/.local/share/dnscost';
+    const installed = p.join(data, platform === 'win32' ? 'dnscost-host.exe' : 'dnscost-host');
+    assert.equal(fs.files.get(installed)?.text, '\x7fELF host');
+    assert.equal(fs.files.get(p.join(data, p.basename(companion)))?.text, '\x7fELF quic');
+    const fxManifest = res.actions.find((a) => a.what === 'firefox' && a.kind === 'file')!.path;
+    assert.equal(JSON.parse(fs.files.get(fxManifest)!.text).path, installed);
+    assert.deepEqual((await install(o, deps)).actions.filter((a) => a.kind === 'file').map((a) => a.status), ['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged'], 'idempotent');
+    // The download goes: nothing installed refers to it.
+    fs.files.delete(exe);
+    fs.files.delete(companion);
+    let report = await doctor(o, deps);
+    assert.ok(report.ok, JSON.stringify(report));
+    assert.ok(report.entries[0]!.checks.some((c) => c.check === 'companion' && c.ok));
+    fs.files.delete(p.join(data, p.basename(companion)));
+    report = await doctor(o, deps);
+    const failed = report.entries[0]!.checks.find((c) => !c.ok)!;
+    assert.equal(failed.check, 'companion');
+    assert.match(failed.fix!, /dnscost-host(\.exe)?"? install --browser firefox --home/, 'the fix runs the packaged executable, not node');
+    const un = await uninstall(opts({ home }), deps);
+    assert.equal(un.ok, true, un.problems.join());
+    assert.deepEqual([...fs.files.keys()].filter((f) => f.startsWith(home)), [], `${platform}: everything of ours is gone`);
+    if (platform !== 'win32') continue;
+    // Run from the installed copy, Windows will not delete the running executable: it is left to a process after us.
+    await fs.writeBytes(exe, Buffer.from('\x7fELF host'), 0o755);
+    await fs.writeBytes(companion, Buffer.from('\x7fELF quic'), 0o755);
+    await install(o, deps);
+    const self = await uninstall(opts({ home }), { ...deps, packaged: { exe: installed, files: [] } });
+    assert.equal(self.ok, true, self.problems.join());
+    assert.deepEqual(self.actions.filter((a) => a.what === 'host').map((a) => a.status), ['scheduled']);
+    // Then the directories install made, deepest first (here the fake disk had none of the home's either).
+    assert.deepEqual(deps.later.map((l) => [l.files, l.dirs[0]]), [[[installed], data]]);
+    assert.deepEqual([...fs.files.keys()].filter((f) => f.startsWith(home)), [installed], 'only the running executable is left, for later');
+  }
 });
 
 test('macOS layout on a real temp dir, dry run first: prints the plan and writes nothing', async (t) => {

@@ -26,6 +26,9 @@ export interface Observation {
   script?: PathState;
   /** The compiled host the script imports (dist/native-host/src/main.js). */
   built?: PathState;
+  /** Beside a packaged executable (not a launcher): its QUIC companion, and where it was looked for. */
+  companion?: PathState;
+  companionPath?: string;
   hello?: HelloResult;
 }
 
@@ -102,7 +105,11 @@ export function diagnose(obs: Observation, fixes: Fixes): Check[] {
     pass('script', launcher.script);
     if (obs.built && !obs.built.exists) return fail('build', 'the host is not compiled (dist/native-host/src/main.js is missing)', fixes.build);
   } else {
-    pass('launcher', `${hostPath} is not a dnscost launcher; starting it as is`);
+    pass('launcher', `${hostPath} is not a dnscost launcher (the packaged host, or another); starting it as is`);
+    if (obs.companion && obs.companionPath) {
+      if (!obs.companion.exists || !obs.companion.executable) return fail('companion', `${obs.companionPath} is ${obs.companion.exists ? 'not executable' : 'missing'} (no DoQ or DoH3 without it)`, fixes.install);
+      pass('companion', obs.companionPath);
+    }
   }
   const hello = obs.hello;
   if (!hello) return checks;

@@ -4,7 +4,8 @@
 // for a real `hello`; each problem comes with the command that fixes it.
 import type { HostOptions } from './args.js';
 import { selectTargets, type BrowserTarget } from './browsers.js';
-import { defaultDeps, type Deps } from './deps.js';
+import { besideNames } from '../paths.js';
+import { defaultDeps, selfCommand, type Deps } from './deps.js';
 import { diagnose, type Check, type Fixes, type Observation } from './diagnose.js';
 import { BROWSER_PATH, browserArgs } from './hello-probe.js';
 import { parseLauncher } from './launcher.js';
@@ -30,13 +31,16 @@ export interface DoctorReport {
 }
 
 /** The command that reinstalls for `target` with the same --home and --chromium-user-data-dir. */
-export function fixesFor(target: BrowserTarget, opts: HostOptions, deps: Pick<Deps, 'platform' | 'execPath' | 'hostScript'>): Fixes {
+export function fixesFor(target: BrowserTarget, opts: HostOptions, deps: Pick<Deps, 'platform' | 'execPath' | 'hostScript' | 'packaged'>): Fixes {
   const p = pathFor(deps.platform);
-  const words = [deps.execPath, deps.hostScript, 'install', '--browser', target.browser];
+  const words = [...selfCommand(deps), 'install', '--browser', target.browser];
   if (opts.homeGiven) words.push('--home', opts.home);
   if (target.custom && opts.userDataDir) words.push('--chromium-user-data-dir', opts.userDataDir);
+  const install = formatCommand(deps.platform, words);
+  // Packaged, nothing is compiled here: installing again from the archive is the fix.
+  if (deps.packaged || !deps.hostScript) return { install, build: install };
   const repo = p.resolve(p.dirname(deps.hostScript), '..', '..');
-  return { install: formatCommand(deps.platform, words), build: `cd ${formatCommand(deps.platform, [repo])} && npx tsc -p tsconfig.json` };
+  return { install, build: `cd ${formatCommand(deps.platform, [repo])} && npx tsc -p tsconfig.json` };
 }
 
 /** Checks every selected (or found) browser's registration, down to a real hello through the launcher. */
@@ -76,6 +80,10 @@ export async function doctor(opts: HostOptions, deps: Deps = defaultDeps()): Pro
           obs.node = await deps.fs.stat(l.node);
           obs.script = await deps.fs.stat(l.script);
           obs.built = await deps.fs.stat(p.resolve(p.dirname(l.script), '..', '..', 'dist', 'native-host', 'src', 'main.js'));
+        } else {
+          // The packaged executable: its QUIC companion sits beside it (install copied both).
+          obs.companionPath = p.join(p.dirname(hostPath), besideNames(deps.platform).companion);
+          obs.companion = await deps.fs.stat(obs.companionPath);
         }
       }
       const before = diagnose(obs, fixes);
@@ -97,7 +105,7 @@ export async function doctor(opts: HostOptions, deps: Deps = defaultDeps()): Pro
       check: 'browsers',
       ok: false,
       detail: `no browser found for ${opts.home} and no dnscost manifest installed`,
-      fix: formatCommand(deps.platform, [deps.execPath, deps.hostScript, 'install', '--browser', 'firefox', ...(opts.homeGiven ? ['--home', opts.home] : [])]),
+      fix: formatCommand(deps.platform, [...selfCommand(deps), 'install', '--browser', 'firefox', ...(opts.homeGiven ? ['--home', opts.home] : [])]),
     });
   }
   report.ok = report.problems.length === 0 && checked.every((e) => e.checks.every((c) => c.ok));

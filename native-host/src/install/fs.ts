@@ -1,6 +1,6 @@
-// The file system as the installer needs it: one small interface (read, write, mkdir -p that reports what it made,
-// remove, remove-if-empty, stat, chmod) so the commands run against the real disk (`realFs`) or, in tests, an
-// in-memory Windows or POSIX one.
+// The file system as the installer needs it: one small interface (read, write text or bytes, mkdir -p that reports
+// what it made, remove, remove-if-empty, stat, chmod) so the commands run against the real disk (`realFs`) or, in
+// tests, an in-memory Windows or POSIX one.
 import { constants as fsConstants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +16,10 @@ export interface PathState {
 export interface FsLike {
   /** The file's text, or null when it does not exist. */
   readText(p: string): Promise<string | null>;
+  /** The file's bytes, or null when it does not exist. */
+  readBytes(p: string): Promise<Buffer | null>;
+  /** Writes bytes to a new file renamed over `p`, so a running copy of an executable there is not overwritten in place. */
+  writeBytes(p: string, data: Buffer, mode?: number): Promise<void>;
   /** Writes a file (replacing it), with `mode` when given. */
   writeText(p: string, text: string, mode?: number): Promise<void>;
   /** mkdir -p; returns the directories it created, outermost first. */
@@ -37,6 +41,21 @@ export const realFs: FsLike = {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
       throw err;
     }
+  },
+  async readBytes(p) {
+    try {
+      return await fsp.readFile(p);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+      throw err;
+    }
+  },
+  async writeBytes(p, data, mode) {
+    // Linux refuses to write into an executable that is running (ETXTBSY); a rename replaces it, the old one runs on.
+    const tmp = `${p}.${process.pid}.tmp`;
+    await fsp.writeFile(tmp, data, mode === undefined ? {} : { mode });
+    if (mode !== undefined) await fsp.chmod(tmp, mode);
+    await fsp.rename(tmp, p);
   },
   async writeText(p, text, mode) {
     await fsp.writeFile(p, text, mode === undefined ? {} : { mode });

@@ -1,8 +1,10 @@
-// `dnscost-host install`: writes the launcher, one manifest per selected (or found) browser and, on Windows, each
-// browser's registry key, and records every one of them in the receipt (receipt.ts has the lifecycle). A file that
-// already holds the same bytes is left as it is, so installing twice changes nothing.
+// `dnscost-host install`: writes the launcher (from a checkout) or copies the packaged executable and the files beside
+// it into dnscost's data dir (from the archive, which can be deleted then), one manifest per selected (or found)
+// browser naming that, on Windows each browser's registry key, and records every one of them in the receipt
+// (receipt.ts has the lifecycle). A file that already holds the same bytes is left as it is, so installing twice
+// changes nothing.
 import type { HostOptions } from './args.js';
-import { launcherPath, selectTargets, type BrowserTarget } from './browsers.js';
+import { installedHostPath, launcherPath, selectTargets, type BrowserTarget } from './browsers.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { launcherScript } from './launcher.js';
 import { manifestText } from './manifest.js';
@@ -29,28 +31,43 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
     outcome.problems.push(`no browser found for ${opts.home}: none of ${BROWSERS.join(', ')} has a profile there; name one with --browser`);
     return outcome;
   }
-  const launcher = launcherPath(place);
+  const launcher = deps.packaged ? installedHostPath(place) : launcherPath(place);
   const receiptFile = receiptPath(place);
   const receipt: Receipt = (await readReceipt(deps.fs, receiptFile)) ?? { version: 1, launcher, dirs: [], entries: [] };
   receipt.launcher = launcher;
+  if (deps.packaged) receipt.packaged = true;
+  else delete receipt.packaged;
   const union = (a: string[], b: string[]): string[] => [...a, ...b.filter((d) => !a.includes(d))];
 
-  // Writes `text` unless the file already holds it; statuses say which.
-  const put = async (what: Action['what'], file: string, text: string, mode?: number): Promise<string[]> => {
-    const before = await deps.fs.readText(file);
-    const status = before === null ? 'created' : before === text ? 'unchanged' : 'updated';
+  // Writes `data` (text, or the bytes of a file to copy) unless the file already holds it; statuses say which.
+  const put = async (what: Action['what'], file: string, data: string | { from: string }, mode?: number): Promise<string[]> => {
+    const bytes = typeof data === 'string' ? null : await deps.fs.readBytes(data.from);
+    if (typeof data !== 'string' && bytes === null) throw Object.assign(new Error(`${data.from} is missing`), { code: 'ENOENT', path: data.from });
+    const before = bytes ? await deps.fs.readBytes(file) : await deps.fs.readText(file);
+    const same = before !== null && (bytes ? bytes.equals(before as Buffer) : before === data);
+    const status = before === null ? 'created' : same ? 'unchanged' : 'updated';
     if (opts.dryRun) {
       outcome.actions.push({ what, kind: 'file', path: file, status: status === 'unchanged' ? status : (`would ${status === 'created' ? 'create' : 'update'}` as Action['status']) });
       return [];
     }
     const dirs = await deps.fs.mkdirp(p.dirname(file));
-    if (status !== 'unchanged') await deps.fs.writeText(file, text, mode);
+    if (status !== 'unchanged') await (bytes ? deps.fs.writeBytes(file, bytes, mode) : deps.fs.writeText(file, data as string, mode));
     else if (mode !== undefined) await deps.fs.chmod(file, mode);
     outcome.actions.push({ what, kind: 'file', path: file, status });
     return dirs;
   };
   try {
-    receipt.dirs = union(receipt.dirs, await put('launcher', launcher, launcherScript(deps.platform, deps.execPath, deps.hostScript), deps.platform === 'win32' ? undefined : 0o755));
+    const exec = deps.platform === 'win32' ? undefined : 0o755;
+    if (deps.packaged) {
+      // The copy the manifests name: the archive it came from can go once this is done.
+      const p2 = pathFor(deps.platform);
+      receipt.dirs = union(receipt.dirs, await put('host', launcher, { from: deps.packaged.exe }, exec));
+      const files = deps.packaged.files.map((f) => ({ from: f, to: p2.join(p2.dirname(launcher), p2.basename(f)) }));
+      for (const f of files) await put('host-file', f.to, { from: f.from }, exec);
+      receipt.files = files.map((f) => f.to);
+    } else {
+      receipt.dirs = union(receipt.dirs, await put('launcher', launcher, launcherScript(deps.platform, deps.execPath, deps.hostScript!), exec));
+    }
     for (const t of targets) {
       const dirs = await put(t.browser, t.manifestPath, manifestText(t.browser, launcher));
       if (t.registryKey) {

@@ -4,11 +4,12 @@ import type { Browser } from './platform.js';
 
 /** What one install or uninstall step did (or, with --dry-run, would do). */
 export interface Action {
-  what: Browser | 'launcher' | 'receipt' | 'directory';
+  /** `host` and `host-file`: the packaged executable and a file beside it, copied into the data dir. */
+  what: Browser | 'launcher' | 'host' | 'host-file' | 'receipt' | 'directory';
   kind: 'file' | 'registry' | 'directory';
   /** A file or directory path, or a registry key. */
   path: string;
-  status: 'created' | 'updated' | 'unchanged' | 'removed' | 'absent' | 'kept' | 'would create' | 'would update' | 'would remove' | 'failed';
+  status: 'created' | 'updated' | 'unchanged' | 'removed' | 'scheduled' | 'absent' | 'kept' | 'would create' | 'would update' | 'would remove' | 'failed';
   detail?: string;
 }
 

@@ -1,5 +1,6 @@
 // The install receipt (`installed.json`, beside the launcher) and the lifecycle it records. Install writes a launcher
-// in dnscost's data dir (the manifests' `path`), one manifest per browser and, on Windows, one registry key per
+// in dnscost's data dir (the manifests' `path`) or, run from the packaged archive, copies the executable and the files
+// beside it there, one manifest per browser and, on Windows, one registry key per
 // browser, and lists every file, key and directory it created here. Uninstall removes what the receipt lists (and any
 // manifest of ours at a known location that names our launcher, should the receipt be lost), then the launcher,
 // receipt and directories once nothing refers to them — and nothing else.
@@ -24,7 +25,12 @@ export interface ReceiptEntry {
 /** The receipt's contents: the launcher, and every manifest, key and directory install created. */
 export interface Receipt {
   version: 1;
+  /** The manifests' `path`: the launcher script, or the packaged executable install copied. */
   launcher: string;
+  /** True when `launcher` is the packaged executable (install copied it from an archive). */
+  packaged?: boolean;
+  /** Files install copied beside the packaged executable (its QUIC companion, koffi's native module). */
+  files?: string[];
   /** Directories install created for the launcher and receipt, outermost first. */
   dirs: string[];
   entries: ReceiptEntry[];

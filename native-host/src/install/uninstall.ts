@@ -1,9 +1,11 @@
 // `dnscost-host uninstall`: removes what install wrote for the selected browsers (all, without --browser): the
 // manifests and registry keys the receipt lists, and manifests of ours that still name our launcher when the receipt
-// was lost; then the launcher, the receipt and the directories install created, once nothing refers to them. Nothing
-// else is touched: a manifest or registry key another installer has taken over since is kept.
+// was lost; then the launcher (or the packaged executable and the files copied beside it), the receipt and the
+// directories install created, once nothing refers to them. Nothing else is touched: a manifest or registry key
+// another installer has taken over since is kept. Run from the installed executable it removes that too: POSIX lets a
+// running file be unlinked; Windows does not, so there a detached cmd.exe deletes it once this process has exited.
 import type { HostOptions } from './args.js';
-import { launcherPath, selectTargets } from './browsers.js';
+import { installedHostPath, launcherPath, selectTargets } from './browsers.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { parseLauncher } from './launcher.js';
 import { isOurManifest } from './manifest.js';
@@ -16,11 +18,13 @@ import { parseRegQuery, regDelete, regQuery } from './windows-registry.js';
 /** Removes what install wrote for the selected browsers (all, without --browser), and only that. */
 export async function uninstall(opts: HostOptions, deps: Deps = defaultDeps()): Promise<Outcome> {
   const place = placeFor(deps.platform, opts.home, deps.env, opts.homeGiven);
-  const launcher = launcherPath(place);
   const receiptFile = receiptPath(place);
   const receipt = await readReceipt(deps.fs, receiptFile);
+  const launcher = receipt?.launcher ?? (deps.packaged ? installedHostPath(place) : launcherPath(place));
   const outcome: Outcome = { ok: true, dryRun: opts.dryRun, actions: [], problems: [] };
   const everything = opts.browsers === null && opts.userDataDir === null;
+  // Files this process cannot remove while it runs (itself, on Windows), handed to deps.removeAfterExit at the end.
+  const deferred: string[] = [];
   const selected = selectTargets(opts, place);
   const entries = receipt?.entries ?? [];
   const chosen = everything ? [...entries] : entries.filter((e) => selected.some((t) => t.manifestPath === e.manifest));
@@ -39,10 +43,11 @@ export async function uninstall(opts: HostOptions, deps: Deps = defaultDeps()): 
     }
     return left;
   };
-  const removeFile = async (what: Action['what'], file: string, ours: (text: string) => boolean): Promise<void> => {
-    const text = await deps.fs.readText(file);
+  const removeFile = async (what: Action['what'], file: string, ours: ((text: string) => boolean) | 'listed'): Promise<void> => {
+    // A file the receipt lists as copied (an executable) is ours by the receipt: no need to read it.
+    const text = ours === 'listed' ? ((await deps.fs.stat(file)).exists ? '' : null) : await deps.fs.readText(file);
     if (text === null) return void outcome.actions.push({ what, kind: 'file', path: file, status: 'absent' });
-    if (!ours(text)) return void outcome.actions.push({ what, kind: 'file', path: file, status: 'kept', detail: 'not written by dnscost-host install' });
+    if (ours !== 'listed' && !ours(text)) return void outcome.actions.push({ what, kind: 'file', path: file, status: 'kept', detail: 'not written by dnscost-host install' });
     if (!opts.dryRun) await deps.fs.removeFile(file);
     outcome.actions.push({ what, kind: 'file', path: file, status: opts.dryRun ? 'would remove' : 'removed' });
   };
@@ -69,11 +74,18 @@ export async function uninstall(opts: HostOptions, deps: Deps = defaultDeps()): 
     const left = await removeDirs(chosen.flatMap((e) => e.dirs));
     const remaining = entries.filter((e) => !chosen.includes(e));
     if (remaining.length === 0) {
-      await removeFile('launcher', launcher, (t) => parseLauncher(deps.platform, t) !== null);
+      const self = deps.packaged !== null && deps.platform === 'win32' && deps.packaged.exe.toLowerCase() === launcher.toLowerCase();
+      if (receipt?.packaged && self && !opts.dryRun) {
+        deferred.push(launcher);
+        outcome.actions.push({ what: 'host', kind: 'file', path: launcher, status: 'scheduled', detail: 'deleted once this process exits: Windows keeps a running executable' });
+      } else if (receipt?.packaged) await removeFile('host', launcher, 'listed');
+      else await removeFile('launcher', launcher, (t) => parseLauncher(deps.platform, t) !== null);
+      for (const f of receipt?.files ?? []) await removeFile('host-file', f, 'listed');
       if (receipt) {
         if (!opts.dryRun) await deps.fs.removeFile(receiptFile);
         outcome.actions.push({ what: 'receipt', kind: 'file', path: receiptFile, status: opts.dryRun ? 'would remove' : 'removed' });
-        await removeDirs([...left, ...receipt.dirs]);
+        const busy = await removeDirs([...left, ...receipt.dirs]);
+        if (deferred.length) deps.removeAfterExit(deferred, busy.filter((d) => deferred.some((f) => f.startsWith(d))));
       }
     } else if (receipt && chosen.length > 0) {
       // Directories still in use by the remaining manifests stay on the receipt, so a later uninstall removes them.

@@ -8,7 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { CODES, DnscostError } from '../../../common/errors.js';
 import { CompanionFrameDecoder, encodeCompanionFrame, parseCompanionFrame, QUIC_PROTOCOL_VERSION, type CompanionFrame, type CompanionRequest } from './quic-protocol.js';
-import { COMPANION } from '../paths.js';
+import { COMPANION, PACKAGED } from '../paths.js';
 
 /** Extra time the host waits beyond a request's own limit before it gives up on the companion. */
 const GRACE_MS = 2000;
@@ -16,7 +16,7 @@ const GRACE_MS = 2000;
 type Pending = { resolve(frame: CompanionFrame): void; reject(err: DnscostError): void; timer: NodeJS.Timeout };
 type Outgoing = CompanionRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
-/** Where the companion binary is: $DNSCOST_QUIC_BIN, or native-host/quic/bin/dnscost-quic of this checkout. */
+/** Where the companion binary is: $DNSCOST_QUIC_BIN, else native-host/quic/bin/dnscost-quic of this checkout, or beside the packaged executable. */
 export function companionPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.DNSCOST_QUIC_BIN) return env.DNSCOST_QUIC_BIN;
   return COMPANION;
@@ -38,7 +38,10 @@ export class QuicCompanion {
   /** Why doq/doh3 cannot run here, or null when they can (as far as is known without starting anything). */
   unavailable(): string | null {
     if (this.broken) return this.broken;
-    if (!existsSync(this.path)) return `the QUIC companion is not built (${this.path} is missing; run scripts/setup or native-host/quic/build.sh)`;
+    if (!existsSync(this.path)) {
+      const fix = PACKAGED ? 'it belongs beside the executable: install again from the archive' : 'run scripts/setup or native-host/quic/build.sh';
+      return `the QUIC companion is not built (${this.path} is missing; ${fix})`;
+    }
     return null;
   }
 

@@ -1,9 +1,10 @@
 // Accessibility checks the browser tests run on the extension's pages: axe-core's WCAG 2.1 A and AA rules in the light
-// and the dark scheme, and a keyboard-only pass that must reach every control with Tab. axe runs through the
+// and the dark scheme, a keyboard-only pass that must reach every control with Tab, and one that operates each control
+// with its key (the activation reaches the control; nothing it would do is done). axe runs through the
 // protocol's own evaluate (not a script tag), so the pages' Content-Security-Policy stays as it is.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Page } from 'puppeteer-core';
+import type { KeyInput, Page } from 'puppeteer-core';
 
 let axeSource: string | null = null;
 
@@ -65,4 +66,56 @@ export async function unreachableByKeyboard(page: Page): Promise<string[]> {
   return page.evaluate((reached: string[]) => [...document.querySelectorAll<HTMLElement>('[data-kbd]')]
     .filter((e) => !reached.includes(e.dataset.kbd!))
     .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : `.${(e.textContent ?? '').trim().slice(0, 30)}`}`), [...seen]);
+}
+
+/**
+ * Operates every visible, enabled control of `page` from the keyboard: focuses it and presses its key (Enter on a
+ * link, button or summary; Space on a checkbox or radio; an arrow key on a select or range; a character typed into a
+ * text field) and watches whether the control received the activation (click, input or change). Those events are
+ * stopped at the window before any handler of the page runs and their default actions prevented, and typed text is
+ * taken back, so nothing the control would do is done. Returns the controls the keyboard could not operate.
+ */
+export async function inoperableByKeyboard(page: Page): Promise<string[]> {
+  const keys = await page.evaluate(() => {
+    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
+      .filter((e) => e.getClientRects().length > 0 && !(e as HTMLButtonElement).disabled && !e.closest('[hidden], details:not([open]) > :not(summary)'));
+    const w = window as unknown as { kbdOperated: Set<string>; kbdStop: (ev: Event) => void };
+    w.kbdOperated = new Set();
+    w.kbdStop = (ev: Event) => {
+      const at = (ev.target as Element | null)?.closest?.<HTMLElement>('[data-op]');
+      if (at) w.kbdOperated.add(at.dataset.op!);
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+    };
+    for (const type of ['click', 'input', 'change']) window.addEventListener(type, w.kbdStop, true);
+    return controls.map((e, i) => {
+      e.dataset.op = String(i);
+      const type = e instanceof HTMLInputElement ? e.type : '';
+      if (e instanceof HTMLSelectElement) return e.selectedIndex < e.options.length - 1 ? 'ArrowDown' : 'ArrowUp';
+      if (type === 'checkbox' || type === 'radio') return ' ';
+      if (type === 'range') return 'ArrowRight';
+      if (e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && !['button', 'submit', 'reset', 'image', 'color', 'file'].includes(type))) return 'type';
+      return 'Enter';
+    });
+  });
+  for (const [i, key] of keys.entries()) {
+    const before = await page.evaluate((at: number) => {
+      const e = document.querySelector<HTMLElement>(`[data-op="${at}"]`)!;
+      e.focus();
+      return e instanceof HTMLInputElement || e instanceof HTMLTextAreaElement || e instanceof HTMLSelectElement ? e.value : null;
+    }, i);
+    if (key === 'type') await page.keyboard.type('7');
+    else await page.keyboard.press(key as KeyInput);
+    await page.evaluate((at: number, value: string | null) => {
+      const e = document.querySelector<HTMLInputElement>(`[data-op="${at}"]`)!;
+      if (value !== null) e.value = value;
+    }, i, before);
+  }
+  return page.evaluate(() => {
+    const w = window as unknown as { kbdOperated: Set<string>; kbdStop: (ev: Event) => void };
+    for (const type of ['click', 'input', 'change']) window.removeEventListener(type, w.kbdStop, true);
+    return [...document.querySelectorAll<HTMLElement>('[data-op]')]
+      .filter((e) => !w.kbdOperated.has(e.dataset.op!))
+      .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : `.${(e.textContent ?? '').trim().slice(0, 30)}`}`);
+  });
 }

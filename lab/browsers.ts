@@ -81,6 +81,13 @@ export interface LaunchOptions {
    * its locale files (Debian: chromium-l10n), Firefox a language pack (firefox-esr-l10n-de), or they stay English.
    */
   locale?: string;
+  /**
+   * Firefox: how the extension gets in. `temporary` (default): the unpacked build as a temporary add-on, gone at
+   * restart. `permanent`: the packed xpi (build/dnscost-firefox.xpi) installed for good, as "Install Add-on From
+   * File" does, with signature checks off as ESR and Developer Edition allow; the profile is kept in workDir.
+   * `installed`: the kept profile already has it (a restart after `permanent`); nothing is installed.
+   */
+  firefoxInstall?: 'temporary' | 'permanent' | 'installed';
 }
 
 /** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -151,7 +158,7 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
   };
 }
 
-/** Launches Firefox with a private HOME holding the host manifest, and installs the extension as a temporary add-on. */
+/** Launches Firefox with a private HOME holding the host manifest, and installs the extension (o.firefoxInstall). */
 async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<ExtensionBrowser> {
   const home = join(o.workDir, 'home');
   // Firefox reads host manifests only from $HOME/.mozilla/native-messaging-hosts/ (on Linux, per user).
@@ -159,10 +166,13 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
   mkdirSync(hosts, { recursive: true });
   const registerHost = () => writeFileSync(join(hosts, `${HOST_NAME}.json`), JSON.stringify(hostManifest('firefox', writeHostLauncher(o.workDir))));
   if (o.registerHost !== false) registerHost();
+  const install = o.firefoxInstall ?? 'temporary';
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath,
     headless: true,
+    // A kept profile for an add-on that must survive a restart; else puppeteer's own, deleted at close.
+    ...(install === 'temporary' ? {} : { userDataDir: join(o.workDir, 'firefox-profile') }),
     // Opening moz-extension:// pages under remote control needs system access.
     args: ['--remote-allow-system-access'],
     extraPrefsFirefox: {
@@ -171,13 +181,20 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
       ...(o.colorScheme ? { 'layout.css.prefers-color-scheme.content-override': o.colorScheme === 'dark' ? 0 : 1 } : {}),
       // The UI language, from an installed language pack (the application-scope add-ons puppeteer's profile enables).
       ...(o.locale ? { 'intl.locale.requested': o.locale } : {}),
+      // An unsigned xpi installs for good only with signature checks off (ESR and Developer Edition honour this).
+      ...(install === 'temporary' ? {} : { 'xpinstall.signatures.required': false }),
     },
     env: { ...process.env, ...o.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
     timeout: 60_000,
     protocolTimeout: 30_000,
   });
   try {
-    const id = await browser.installExtension(o.extensionDir);
+    // webExtension.install with Firefox's moz:permanent parameter installs the packed xpi as a regular add-on.
+    const bidi = (browser as unknown as { connection: { send(method: string, params: object): Promise<{ result: { extension: string } }> } }).connection;
+    const id = install === 'installed' ? GECKO_ID
+      : install === 'permanent'
+        ? (await bidi.send('webExtension.install', { extensionData: { type: 'archivePath', path: join(o.extensionDir, '..', 'dnscost-firefox.xpi') }, 'moz:permanent': true })).result.extension
+        : await browser.installExtension(o.extensionDir);
     if (id !== GECKO_ID) throw new Error(`Firefox installed the extension as ${id}, not ${GECKO_ID}`);
   } catch (err) {
     await browser.close();
@@ -209,7 +226,7 @@ export async function launchWithExtension(name: BrowserName, options: LaunchOpti
   const b = name === 'chromium' ? await launchChromium(executable, options) : await launchFirefox(executable, options);
   // The extension opens its welcome page on install (a fresh profile is one): closed here unless the caller wants it,
   // since in headless Chromium the tab in front is the only one that renders (clicks elsewhere would wait forever).
-  if (!options.keepWelcome) {
+  if (!options.keepWelcome && options.firefoxInstall !== 'installed') {
     try {
       await (await welcomePage(b.browser, 15_000)).close();
     } catch (err) {

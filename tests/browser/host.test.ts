@@ -16,7 +16,7 @@ import type { Page } from 'puppeteer-core';
 import { PROTOCOL_VERSION } from '../../common/schema.js';
 import { launchWithExtension, poll, welcomePage, type BrowserName } from '../../lab/browsers.js';
 import { outerBrowserTests } from '../support/namespace.js';
-import { axeViolations, unreachableByKeyboard } from '../../lab/a11y.js';
+import { axeViolations, inoperableByKeyboard, unreachableByKeyboard } from '../../lab/a11y.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { sendFromPage } from '../../lab/extension-pages.js';
 import { startHost } from '../../lab/host-process.js';
@@ -132,6 +132,7 @@ function innerTests(name: BrowserName): void {
       assert.match(optionsShown.text, new RegExp(`Extension version ${VERSION.replaceAll('.', '\\.')}\\.`));
       assert.deepEqual(await axeViolations(options), [], 'axe on the options page');
       assert.deepEqual(await unreachableByKeyboard(options), [], 'keyboard on the options page');
+      assert.deepEqual(await inoperableByKeyboard(options), [], 'keys operate the options page');
     } finally {
       await b.close();
     }

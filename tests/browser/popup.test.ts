@@ -29,7 +29,7 @@ import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-page
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
-import { axeViolations, emulateScheme, unreachableByKeyboard } from '../../lab/a11y.js';
+import { axeViolations, emulateScheme, inoperableByKeyboard, unreachableByKeyboard } from '../../lab/a11y.js';
 import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../../lab/synthetic-measurement.js';
 import { ROOT } from '../../lab/paths.js';
 import { pageHostQtypes } from '../../common/browser-queries.js';
@@ -173,6 +173,16 @@ function innerTests(name: BrowserName): void {
       // Accessible: no WCAG 2.1 A/AA violation in either scheme; every control reachable with Tab.
       assert.deepEqual(await axeViolations(popup), [], 'axe on the cost panel');
       assert.deepEqual(await unreachableByKeyboard(popup), [], 'keyboard on the cost panel');
+      // A browser's popup is at most 800 × 600: in that, nothing is wider than the window, the verdict is in the
+      // first screen, and the rest scrolls inside.
+      await popup.setViewport({ width: 800, height: 600 });
+      const fit = await popup.evaluate(() => {
+        const page = document.scrollingElement!;
+        const clipped = [document.documentElement, document.body].some((e) => /hidden|clip/.test(getComputedStyle(e).overflowY));
+        return { width: page.scrollWidth, verdictBottom: document.getElementById('verdict')!.getBoundingClientRect().bottom, height: page.scrollHeight, clipped };
+      });
+      assert.ok(fit.width <= 800 && fit.verdictBottom <= 600 && (fit.height <= 600 || !fit.clipped), `800 × 600: ${JSON.stringify(fit)}`);
+      assert.deepEqual(await inoperableByKeyboard(popup), [], 'keys operate the cost panel');
       await popup.setViewport({ width: 900, height: 1400 });
       await popup.screenshot({ path: join(RUN_DIR, `cost-panel-${name}.png`), fullPage: true });
       // Dark mode follows prefers-color-scheme (ui/page.css): light text on a dark page, and back.

@@ -279,8 +279,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
   legend.append(el('span', i18n.t('cost_wf_scale', ms(end)), 'detail'));
   box.append(legend, phaseKeys);
   // The time axis, above the rows' tracks.
-  const axis = el('div', undefined, 'wf-row');
-  axis.classList.add('wf-axis');
+  const axis = el('div', undefined, 'wf-axis');
   const ticks = el('div', undefined, 'wf-track');
   for (const v of axisTicks(end)) {
     const label = el('span', ms(v), 'wf-axis-label');

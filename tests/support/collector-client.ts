@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import { distPath } from '../../lab/paths.js';
+import type { PublishedRow } from '../../collector/store.js';
 
 const MAIN = distPath('collector/main.ts');
 
@@ -81,21 +82,8 @@ export function upload(url: string, body: object | string, token = randomToken()
   });
 }
 
-/** One published cell as /v1/aggregates answers it. */
-export interface Cell {
-  epoch: string;
-  resolver: string;
-  transport: string;
-  mode: string;
-  network: string;
-  site: string;
-  pages: number;
-  failureShare: number;
-  lookupMs: { p5: number; p50: number; p95: number } | null;
-  onloadMs: { p5: number; p50: number; p95: number } | null;
-  bytesPerLookup: number | null;
-  packetsPerLookup: number | null;
-}
+/** One published cell as /v1/aggregates answers it: the collector's own row (the JSON carries it as it is). */
+export type Cell = PublishedRow;
 
 /** The answer of GET /v1/aggregates. */
 export interface Published {

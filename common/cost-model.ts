@@ -390,12 +390,12 @@ function cellCost(
   // What a lookup can move is its host's fetch: the host's last response end where known, else its lookup's end.
   const e = (h: HostCost) => Math.max(b(h), h.completedAt ?? -Infinity);
   // Chains: a host first needed after another host's response had completed (known completion times only) may have
-  // been discovered through it (a script inserting it, a stylesheet importing it), so under the candidate it is
-  // needed as much later as that response came. Its likeliest parent is the response that completed last before it
-  // was needed; a chain's shifts add up link by link.
+  // been discovered through it (a script inserting it, a stylesheet importing it), so it is needed as much later as
+  // that response came; its likeliest parent completed last before it was needed; shifts add up link by link.
   const inherited = new Map<HostCost, number>();
   const ended = usable.filter((h) => !serial(h) && h.completedAt != null);
-  for (const h of [...usable].filter((x) => !serial(x)).sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
+  const inOrder = usable.filter((x) => !serial(x)).sort((x, y) => x.firstNeededAt - y.firstNeededAt);
+  for (const h of inOrder) {
     let parent: HostCost | null = null;
     for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt && (!parent || e(g) > e(parent))) parent = g;
     inherited.set(h, parent ? (inherited.get(parent) ?? 0) + parent.delta! : 0);
@@ -403,7 +403,7 @@ function cellCost(
   // The most a host can have been pushed back: through the worst chain of responses that completed before it was
   // needed (any real dependency respects that order), each link adding its own slowdown. Known completion times only.
   const worst = new Map<HostCost, number>();
-  for (const h of [...usable].filter((x) => !serial(x)).sort((x, y) => x.firstNeededAt - y.firstNeededAt)) {
+  for (const h of inOrder) {
     let w = 0;
     for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt) w = Math.max(w, (worst.get(g) ?? 0) + Math.max(0, g.delta!));
     worst.set(h, w);

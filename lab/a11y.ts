@@ -44,18 +44,21 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return out;
 }
 
+/** What a keyboard user can reach and operate: links, buttons, fields, summaries and anything else in the tab order. */
+const CONTROLS = 'a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])';
+
 /**
  * Presses Tab from the top of `page` until focus comes back round (or twice the number of controls); returns the
  * controls never reached (`tag#id` or `tag.text`): every visible, enabled link, button, field and summary must be.
  */
 export async function unreachableByKeyboard(page: Page): Promise<string[]> {
-  const total = await page.evaluate(() => {
-    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
+  const total = await page.evaluate((selector: string) => {
+    const controls = [...document.querySelectorAll<HTMLElement>(selector)]
       .filter((e) => e.getClientRects().length > 0 && !(e as HTMLButtonElement).disabled && !e.closest('[hidden], details:not([open]) > :not(summary)'));
     controls.forEach((e, i) => (e.dataset.kbd = String(i)));
     (document.activeElement as HTMLElement | null)?.blur();
     return controls.length;
-  });
+  }, CONTROLS);
   const seen = new Set<string>();
   for (let i = 0; i < total * 2 + 2; i++) {
     await page.keyboard.press('Tab');
@@ -76,8 +79,8 @@ export async function unreachableByKeyboard(page: Page): Promise<string[]> {
  * taken back, so nothing the control would do is done. Returns the controls the keyboard could not operate.
  */
 export async function inoperableByKeyboard(page: Page): Promise<string[]> {
-  const keys = await page.evaluate(() => {
-    const controls = [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
+  const keys = await page.evaluate((selector: string) => {
+    const controls = [...document.querySelectorAll<HTMLElement>(selector)]
       .filter((e) => e.getClientRects().length > 0 && !(e as HTMLButtonElement).disabled && !e.closest('[hidden], details:not([open]) > :not(summary)'));
     const w = window as unknown as { kbdOperated: Set<string>; kbdStop: (ev: Event) => void };
     w.kbdOperated = new Set();
@@ -97,7 +100,7 @@ export async function inoperableByKeyboard(page: Page): Promise<string[]> {
       if (e instanceof HTMLTextAreaElement || (e instanceof HTMLInputElement && !['button', 'submit', 'reset', 'image', 'color', 'file'].includes(type))) return 'type';
       return 'Enter';
     });
-  });
+  }, CONTROLS);
   for (const [i, key] of keys.entries()) {
     const before = await page.evaluate((at: number) => {
       const e = document.querySelector<HTMLElement>(`[data-op="${at}"]`)!;

@@ -154,7 +154,7 @@ function innerTests(name: BrowserName): void {
         return { id: first?.id, kind: first?.dataset.kind, text: first?.textContent ?? '', badge: await api.getBadgeText({ tabId: tab }) };
       }, tabId);
       assert.equal(verdict.id, 'verdict');
-      assert.match(verdict.text, /^With .+ over (DoT|DoH|DoH\/1\.1|DoQ|DoH3) this page would finish /, verdict.text);
+      assert.match(verdict.text, /^With .+ over (DoT|DoH|DoH \(HTTP\/1\.1\)|DoQ|DoH3) this page would finish /, verdict.text);
       const badges: Record<string, RegExp> = { same: /^=$/, slower: /^\+\d+$/, faster: /^−\d+$/, fails: /^!$/ };
       assert.match(verdict.badge, badges[verdict.kind!]!, JSON.stringify(verdict));
       // "How to turn it on" leads to a section of the how-to page that exists.

@@ -88,6 +88,11 @@ export interface LaunchOptions {
    * `installed`: the kept profile already has it (a restart after `permanent`); nothing is installed.
    */
   firefoxInstall?: 'temporary' | 'permanent' | 'installed';
+  /** Chromium: run as a person's does, with HOME=workDir/home and its default user-data dir there
+   * ($HOME/.config/chromium, where an installed host registers itself), not a profile of the test's own. */
+  chromiumDefaultProfile?: boolean;
+  /** What to start instead of Debian's binary: a wrapper that execs it (lab/no-checkout.ts hides node and the checkout). */
+  executable?: string;
 }
 
 /** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -108,7 +113,8 @@ export async function poll<T>(what: string, timeoutMs: number, check: () => Prom
 
 /** Launches Chromium with the extension unpacked and the host manifest in the profile's NativeMessagingHosts/. */
 async function launchChromium(executablePath: string, o: LaunchOptions): Promise<ExtensionBrowser> {
-  const profile = join(o.workDir, 'chromium-profile');
+  const home = join(o.workDir, 'home');
+  const profile = o.chromiumDefaultProfile ? join(home, '.config', 'chromium') : join(o.workDir, 'chromium-profile');
   // Chromium reads host manifests from <user-data-dir>/NativeMessagingHosts/ when --user-data-dir is given.
   const hosts = join(profile, 'NativeMessagingHosts');
   mkdirSync(hosts, { recursive: true });
@@ -133,7 +139,7 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
       ...(o.chromiumArgs ?? []),
     ],
     // On Linux Chromium takes its UI language from the environment (GLib's language names), --lang elsewhere.
-    env: { ...process.env, ...(o.locale ? { LANGUAGE: o.locale } : {}), ...o.env },
+    env: { ...process.env, ...(o.locale ? { LANGUAGE: o.locale } : {}), ...(o.chromiumDefaultProfile ? { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } : {}), ...o.env },
     timeout: 30_000,
     protocolTimeout: 30_000,
   });
@@ -220,7 +226,7 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
 
 /** Launches `name` with the extension (and, by default, the real host registered for it). */
 export async function launchWithExtension(name: BrowserName, options: LaunchOptions): Promise<ExtensionBrowser> {
-  const executable = findBrowser(name);
+  const executable = options.executable ?? findBrowser(name);
   if (!executable) throw new Error(`${name} is not installed (${EXECUTABLES[name].join(' or ')}): scripts/setup installs it`);
   mkdirSync(options.workDir, { recursive: true });
   const b = name === 'chromium' ? await launchChromium(executable, options) : await launchFirefox(executable, options);

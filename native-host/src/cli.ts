@@ -58,7 +58,10 @@ Measure options:
 
 Install, uninstall and doctor options (exit 0 ok, 1 problems found, 2 bad usage):
   --browser LIST      firefox, chrome, chromium, brave, edge, vivaldi or all; repeatable
-                      (default: every browser that has a profile, or a dnscost manifest, for this user)
+                      (default: every browser that has a profile, or a dnscost manifest, for this user);
+                      on Linux their Flatpak builds too, each with its own copy of the packaged host in
+                      its sandbox; Firefox's snap reads the usual manifest through the desktop portal;
+                      Chromium, Brave and Vivaldi snaps cannot start a host (said, not registered)
   --chromium-user-data-dir DIR
                       write into DIR/NativeMessagingHosts/, for a Chromium started with
                       --user-data-dir=DIR (alone, this selects chromium only)

@@ -5,14 +5,15 @@
 // answers a native-messaging hello and measures one name against the lab resolver on loopback; then it uninstalls
 // itself. Every archive's executables are checked for the right ELF, Mach-O or PE machine. The win-x64 executable runs
 // under wine (Debian's wine64) and the linux-arm64 one under qemu-user, each test skipped with its reason where the
-// archive or the emulator is missing. Browsers reaching the host are tested elsewhere.
+// archive or the emulator is missing. Real browsers reaching the installed host: tests/browser/installed-host.test.ts.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { attachHost } from '../../lab/host-process.js';
+import { noCheckoutPrelude } from '../../lab/no-checkout.js';
 import { ROOT } from '../../lab/paths.js';
 import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
@@ -23,20 +24,6 @@ const OUT = join(ROOT, 'build', 'package');
 const LINUX = join(OUT, `dnscost-${VERSION}-linux-x64.tar.gz`);
 const notBuilt = existsSync(LINUX) ? null : `${LINUX} is not built: run scripts/package first`;
 const notRoot = process.getuid?.() === 0 ? null : 'needs root: unshare -m hides node, go and the checkout';
-
-/** What the namespace must not show: node, npm and go wherever this PATH has them, the checkout, /work, our HOME. */
-function hidden(): { dirs: string[]; files: string[] } {
-  const files = new Set<string>([realpathSync(process.execPath)]);
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['node', 'nodejs', 'npm', 'npx', 'go', 'gofmt']) {
-      const f = join(dir, name);
-      if (dir && existsSync(f)) files.add(f).add(realpathSync(f));
-    }
-  }
-  const dirs = [...new Set([ROOT, '/work', '/usr/local/go', homedir()].filter((d) => existsSync(d)))];
-  // A file inside a hidden directory is hidden with it (and could not be a mount point once that is covered).
-  return { dirs, files: [...files].filter((f) => !dirs.some((d) => f.startsWith(`${d}/`))) };
-}
 
 describe('the packaged linux-x64 host, with no node, go or checkout in sight', () => {
   let root: string;
@@ -58,22 +45,9 @@ describe('the packaged linux-x64 host, with no node, go or checkout in sight', (
     // A fresh home where Firefox and Chromium have run (so install finds them) and nothing of dnscost is.
     mkdirSync(join(home, '.mozilla'), { recursive: true });
     mkdirSync(join(home, '.config', 'chromium'), { recursive: true });
-    mkdirSync(join(root, 'empty'));
-    writeFileSync(join(root, 'empty-file'), '');
-    chmodSync(join(root, 'empty-file'), 0o644);
     mkdirSync(join(root, 'download'));
     copyFileSync(LINUX, join(root, 'download', 'dnscost.tar.gz'));
-    const { dirs, files } = hidden();
-    const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-    prelude = [
-      'set -e',
-      ...dirs.map((d) => `mount --bind ${q(join(root, 'empty'))} ${q(d)}`),
-      ...files.map((f) => `mount --bind ${q(join(root, 'empty-file'))} ${q(f)}`),
-      // The proof that this is a machine without them: none can be found or run.
-      'if command -v node >/dev/null 2>&1 || command -v go >/dev/null 2>&1; then echo "node or go is still on PATH" >&2; exit 90; fi',
-      `if [ -e ${q(join(ROOT, 'package.json'))} ]; then echo "the checkout is still visible" >&2; exit 91; fi`,
-      `if [ -s ${q(realpathSync(process.execPath))} ]; then echo "this node's binary is still visible" >&2; exit 92; fi`,
-    ].join('\n');
+    prelude = noCheckoutPrelude(root);
     lab = await startCoreDNS();
   });
   afterAll(async () => {

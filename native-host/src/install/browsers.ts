@@ -23,6 +23,13 @@ export interface BrowserTarget {
   profileDir: string;
   /** Written into a `--chromium-user-data-dir`. */
   custom: boolean;
+  /**
+   * A Flatpak build: its app id, and the directory inside its sandbox where the host is copied (a sandboxed browser
+   * can only start a program it can see, and node is not in there: only the packaged host runs).
+   */
+  flatpak?: { app: string; hostDir: string };
+  /** Linux Firefox: its snap's directory. The snap reads this same manifest through the desktop portal. */
+  snapDir?: string;
 }
 
 type ChromiumBrowser = Exclude<Browser, 'firefox'>;
@@ -41,6 +48,33 @@ const CHROMIUM_LAYOUT: Record<ChromiumBrowser, { linux: string[]; darwin: string
   edge: { linux: ['microsoft-edge'], darwin: ['Microsoft Edge'], win32: ['Microsoft', 'Edge', 'User Data'], winKey: 'Microsoft\\Edge', winOwner: 'edge' },
   vivaldi: { linux: ['vivaldi'], darwin: ['Vivaldi'], win32: ['Vivaldi', 'User Data'], winKey: 'Google\\Chrome', winOwner: 'chrome' },
 };
+
+// Flatpak builds (Flathub's app ids). Each sees its own ~/.var/app/ID at the same path: config/ is its
+// $XDG_CONFIG_HOME, data/ its $XDG_DATA_HOME, and Firefox keeps ~/.mozilla there as .mozilla/.
+const FLATPAK_APPS: Record<Browser, string> = {
+  firefox: 'org.mozilla.firefox',
+  chrome: 'com.google.Chrome',
+  chromium: 'org.chromium.Chromium',
+  brave: 'com.brave.Browser',
+  edge: 'com.microsoft.Edge',
+  vivaldi: 'com.vivaldi.Vivaldi',
+};
+
+/**
+ * Snap builds that are not registered, and why. Firefox's snap is (`snapDir`): it asks the desktop portal
+ * (xdg-desktop-portal's WebExtensions interface, Ubuntu 22.04 and later), which reads ~/.mozilla/native-messaging-hosts
+ * and starts the host outside the sandbox after asking the person once. Chromium's snap has no such route: its
+ * confinement keeps it from starting a program outside, and its maintainers say native messaging is unsupported;
+ * Brave's snap and Vivaldi's are built the same way (not tried).
+ */
+export const UNSUPPORTED_SNAPS: ReadonlyArray<{ browser: Browser; snap: string }> = [
+  { browser: 'chromium', snap: 'chromium' },
+  { browser: 'brave', snap: 'brave' },
+  { browser: 'vivaldi', snap: 'vivaldi' },
+];
+
+/** Why a Chromium-family snap is not registered, and what works instead. */
+export const SNAP_REFUSAL = 'not registered: a Chromium-family snap cannot start a native messaging host (its confinement); use the distribution package or the Flatpak';
 
 /** dnscost's own per-user directory: the launcher or packaged host, the receipt and (Windows) the manifests. */
 export function dataDir(place: Place): string {
@@ -77,7 +111,7 @@ export function targetFor(browser: Browser, place: Place): BrowserTarget {
       const support = p.join(place.home, 'Library', 'Application Support');
       return { browser, manifestPath: p.join(support, 'Mozilla', 'NativeMessagingHosts', MANIFEST_FILE), registryKey: null, profileDir: p.join(support, 'Firefox'), custom: false };
     }
-    return { browser, manifestPath: p.join(place.home, '.mozilla', 'native-messaging-hosts', MANIFEST_FILE), registryKey: null, profileDir: p.join(place.home, '.mozilla'), custom: false };
+    return { browser, manifestPath: p.join(place.home, '.mozilla', 'native-messaging-hosts', MANIFEST_FILE), registryKey: null, profileDir: p.join(place.home, '.mozilla'), custom: false, snapDir: p.join(place.home, 'snap', 'firefox') };
   }
   const layout = CHROMIUM_LAYOUT[browser];
   if (place.platform === 'win32') {
@@ -93,6 +127,16 @@ export function targetFor(browser: Browser, place: Place): BrowserTarget {
   return { browser, manifestPath: p.join(profileDir, 'NativeMessagingHosts', MANIFEST_FILE), registryKey: null, profileDir, custom: false };
 }
 
+/** Where `browser`'s Flatpak build reads our manifest and where its copy of the host goes (Linux only). */
+export function flatpakTarget(browser: Browser, place: Place): BrowserTarget | null {
+  if (place.platform !== 'linux') return null;
+  const p = pathFor(place.platform);
+  const app = FLATPAK_APPS[browser];
+  const appDir = p.join(place.home, '.var', 'app', app);
+  const hosts = browser === 'firefox' ? p.join(appDir, '.mozilla', 'native-messaging-hosts') : p.join(appDir, 'config', ...CHROMIUM_LAYOUT[browser].linux, 'NativeMessagingHosts');
+  return { browser, manifestPath: p.join(hosts, MANIFEST_FILE), registryKey: null, profileDir: appDir, custom: false, flatpak: { app, hostDir: p.join(appDir, 'data', 'dnscost') } };
+}
+
 /** The target for a Chromium-family browser started with `--user-data-dir=DIR` (it reads DIR/NativeMessagingHosts). */
 export function customTarget(browser: ChromiumBrowser, userDataDir: string, platform: Platform): BrowserTarget {
   const p = pathFor(platform);
@@ -106,7 +150,10 @@ export interface TargetSelection {
   userDataDir: string | null;
 }
 
-/** The targets the options select, deduplicated by manifest (Brave and Vivaldi share Chrome's on Windows). */
+/**
+ * The targets the options select, deduplicated by manifest (Brave and Vivaldi share Chrome's on Windows); on Linux each
+ * browser's Flatpak build after the others (callers keep it only where that Flatpak is installed).
+ */
 export function selectTargets(opts: TargetSelection, place: Place): BrowserTarget[] {
   const out: BrowserTarget[] = [];
   const add = (t: BrowserTarget): void => {
@@ -116,6 +163,10 @@ export function selectTargets(opts: TargetSelection, place: Place): BrowserTarge
   for (const b of named) {
     if (opts.userDataDir && b !== 'firefox') add(customTarget(b, opts.userDataDir, place.platform));
     else add(targetFor(b, place));
+  }
+  if (!opts.userDataDir) for (const b of named) {
+    const t = flatpakTarget(b, place);
+    if (t) add(t);
   }
   return out;
 }

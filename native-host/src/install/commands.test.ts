@@ -213,6 +213,65 @@ test('packaged (fake Linux and Windows): install copies the executable and the f
   }
 });
 
+test('Flatpak and snap builds (fake Linux): each Flatpak gets its own copy of the packaged host inside its sandbox; Firefox\'s snap reads the usual manifest; a Chromium snap is said plainly not to be registered', async () => {
+  const home = '/home/u';
+  const from = '/tmp/dnscost-0.1.0-linux-x64';
+  const exe = `${from}/dnscost-host`;
+  const companion = `${from}/dnscost-quic`;
+  const deps = fakeDeps('linux', home, { packaged: { exe, files: [companion] }, hostScript: null });
+  const fs = deps.fs as ReturnType<typeof memFs>;
+  await fs.mkdirp(from);
+  await fs.writeBytes(exe, Buffer.from('\x7fELF host'), 0o755);
+  await fs.writeBytes(companion, Buffer.from('\x7fELF quic'), 0o755);
+  // Installed here: Firefox and Chromium from Flathub, Firefox and Chromium as snaps; no browser from the distribution.
+  const present = ['.var/app/org.mozilla.firefox', '.var/app/org.chromium.Chromium', 'snap/firefox', 'snap/chromium'].map((d) => `${home}/${d}`);
+  for (const d of present) await fs.mkdirp(d);
+  const o = opts({ home });
+  const res = await install(o, deps);
+  assert.equal(res.ok, true, res.problems.join());
+  const fx = `${home}/.var/app/org.mozilla.firefox`;
+  const cr = `${home}/.var/app/org.chromium.Chromium`;
+  assert.deepEqual(res.actions.map((a) => [a.what, a.status, a.path]), [
+    ['chromium', 'skipped', `${home}/snap/chromium`],
+    ['host', 'created', `${home}/.local/share/dnscost/dnscost-host`],
+    ['host-file', 'created', `${home}/.local/share/dnscost/dnscost-quic`],
+    // Firefox's snap asks the desktop portal, which reads the usual place.
+    ['firefox', 'created', `${home}/.mozilla/native-messaging-hosts/org.dnscost.host.json`],
+    ['host', 'created', `${fx}/data/dnscost/dnscost-host`],
+    ['host-file', 'created', `${fx}/data/dnscost/dnscost-quic`],
+    ['firefox', 'created', `${fx}/.mozilla/native-messaging-hosts/org.dnscost.host.json`],
+    ['host', 'created', `${cr}/data/dnscost/dnscost-host`],
+    ['host-file', 'created', `${cr}/data/dnscost/dnscost-quic`],
+    ['chromium', 'created', `${cr}/config/chromium/NativeMessagingHosts/org.dnscost.host.json`],
+    ['receipt', 'created', `${home}/.local/share/dnscost/installed.json`],
+  ]);
+  assert.match(res.actions[0]!.detail!, /^not registered: a Chromium-family snap cannot start a native messaging host/);
+  // Each Flatpak's manifest names the copy its sandbox can see.
+  assert.equal(JSON.parse(fs.files.get(`${fx}/.mozilla/native-messaging-hosts/org.dnscost.host.json`)!.text).path, `${fx}/data/dnscost/dnscost-host`);
+  assert.equal(JSON.parse(fs.files.get(`${cr}/config/chromium/NativeMessagingHosts/org.dnscost.host.json`)!.text).path, `${cr}/data/dnscost/dnscost-host`);
+  assert.equal(fs.files.get(`${cr}/data/dnscost/dnscost-quic`)!.text, '\x7fELF quic');
+
+  const report = await doctor(o, deps);
+  assert.ok(report.ok, JSON.stringify(report));
+  assert.deepEqual(report.entries.filter((e) => !e.skipped).map((e) => `${e.browser}${e.flatpak ? ` ${e.flatpak}` : ''}`), ['firefox', 'firefox org.mozilla.firefox', 'chromium org.chromium.Chromium']);
+  // Naming a browser does not invent its Flatpak: Brave's is not installed, so it is skipped, not failed.
+  const brave = await doctor({ ...o, browsers: ['brave'] }, deps);
+  assert.deepEqual(brave.entries.map((e) => [e.flatpak ?? '', e.skipped]), [['', false], ['com.brave.Browser', true]]);
+
+  // From a checkout (a launcher that runs node), a Flatpak cannot be served: said so, the rest installs.
+  const checkout = fakeDeps('linux', '/home/v');
+  for (const d of ['/home/v/.var/app/org.mozilla.firefox', '/home/v/.mozilla']) await checkout.fs.mkdirp(d);
+  const fromCheckout = await install(opts({ home: '/home/v' }), checkout);
+  assert.equal(fromCheckout.ok, true, fromCheckout.problems.join());
+  assert.deepEqual(fromCheckout.actions.filter((a) => a.what === 'firefox').map((a) => a.status), ['created', 'skipped']);
+  assert.match(fromCheckout.actions.find((a) => a.status === 'skipped')!.detail!, /its sandbox has no node; install the packaged host/);
+
+  const un = await uninstall(o, deps);
+  assert.equal(un.ok, true, un.problems.join());
+  assert.deepEqual([...fs.files.keys()].filter((f) => f.startsWith(home)), [], 'every copy and manifest is gone');
+  assert.deepEqual([...fs.dirs].filter((d) => d.startsWith(`${home}/`)).sort(), [`${home}/.var`, `${home}/.var/app`, fx, cr, `${home}/snap`, `${home}/snap/chromium`, `${home}/snap/firefox`].sort(), 'the browsers\' own directories stay');
+});
+
 test('macOS layout on a real temp dir, dry run first: prints the plan and writes nothing', async (t) => {
   const home = mkdtempSync(path.join(tmpdir(), 'dnscost-mac-'));
   t.onTestFinished(() => rmSync(home, { recursive: true, force: true }));

@@ -20,6 +20,8 @@ export interface DoctorEntry {
   manifest: string;
   /** Not found (no profile, no manifest) and not named: skipped. */
   skipped: boolean;
+  /** A Flatpak build's app id. */
+  flatpak?: string;
   checks: Check[];
 }
 
@@ -59,8 +61,11 @@ export async function doctor(opts: HostOptions, deps: Deps = defaultDeps()): Pro
       if (obs.registryValue) manifestFile = obs.registryValue;
     }
     obs.manifestText = await deps.fs.readText(manifestFile);
-    if (!explicit && obs.manifestText === null && !obs.registryValue && !(await deps.fs.stat(target.profileDir)).exists) {
-      report.entries.push({ browser: target.browser, manifest: target.manifestPath, skipped: true, checks: [] });
+    const flatpak = target.flatpak ? { flatpak: target.flatpak.app } : {};
+    // A Flatpak that is not installed is skipped even when its browser is named.
+    const present = async (): Promise<boolean> => (await deps.fs.stat(target.profileDir)).exists || (!!target.snapDir && (await deps.fs.stat(target.snapDir)).exists);
+    if ((!explicit || target.flatpak) && obs.manifestText === null && !obs.registryValue && !(await present())) {
+      report.entries.push({ browser: target.browser, manifest: target.manifestPath, skipped: true, checks: [], ...flatpak });
       continue;
     }
     let hostPath: string | null = null;
@@ -97,7 +102,7 @@ export async function doctor(opts: HostOptions, deps: Deps = defaultDeps()): Pro
         obs.hello = await deps.hello(hostPath, browserArgs({ ...target, manifestPath: manifestFile }, deps.platform), env, opts.timeoutMs);
       }
     }
-    report.entries.push({ browser: target.browser, manifest: manifestFile, skipped: false, checks: diagnose(obs, fixes) });
+    report.entries.push({ browser: target.browser, manifest: manifestFile, skipped: false, checks: diagnose(obs, fixes), ...flatpak });
   }
   const checked = report.entries.filter((e) => !e.skipped);
   if (checked.length === 0) {
@@ -115,13 +120,14 @@ export async function doctor(opts: HostOptions, deps: Deps = defaultDeps()): Pro
 /** Human lines for the doctor's report. */
 export function formatDoctor(r: DoctorReport): string {
   const lines: string[] = [];
-  const width = Math.max(8, ...r.entries.map((e) => e.browser.length));
+  const label = (e: DoctorEntry): string => (e.flatpak ? `${e.browser} (Flatpak ${e.flatpak})` : e.browser);
+  const width = Math.max(8, ...r.entries.map((e) => label(e).length));
   for (const e of r.entries) {
     if (e.skipped) {
-      lines.push(`${e.browser.padEnd(width)}  skipped: not found (no profile, no manifest)`);
+      lines.push(`${label(e).padEnd(width)}  skipped: not found (no profile, no manifest)`);
       continue;
     }
-    lines.push(`${e.browser.padEnd(width)}  ${e.manifest}`);
+    lines.push(`${label(e).padEnd(width)}  ${e.manifest}`);
     for (const c of e.checks) {
       lines.push(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.check}: ${c.detail}`);
       if (c.fix) lines.push(`        fix: ${c.fix}`);

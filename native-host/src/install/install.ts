@@ -4,7 +4,7 @@
 // (receipt.ts has the lifecycle). A file that already holds the same bytes is left as it is, so installing twice
 // changes nothing.
 import type { HostOptions } from './args.js';
-import { installedHostPath, launcherPath, selectTargets, type BrowserTarget } from './browsers.js';
+import { installedHostPath, launcherPath, selectTargets, SNAP_REFUSAL, UNSUPPORTED_SNAPS, type BrowserTarget } from './browsers.js';
 import { defaultDeps, type Deps } from './deps.js';
 import { launcherScript } from './launcher.js';
 import { manifestText } from './manifest.js';
@@ -15,7 +15,8 @@ import { formatCommand } from './shell-words.js';
 import { regAdd } from './windows-registry.js';
 
 async function found(t: BrowserTarget, deps: Deps): Promise<boolean> {
-  return (await deps.fs.stat(t.profileDir)).exists || (await deps.fs.stat(t.manifestPath)).exists;
+  for (const f of [t.profileDir, t.manifestPath, t.snapDir]) if (f && (await deps.fs.stat(f)).exists) return true;
+  return false;
 }
 
 /** Writes the launcher, the manifests and (Windows) the registry keys; records them in the receipt. */
@@ -24,8 +25,16 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
   const p = pathFor(deps.platform);
   const explicit = opts.browsers !== null || opts.userDataDir !== null;
   const targets: BrowserTarget[] = [];
-  for (const t of selectTargets(opts, place)) if (explicit || (await found(t, deps))) targets.push(t);
+  // A Flatpak only where it is installed, even when its browser is named.
+  for (const t of selectTargets(opts, place)) if ((explicit && !t.flatpak) || (await found(t, deps))) targets.push(t);
   const outcome: Outcome = { ok: true, dryRun: opts.dryRun, actions: [], problems: [] };
+  // Snaps that cannot be registered, said plainly (not a failure: the person may have other browsers).
+  for (const s of UNSUPPORTED_SNAPS) {
+    const dir = p.join(opts.home, 'snap', s.snap);
+    if (deps.platform === 'linux' && (opts.browsers ?? [s.browser]).includes(s.browser) && (await deps.fs.stat(dir)).exists) {
+      outcome.actions.push({ what: s.browser, kind: 'directory', path: dir, status: 'skipped', detail: SNAP_REFUSAL });
+    }
+  }
   if (targets.length === 0) {
     outcome.ok = false;
     outcome.problems.push(`no browser found for ${opts.home}: none of ${BROWSERS.join(', ')} has a profile there; name one with --browser`);
@@ -69,7 +78,25 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
       receipt.dirs = union(receipt.dirs, await put('launcher', launcher, launcherScript(deps.platform, deps.execPath, deps.hostScript!), exec));
     }
     for (const t of targets) {
-      const dirs = await put(t.browser, t.manifestPath, manifestText(t.browser, launcher));
+      // A Flatpak gets its own copy of the packaged host inside its sandbox; the manifest names that copy.
+      let host = launcher;
+      const dirs: string[] = [];
+      const copies: string[] = [];
+      if (t.flatpak) {
+        if (!deps.packaged) {
+          outcome.actions.push({ what: t.browser, kind: 'file', path: t.manifestPath, status: 'skipped', detail: `Flatpak ${t.flatpak.app}: its sandbox has no node; install the packaged host (scripts/package) to register it` });
+          continue;
+        }
+        host = p.join(t.flatpak.hostDir, p.basename(launcher));
+        dirs.push(...(await put('host', host, { from: deps.packaged.exe }, exec)));
+        copies.push(host);
+        for (const f of deps.packaged.files) {
+          const to = p.join(t.flatpak.hostDir, p.basename(f));
+          await put('host-file', to, { from: f }, exec);
+          copies.push(to);
+        }
+      }
+      dirs.push(...(await put(t.browser, t.manifestPath, manifestText(t.browser, host))));
       if (t.registryKey) {
         const cmd = regAdd(t.registryKey, t.manifestPath);
         const shown = formatCommand('win32', [cmd.file, ...cmd.args]);
@@ -82,10 +109,12 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
         }
       }
       const prior = receipt.entries.find((e) => e.manifest === t.manifestPath);
+      const own = copies.length ? { files: copies } : {};
       if (prior) {
         prior.dirs = union(prior.dirs, dirs);
         prior.registryKey = t.registryKey;
-      } else receipt.entries.push({ browser: t.browser, manifest: t.manifestPath, registryKey: t.registryKey, dirs });
+        Object.assign(prior, own);
+      } else receipt.entries.push({ browser: t.browser, manifest: t.manifestPath, registryKey: t.registryKey, dirs, ...own });
     }
     await put('receipt', receiptFile, JSON.stringify(receipt, null, 2) + '\n');
   } catch (err) {

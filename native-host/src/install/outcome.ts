@@ -9,7 +9,7 @@ export interface Action {
   kind: 'file' | 'registry' | 'directory';
   /** A file or directory path, or a registry key. */
   path: string;
-  status: 'created' | 'updated' | 'unchanged' | 'removed' | 'scheduled' | 'absent' | 'kept' | 'would create' | 'would update' | 'would remove' | 'failed';
+  status: 'created' | 'updated' | 'unchanged' | 'removed' | 'scheduled' | 'absent' | 'kept' | 'skipped' | 'would create' | 'would update' | 'would remove' | 'failed';
   detail?: string;
 }
 

@@ -20,6 +20,8 @@ export interface ReceiptEntry {
   registryKey: string | null;
   /** Directories install created for this manifest, outermost first. */
   dirs: string[];
+  /** Files copied for this manifest alone: a Flatpak's own copy of the packaged host, inside its sandbox. */
+  files?: string[];
 }
 
 /** The receipt's contents: the launcher, and every manifest, key and directory install created. */

@@ -54,6 +54,7 @@ export async function uninstall(opts: HostOptions, deps: Deps = defaultDeps()): 
   try {
     for (const e of chosen) {
       await removeFile(e.browser, e.manifest, (t) => isOurManifest(t));
+      for (const f of e.files ?? []) await removeFile('host-file', f, 'listed');
       if (e.registryKey && deps.platform === 'win32') {
         // Only a key that still names our manifest: another installer may have taken it over since.
         const q = await deps.run(regQuery(e.registryKey));

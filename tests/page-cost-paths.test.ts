@@ -5,7 +5,7 @@
 // (replay.waitedForConnection) is part of both: dropping it changes the answer, so a store that lost it would fail here.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { predict } from '../bench/validate/analysis.js';
+import { predict, visitPrediction } from '../bench/validate/analysis.js';
 import { storedRecord, type StoredRecord } from '../common/stored-record.js';
 import { measuredPageCost } from '../common/page-cost.js';
 import type { ExchangeRecord } from '../common/record.js';
@@ -126,4 +126,24 @@ test("the popup's and the history's numbers for a page equal the validation's pr
   const withoutWait = stored.map((r) => ({ ...r, replay: r.replay && { ...r.replay, waitedForConnection: null } }));
   const lost = measuredPageCost(page, withoutWait).find((c) => c.transport === 'dot' && c.mode === 'cold')!;
   assert.notEqual(lost.onLoad.delta, validated.dot.delta);
+});
+
+test("the validation's first-byte prediction is the serial hosts' change: the document's lookup, plus a redirect's earlier legs", () => {
+  const records = hostRecords().map(storedRecord);
+  const hosts = [host('www.example.org', 0), host('cdn.example.net', 15), host('img.example.net', 30), host('late.example.com', 500)];
+  const plain = pageRecord('p1', hosts);
+  const cellHosts = (page: typeof plain, t: 'dot' | 'doh') => measuredPageCost(page, records).find((c) => c.transport === t && c.mode === 'cold')!.hosts;
+  for (const t of ['dot', 'doh'] as const) {
+    const p = visitPrediction({ pageRecord: plain, records }, t, 'cold')!;
+    const doc = cellHosts(plain, t).find((h) => h.reason === 'document')!.delta as number;
+    assert.equal(p.document, doc);
+    assert.equal(p.serial, doc, `${t}: no redirect, the document alone`);
+    // The same page reached through a redirect: the main frame first asked www.example.org, then img.example.net.
+    const redirected = { ...plain, host: 'img.example.net', hosts: hosts.map((h, i) => (i === 0 ? { ...h, types: { main_frame: 1 } } : h)) };
+    const serial = cellHosts(redirected, t).filter((h) => h.reason === 'document' || h.reason === 'redirect');
+    assert.deepEqual(serial.map((h) => [h.name, h.reason]).sort(), [['img.example.net', 'document'], ['www.example.org', 'redirect']]);
+    const q = visitPrediction({ pageRecord: redirected, records }, t, 'cold')!;
+    assert.equal(q.serial, serial.reduce((a, h) => a + (h.delta as number), 0));
+    assert.ok(q.serial! > q.document!, `${t}: the first leg's cold connection is paid before the first byte (${q.serial} > ${q.document})`);
+  }
 });

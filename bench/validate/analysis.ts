@@ -59,12 +59,25 @@ export function modeFor(visit: Pick<Visit, 'browser' | 'pageRecord'>, transport:
   return expectedMode(visit.pageRecord?.idleBeforeMs, holderOf(transport, visit.browser, ctx.dotStub), ctx.serverIdleMs);
 }
 
-/** A Do53 visit's prediction in `mode`: the estimate, and the document lookup's predicted change. */
-export function visitPrediction(visit: VisitLike, transport: Candidate, mode: Mode): { estimate: Estimate | null; document: number | null } | null {
+/** The document's first byte (Navigation Timing responseStart), ms: every serial lookup (a redirect's legs, the
+ * document's) is paid before it. */
+export function documentFirstByte(page: PageForCost): number {
+  return pageCostInput(page).navigation.responseStart;
+}
+
+/** A Do53 visit's prediction in `mode`: the estimate, the document lookup's predicted change, and the serial hosts'
+ * (the document and a redirect's earlier legs: what moves the document's first byte). */
+export function visitPrediction(visit: VisitLike, transport: Candidate, mode: Mode): { estimate: Estimate | null; document: number | null; serial: number | null } | null {
   if (!visit.pageRecord || !visit.records) return null;
   const cells = measuredPageCost(visit.pageRecord, visit.records);
-  const doc = cells.find((c) => c.transport === transport && c.mode === mode)?.hosts.find((h) => h.reason === 'document')?.delta;
-  return { estimate: estimateOf(cells, transport, mode), document: typeof doc === 'number' ? doc : null };
+  const hosts = cells.find((c) => c.transport === transport && c.mode === mode)?.hosts ?? [];
+  const doc = hosts.find((h) => h.reason === 'document')?.delta;
+  const serial = hosts.filter((h) => h.reason === 'document' || h.reason === 'redirect').map((h) => h.delta);
+  return {
+    estimate: estimateOf(cells, transport, mode),
+    document: typeof doc === 'number' ? doc : null,
+    serial: serial.length && serial.every((d) => typeof d === 'number') ? (serial as number[]).reduce((a, b) => a + b, 0) : null,
+  };
 }
 
 /**
@@ -205,6 +218,9 @@ export interface Row {
   openBefore: { open: number; closed: number } | null;
   /** The document's lookup (Navigation Timing): measured change of the medians, and the model's median. */
   document: { measured: number | null; predicted: number | null };
+  /** The document's first byte (Navigation Timing responseStart): measured change of the medians, and the model's
+   * median of its serial hosts' changes (the document's lookup and a redirect's legs). */
+  firstByte: { measured: number | null; predicted: number | null };
   queries: { do53: QueryCheck | null; candidate: QueryCheck | null };
 }
 
@@ -231,7 +247,7 @@ export function analyse(run: ValidationRun): Row[] {
             // The modes priced: in a trace each candidate load's own (from its own gap), else the scenario's.
             const candModes = scenario === 'expected' ? ok(cand).map((v) => modeFor(v, transport, scenario, ctx)) : [scenario];
             const byVisit = ok(base).map((v) => {
-              const byMode: Partial<Record<Mode, { estimate: Estimate | null; document: number | null } | null>> = {};
+              const byMode: Partial<Record<Mode, ReturnType<typeof visitPrediction>>> = {};
               for (const m of new Set(candModes)) byMode[m] = visitPrediction(v, transport, m);
               return { onLoad: v.onLoad!, byMode };
             });
@@ -248,6 +264,9 @@ export function analyse(run: ValidationRun): Row[] {
             const docs = (vs: Visit[]) => ok(vs).filter((v) => v.pageRecord).map((v) => documentLookup(v.pageRecord!));
             const [docA, docB] = [docs(base), docs(cand)];
             const docPred = pairs.map((x) => x.value.document).filter((x): x is number => x !== null);
+            const firstBytes = (vs: Visit[]) => ok(vs).filter((v) => v.pageRecord).map((v) => documentFirstByte(v.pageRecord!));
+            const [fbA, fbB] = [firstBytes(base), firstBytes(cand)];
+            const fbPred = pairs.map((x) => x.value.serial).filter((x): x is number => x !== null);
             const watched = ok(cand).filter((v) => v.openBefore !== null);
             const error = predicted && change ? predicted.delta - change.measured : null;
             rows.push({
@@ -259,6 +278,7 @@ export function analyse(run: ValidationRun): Row[] {
               predicted, error, within: error !== null && change ? Math.abs(error) <= change.tolerance : null, modes,
               openBefore: watched.length ? { open: watched.filter((v) => v.openBefore! > 0).length, closed: watched.filter((v) => v.openBefore === 0).length } : null,
               document: { measured: docA.length && docB.length ? med(docB)! - med(docA)! : null, predicted: docPred.length ? med(docPred) : null },
+              firstByte: { measured: fbA.length && fbB.length ? med(fbB)! - med(fbA)! : null, predicted: fbPred.length ? med(fbPred) : null },
               queries: { do53: queryCheck(base, 'do53'), candidate: queryCheck(cand, transport) },
             });
           }

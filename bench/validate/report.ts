@@ -53,7 +53,7 @@ function rowLine(r: Row): string {
   return `| ${r.browser} | ${r.profile} | ${r.page} | ${r.transport} | ${r.scenario} | ${r.loads.do53}/${r.loads.candidate}${r.loads.failed ? ` (${r.loads.failed} failed)` : ''} | ` +
     `${q(r.onLoad?.do53)} | ${q(r.onLoad?.candidate)} | **${f(r.measured)}** [${r.interval ? `${f(r.interval[0])}…${f(r.interval[1])}` : '—'}] | ${f(r.halfWidth)} | ${f(r.tolerance, 1)} | ` +
     `${r.resolved ? 'yes' : '**no**'} | **${f(r.predicted?.delta)}** [${f(r.predicted?.lower)}…${f(r.predicted?.upper)}] | ${f(r.error)} | ${r.within === null ? '—' : r.within ? '✓' : '✗'} | ` +
-    `${modes} | ${open} | ${f(r.document.measured)} / ${f(r.document.predicted)} | ${qc} |`;
+    `${modes} | ${open} | ${f(r.document.measured)} / ${f(r.document.predicted)} | ${f(r.firstByte.measured)} / ${f(r.firstByte.predicted)} | ${qc} |`;
 }
 
 /** The markdown report of a run. */
@@ -68,7 +68,7 @@ export function report(run: ValidationRun, command: string): string {
   const o = run.options;
   const missLine = (r: Row) => `- ${r.browser} · ${r.profile} · ${r.page} · ${r.transport} · ${r.scenario}: measured ${f(r.measured)} ms [${r.interval ? `${f(r.interval[0])}…${f(r.interval[1])}` : '—'}], ` +
     `predicted ${f(r.predicted?.delta)} ms [${f(r.predicted?.lower)}…${f(r.predicted?.upper)}], off by ${f(r.error)} ms against a tolerance of ${f(r.tolerance, 1)} ms` +
-    `${Object.keys(r.modes).length > 1 ? ` (priced ${Object.entries(r.modes).map(([m, n]) => `${m} ${n}`).join(', ')})` : ''}; document lookup Δ measured ${f(r.document.measured)} / predicted ${f(r.document.predicted)} ms`;
+    `${Object.keys(r.modes).length > 1 ? ` (priced ${Object.entries(r.modes).map(([m, n]) => `${m} ${n}`).join(', ')})` : ''}; document lookup Δ measured ${f(r.document.measured)} / predicted ${f(r.document.predicted)} ms; first byte Δ measured ${f(r.firstByte.measured)} / predicted ${f(r.firstByte.predicted)} ms`;
   return `# Cost model validation: predicted vs measured onLoad change in real browsers
 
 Command: \`${command}\` (as root)
@@ -109,11 +109,13 @@ candidate against Do53 (Hodges–Lehmann: the median of every candidate − Do53
 priced Do53 load moved by its own prediction (point [lower…upper]; a mix of cold and warm loads shifts as a mixture); error = predicted − measured; modes = the replay mode and how many Do53 visits were
 priced in it (a trace: the candidate loads' own modes, from their own gaps, and how many loads were in each; every priced
 Do53 visit is priced in each); open = candidate loads whose side had its connection to the resolver open as the navigation started (DoT,
-DoH); document = the document lookup's change, measured / predicted; queries = candidate loads whose every name reached
+DoH); document = the document lookup's change, measured / predicted; first byte = the change of the document's first
+byte (responseStart: a redirect's legs and the document's lookup are paid before it), measured / predicted (the serial
+hosts' changes); queries = candidate loads whose every name reached
 the resolver over the candidate's scheme (+ other schemes seen).
 
-| browser | profile | page | transport | scenario | loads | onLoad Do53 | onLoad candidate | measured Δ | ± | tol | resolved | predicted Δ | error | within | modes | open | document Δ | queries |
-| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | :---: | --- | --- | ---: | --- |
+| browser | profile | page | transport | scenario | loads | onLoad Do53 | onLoad candidate | measured Δ | ± | tol | resolved | predicted Δ | error | within | modes | open | document Δ | first byte Δ | queries |
+| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | :---: | --- | --- | ---: | ---: | --- |
 ${rows.map(rowLine).join('\n')}
 `;
 }

@@ -1,5 +1,6 @@
 // Talking to the extension from one of its own pages, for browser tests and the demo.
 import type { Page } from 'puppeteer-core';
+import type { PageRecord } from '../common/page-record.js';
 import type { ResolverSpec } from '../common/schema.js';
 import type { LabResolver } from './resolver.js';
 import { poll } from './browsers.js';
@@ -22,6 +23,20 @@ export async function tabIdOf(ext: Page, prefix: string): Promise<number> {
     }, prefix);
     return id ?? undefined;
   });
+}
+
+/**
+ * Loads `url` in `tab`, finds that tab's id (the first tab at `tabPrefix`) and waits until the extension has its page
+ * record with onLoad and at least `minHosts` hosts (asked from the extension page `ext`).
+ */
+export async function loadRecordedPage(ext: Page, tab: Page, url: string, tabPrefix: string, minHosts = 0): Promise<{ tabId: number; record: PageRecord }> {
+  await tab.goto(url, { waitUntil: 'load', timeout: 20_000 });
+  const tabId = await tabIdOf(ext, tabPrefix);
+  const record = await poll('the page is recorded', 15_000, async () => {
+    const r = (await sendFromPage(ext, { type: 'page-report', tabId })) as { ok: boolean; record?: PageRecord };
+    return r.ok && r.record!.onLoadMs !== null && r.record!.hosts.length >= minHosts ? r.record : undefined;
+  });
+  return { tabId, record };
 }
 
 /** The lab resolver as a person's custom resolver: every transport at its loopback address, SNI dns.test, the lab CA. */

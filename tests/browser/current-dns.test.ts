@@ -16,7 +16,7 @@ import { test } from 'vitest';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
-import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
+import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
 import { RUN_DIR } from '../../lab/paths.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
@@ -85,13 +85,7 @@ function innerTests(name: BrowserName, setup: Setup): void {
       assert.deepEqual(status.currentDns!.servers.map((s) => s.address), [CURRENT], status.currentDns!.description);
       assert.equal(status.currentDns!.stub?.software ?? null, setup === 'behind-unbound' ? 'unbound' : null);
 
-      const page = await b.browser.newPage();
-      await page.goto(site.url(NORMAL_PAGE_HOSTS.start, '/'), { waitUntil: 'load', timeout: 20_000 });
-      const tabId = await tabIdOf(ext, site.url(NORMAL_PAGE_HOSTS.page, '/'));
-      await poll('the page is recorded', 15_000, async () => {
-        const r = (await sendFromPage(ext, { type: 'page-report', tabId })) as { ok: boolean; record?: { onLoadMs: number | null } };
-        return r.ok && r.record!.onLoadMs !== null ? true : undefined;
-      });
+      const { tabId } = await loadRecordedPage(ext, await b.browser.newPage(), site.url(NORMAL_PAGE_HOSTS.start, '/'), site.url(NORMAL_PAGE_HOSTS.page, '/'));
       const start = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus;
       assert.equal(start.ok, true, JSON.stringify(start));
       const ids = start.measurement!.plan.resolvers.map((r) => r.id);

@@ -18,7 +18,7 @@ import { test } from 'vitest';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { EXECUTABLES, findBrowser, launchWithExtension, poll, type BrowserName, type ExtensionBrowser } from '../../lab/browsers.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
-import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
+import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
 import { noCheckoutPrelude, writeNoCheckoutWrapper } from '../../lab/no-checkout.js';
 import { ROOT } from '../../lab/paths.js';
 import { startCoreDNS } from '../../lab/resolver.js';
@@ -115,13 +115,7 @@ function innerTests(name: BrowserName): void {
       timings.push(`host connected ${Date.now() - started} ms`);
 
       started = Date.now();
-      const page = await b.browser.newPage();
-      await page.goto(site.url(NORMAL_PAGE_HOSTS.start, '/'), { waitUntil: 'load', timeout: 20_000 });
-      const tabId = await tabIdOf(ext, site.url(NORMAL_PAGE_HOSTS.page, '/'));
-      await poll('the page is recorded', 15_000, async () => {
-        const r = (await sendFromPage(ext, { type: 'page-report', tabId })) as { ok: boolean; record?: { onLoadMs: number | null } };
-        return r.ok && r.record!.onLoadMs !== null ? true : undefined;
-      });
+      const { tabId } = await loadRecordedPage(ext, await b.browser.newPage(), site.url(NORMAL_PAGE_HOSTS.start, '/'), site.url(NORMAL_PAGE_HOSTS.page, '/'));
       // The popup (as a page for that tab): nothing measured yet, so it offers to measure; its button starts it.
       const popup = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
       await poll('the panel offers to measure', 10_000, async () =>

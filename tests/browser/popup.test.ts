@@ -22,10 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
-import type { PageRecord } from '../../common/page-record.js';
 import { extensionBase, launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { outerBrowserTests } from '../support/namespace.js';
-import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
+import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
@@ -65,13 +64,7 @@ function innerTests(name: BrowserName): void {
 
       started = Date.now();
       const H = NORMAL_PAGE_HOSTS;
-      const page = await b.browser.newPage();
-      await page.goto(site.url(H.start, '/'), { waitUntil: 'load', timeout: 20_000 });
-      const tabId = await tabIdOf(ext, site.url(H.page, '/'));
-      const record = await poll('the page is recorded', 15_000, async () => {
-        const r = (await sendFromPage(ext, { type: 'page-report', tabId })) as { ok: boolean; record?: PageRecord };
-        return r.ok && r.record!.onLoadMs !== null && r.record!.hosts.length >= 9 ? r.record : undefined;
-      });
+      const { tabId, record } = await loadRecordedPage(ext, await b.browser.newPage(), site.url(H.start, '/'), site.url(H.page, '/'), 9);
       const expected = Object.values(H).sort();
       assert.deepEqual(record.hosts.map((h) => h.name).sort(), expected);
       timings.push(`page load to report ${Date.now() - started} ms`);

@@ -26,7 +26,7 @@ import type { ResolverSpec } from '../../common/schema.js';
 import type { UploadStatus } from '../../extension/src/messages/upload.js';
 import { launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { outerBrowserTests } from '../support/namespace.js';
-import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
+import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { startSite } from '../../lab/site/server.js';
@@ -76,12 +76,7 @@ function innerTests(): void {
       const sentAfter: number[] = [];
       /** Loads the page, measures it, and returns the tab's finished measurement. */
       const visitAndMeasure = async () => {
-        await tab.goto(site.url(SITE_HOST, '/plain.html'), { waitUntil: 'load' });
-        const tabId = await tabIdOf(options, site.url(SITE_HOST, '/'));
-        await poll('the page is recorded', 15_000, async () => {
-          const r = (await sendFromPage(options, { type: 'page-report', tabId })) as { ok: boolean; record?: { onLoadMs: number | null; hosts: unknown[] } };
-          return r.ok && r.record!.onLoadMs !== null && r.record!.hosts.length >= 2 ? true : undefined;
-        });
+        const { tabId } = await loadRecordedPage(options, tab, site.url(SITE_HOST, '/plain.html'), site.url(SITE_HOST, '/'), 2);
         const start = (await sendFromPage(options, { type: 'measure-start', tabId })) as MeasureStatus;
         assert.equal(start.ok, true, JSON.stringify(start));
         return poll('the measurement finishes', 40_000, async () => {

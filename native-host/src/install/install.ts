@@ -5,7 +5,7 @@
 // changes nothing.
 import type { HostOptions } from './args.js';
 import { installedHostPath, launcherPath, selectTargets, SNAP_REFUSAL, UNSUPPORTED_SNAPS, type BrowserTarget } from './browsers.js';
-import { defaultDeps, type Deps } from './deps.js';
+import { defaultDeps, type Deps, type PackagedHost } from './deps.js';
 import { launcherScript } from './launcher.js';
 import { manifestText } from './manifest.js';
 import type { Action, Outcome } from './outcome.js';
@@ -67,13 +67,18 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
   };
   try {
     const exec = deps.platform === 'win32' ? undefined : 0o755;
+    // Copies the packaged executable to `exe` and the files beside it into its directory: the directories made, the files.
+    const copyPackaged = async (pkg: PackagedHost, exe: string): Promise<{ dirs: string[]; files: string[] }> => {
+      const dirs = await put('host', exe, { from: pkg.exe }, exec);
+      const files = pkg.files.map((f) => p.join(p.dirname(exe), p.basename(f)));
+      for (const [i, f] of pkg.files.entries()) await put('host-file', files[i]!, { from: f }, exec);
+      return { dirs, files };
+    };
     if (deps.packaged) {
       // The copy the manifests name: the archive it came from can go once this is done.
-      const p2 = pathFor(deps.platform);
-      receipt.dirs = union(receipt.dirs, await put('host', launcher, { from: deps.packaged.exe }, exec));
-      const files = deps.packaged.files.map((f) => ({ from: f, to: p2.join(p2.dirname(launcher), p2.basename(f)) }));
-      for (const f of files) await put('host-file', f.to, { from: f.from }, exec);
-      receipt.files = files.map((f) => f.to);
+      const copied = await copyPackaged(deps.packaged, launcher);
+      receipt.dirs = union(receipt.dirs, copied.dirs);
+      receipt.files = copied.files;
     } else {
       receipt.dirs = union(receipt.dirs, await put('launcher', launcher, launcherScript(deps.platform, deps.execPath, deps.hostScript!), exec));
     }
@@ -88,13 +93,9 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
           continue;
         }
         host = p.join(t.flatpak.hostDir, p.basename(launcher));
-        dirs.push(...(await put('host', host, { from: deps.packaged.exe }, exec)));
-        copies.push(host);
-        for (const f of deps.packaged.files) {
-          const to = p.join(t.flatpak.hostDir, p.basename(f));
-          await put('host-file', to, { from: f }, exec);
-          copies.push(to);
-        }
+        const copied = await copyPackaged(deps.packaged, host);
+        dirs.push(...copied.dirs);
+        copies.push(host, ...copied.files);
       }
       dirs.push(...(await put(t.browser, t.manifestPath, manifestText(t.browser, host))));
       if (t.registryKey) {

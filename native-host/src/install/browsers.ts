@@ -61,17 +61,13 @@ const FLATPAK_APPS: Record<Browser, string> = {
 };
 
 /**
- * Snap builds that are not registered, and why. Firefox's snap is (`snapDir`): it asks the desktop portal
+ * Snap builds (each snap named as its browser, in ~/snap/NAME) that are not registered, and why. Firefox's snap is (`snapDir`): it asks the desktop portal
  * (xdg-desktop-portal's WebExtensions interface, Ubuntu 22.04 and later), which reads ~/.mozilla/native-messaging-hosts
  * and starts the host outside the sandbox after asking the person once. Chromium's snap has no such route: its
  * confinement keeps it from starting a program outside, and its maintainers say native messaging is unsupported;
  * Brave's snap and Vivaldi's are built the same way (not tried).
  */
-export const UNSUPPORTED_SNAPS: ReadonlyArray<{ browser: Browser; snap: string }> = [
-  { browser: 'chromium', snap: 'chromium' },
-  { browser: 'brave', snap: 'brave' },
-  { browser: 'vivaldi', snap: 'vivaldi' },
-];
+export const UNSUPPORTED_SNAPS: readonly Browser[] = ['chromium', 'brave', 'vivaldi'];
 
 /** Why a Chromium-family snap is not registered, and what works instead. */
 export const SNAP_REFUSAL = 'not registered: a Chromium-family snap cannot start a native messaging host (its confinement); use the distribution package or the Flatpak';
@@ -125,6 +121,11 @@ export function targetFor(browser: Browser, place: Place): BrowserTarget {
   }
   const profileDir = place.platform === 'darwin' ? p.join(place.home, 'Library', 'Application Support', ...layout.darwin) : p.join(place.configHome, ...layout.linux);
   return { browser, manifestPath: p.join(profileDir, 'NativeMessagingHosts', MANIFEST_FILE), registryKey: null, profileDir, custom: false };
+}
+
+/** The directories whose existence says the browser has run for this user (its profile, Firefox's snap). */
+export function presenceDirs(t: BrowserTarget): string[] {
+  return t.snapDir ? [t.profileDir, t.snapDir] : [t.profileDir];
 }
 
 /** Where `browser`'s Flatpak build reads our manifest and where its copy of the host goes (Linux only). */

@@ -3,7 +3,7 @@
 // the pure verdicts (diagnose.ts) and, when every check so far passes, starts the host as that browser would and asks
 // for a real `hello`; each problem comes with the command that fixes it.
 import type { HostOptions } from './args.js';
-import { selectTargets, type BrowserTarget } from './browsers.js';
+import { presenceDirs, selectTargets, type BrowserTarget } from './browsers.js';
 import { besideNames } from '../paths.js';
 import { defaultDeps, selfCommand, type Deps } from './deps.js';
 import { diagnose, type Check, type Fixes, type Observation } from './diagnose.js';
@@ -63,7 +63,10 @@ export async function doctor(opts: HostOptions, deps: Deps = defaultDeps()): Pro
     obs.manifestText = await deps.fs.readText(manifestFile);
     const flatpak = target.flatpak ? { flatpak: target.flatpak.app } : {};
     // A Flatpak that is not installed is skipped even when its browser is named.
-    const present = async (): Promise<boolean> => (await deps.fs.stat(target.profileDir)).exists || (!!target.snapDir && (await deps.fs.stat(target.snapDir)).exists);
+    const present = async (): Promise<boolean> => {
+      for (const dir of presenceDirs(target)) if ((await deps.fs.stat(dir)).exists) return true;
+      return false;
+    };
     if ((!explicit || target.flatpak) && obs.manifestText === null && !obs.registryValue && !(await present())) {
       report.entries.push({ browser: target.browser, manifest: target.manifestPath, skipped: true, checks: [], ...flatpak });
       continue;

@@ -4,7 +4,7 @@
 // (receipt.ts has the lifecycle). A file that already holds the same bytes is left as it is, so installing twice
 // changes nothing.
 import type { HostOptions } from './args.js';
-import { installedHostPath, launcherPath, selectTargets, SNAP_REFUSAL, UNSUPPORTED_SNAPS, type BrowserTarget } from './browsers.js';
+import { installedHostPath, launcherPath, presenceDirs, selectTargets, SNAP_REFUSAL, UNSUPPORTED_SNAPS, type BrowserTarget } from './browsers.js';
 import { defaultDeps, type Deps, type PackagedHost } from './deps.js';
 import { launcherScript } from './launcher.js';
 import { manifestText } from './manifest.js';
@@ -15,7 +15,7 @@ import { formatCommand } from './shell-words.js';
 import { regAdd } from './windows-registry.js';
 
 async function found(t: BrowserTarget, deps: Deps): Promise<boolean> {
-  for (const f of [t.profileDir, t.manifestPath, t.snapDir]) if (f && (await deps.fs.stat(f)).exists) return true;
+  for (const f of [...presenceDirs(t), t.manifestPath]) if ((await deps.fs.stat(f)).exists) return true;
   return false;
 }
 
@@ -29,10 +29,10 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
   for (const t of selectTargets(opts, place)) if ((explicit && !t.flatpak) || (await found(t, deps))) targets.push(t);
   const outcome: Outcome = { ok: true, dryRun: opts.dryRun, actions: [], problems: [] };
   // Snaps that cannot be registered, said plainly (not a failure: the person may have other browsers).
-  for (const s of UNSUPPORTED_SNAPS) {
-    const dir = p.join(opts.home, 'snap', s.snap);
-    if (deps.platform === 'linux' && (opts.browsers ?? [s.browser]).includes(s.browser) && (await deps.fs.stat(dir)).exists) {
-      outcome.actions.push({ what: s.browser, kind: 'directory', path: dir, status: 'skipped', detail: SNAP_REFUSAL });
+  for (const browser of UNSUPPORTED_SNAPS) {
+    const dir = p.join(opts.home, 'snap', browser);
+    if (deps.platform === 'linux' && (opts.browsers ?? [browser]).includes(browser) && (await deps.fs.stat(dir)).exists) {
+      outcome.actions.push({ what: browser, kind: 'directory', path: dir, status: 'skipped', detail: SNAP_REFUSAL });
     }
   }
   if (targets.length === 0) {

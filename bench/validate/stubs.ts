@@ -42,22 +42,33 @@ export interface Stub {
   child: ChildProcess;
 }
 
+/**
+ * The lab's dnsproxy as the DoQ stub, its command and environment: listening on `o.address` (port 53; its DoT and DoH
+ * listeners on 853 and 443 are unused), forwarding over DoQ to the lab resolver, which it authenticates with the lab CA.
+ */
+export function dnsproxyCommand(o: { address: string; dir: string; caFile: string; certFile?: string | undefined; keyFile?: string | undefined }): { bin: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const bin = dnsproxyBinary();
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: scripts/setup builds it (lab/build.sh)`);
+  // Go takes its roots from SSL_CERT_FILE (the lab CA, whose server certificate names the resolver's address) and
+  // SSL_CERT_DIR, read on the first verification: the system's ~290 files cost 40–55 ms of CPU inside the first
+  // handshake, which a running stub pays once per process, not per connection. An empty directory keeps a fresh
+  // stub's cold handshake what a running stub's new one costs.
+  const certDir = join(o.dir, 'no-certs');
+  mkdirSync(certDir, { recursive: true });
+  return {
+    bin,
+    args: ['-listen', o.address, '-dns-port', '53', '-tls-port', '853', '-https-port', '443', '-cert', o.certFile!, '-key', o.keyFile!, '-upstream', `quic://${SERVER}:853`],
+    env: { ...process.env, SSL_CERT_FILE: o.caFile, SSL_CERT_DIR: certDir },
+  };
+}
+
 /** A fresh stub on `o.address`:53 forwarding to the lab resolver; resolves once it listens. */
 export async function startStub(o: StubOptions): Promise<Stub> {
   const dir = join(o.work, `${o.kind}-${o.address}`);
   mkdirSync(dir, { recursive: true });
   if (o.kind === 'dnsproxy') {
-    const bin = dnsproxyBinary();
-    if (!existsSync(bin)) throw new Error(`${bin} is missing: scripts/setup builds it (lab/build.sh)`);
-    // Go takes its roots from SSL_CERT_FILE (the lab CA, whose server certificate names the resolver's address) and
-    // SSL_CERT_DIR, read on the first verification: the system's ~290 files cost 40–55 ms of CPU inside the first
-    // handshake, which a running stub pays once per process, not per connection. An empty directory keeps a fresh
-    // stub's cold handshake what a running stub's new one costs.
-    const certDir = join(dir, 'no-certs');
-    mkdirSync(certDir, { recursive: true });
-    const args = ['-listen', o.address, '-dns-port', '53', '-tls-port', '853', '-https-port', '443', '-cert', o.certFile!, '-key', o.keyFile!, '-upstream', `quic://${SERVER}:853`];
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SSL_CERT_FILE: o.caFile, SSL_CERT_DIR: certDir } });
-    return { kind: o.kind, child: await startListening(child, o.kind, o.address) };
+    const d = dnsproxyCommand({ ...o, dir });
+    return { kind: o.kind, child: await startListening(spawn(d.bin, d.args, { stdio: ['ignore', 'pipe', 'pipe'], env: d.env }), o.kind, o.address) };
   }
   const args = o.kind === 'unbound' ? unboundArgs(o, dir) : stubbyArgs(o, dir);
   const env = { ...process.env, ...(o.preload ? { LD_PRELOAD: o.preload } : {}) };

@@ -49,7 +49,7 @@ async function measure(lab: LabNet, endpoint: string, mode: 'cold' | 'warm', rep
 /** A fresh dnsproxy in the client namespace; two queries through it over UDP (the first opens its QUIC connection). */
 async function throughFreshStub(lab: LabNet, res: LabResolver, work: string): Promise<[number, number]> {
   const d = dnsproxyCommand({ address: '127.0.0.1', dir: work, caFile: res.certs.caFile, certFile: res.certs.certFile, keyFile: res.certs.keyFile });
-  const child = lab.spawnIn('client', 'env', [`SSL_CERT_FILE=${d.env.SSL_CERT_FILE}`, `SSL_CERT_DIR=${d.env.SSL_CERT_DIR}`, d.bin, ...d.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = lab.spawnIn('client', d.bin, d.args, { stdio: ['ignore', 'ignore', 'pipe'], env: d.env });
   try {
     let err = '';
     await new Promise<void>((ok, fail) => {

@@ -1,0 +1,88 @@
+// CPU time the lab's own processes spend per query on each DNS path, with no shaping: the lab resolver (CoreDNS)
+// answering kdig over Do53, DoT, DoH and DoQ, and DoQ through the validation's stub (dnsproxy, as
+// bench/validate/stubs.ts starts it) in front of it. In the validation these processes share the machine's two cores
+// with the browser, so a page of N names costs the browser's loads about N × (record types) × this figure of CPU
+// that a replay, alone on the machine, does not pay. Read from /proc/PID/stat (utime + stime) around `--rounds` rounds of
+// `--queries` sequential queries, each round over one connection.
+//
+//   node dist/bench/lab-cpu-per-query.js [--queries 200] [--rounds 10] [--out bench/results/lab-cpu-per-query.md]
+//
+// Needs root (network namespaces) and scripts/setup. Nothing else may run meanwhile.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createLabNet } from '../lab/netns.js';
+import { ROOT } from '../lab/paths.js';
+import { startCoreDNS } from '../lab/resolver.js';
+import { dnsproxyCommand } from './validate/stubs.js';
+
+const { values } = parseArgs({ args: process.argv.slice(2), options: { queries: { type: 'string', default: '200' }, rounds: { type: 'string', default: '10' }, out: { type: 'string', default: 'bench/results/lab-cpu-per-query.md' } } });
+const N = Number(values.queries);
+// One kdig call asks them over one connection; CoreDNS's DoQ refuses a connection's streams beyond a few hundred.
+if (!Number.isInteger(N) || N < 100 || N > 500) throw new Error(`--queries takes a whole number 100–500, not ${values.queries}`);
+const ROUNDS = Number(values.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) throw new Error(`--rounds takes a whole number 1–50, not ${values.rounds}`);
+if (process.getuid?.() !== 0) throw new Error('needs root: the lab builds network namespaces');
+
+const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+/** CPU time (user + system) of process `pid` so far, in ms. */
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_MS;
+}
+const newest = (pattern: string) => Number(execFileSync('pgrep', ['-n', '-f', pattern], { encoding: 'utf8' }).trim());
+
+const work = mkdtempSync(join(tmpdir(), 'dnscost-cpu-'));
+const lab = await createLabNet({ profile: 'none' });
+const rows: string[] = [];
+try {
+  const res = await startCoreDNS({ netns: lab.server.ns, address: lab.server.addr4 });
+  const core = newest('coredns');
+  const d = dnsproxyCommand({ address: '127.0.0.1', dir: work, caFile: res.certs.caFile, certFile: res.certs.certFile, keyFile: res.certs.keyFile });
+  const proxy = lab.spawnIn('client', d.bin, d.args, { stdio: 'ignore', env: d.env });
+  await new Promise((r) => setTimeout(r, 1500));
+  const stub = newest(d.bin);
+  const tls = [`+tls-ca=${res.certs.caFile}`, '+tls-hostname=dns.test'];
+  const server = `@${lab.server.addr4}`;
+  const cases: Array<[string, string[]]> = [
+    ['Do53 (UDP)', [server, '+notcp']],
+    ['DoT', [server, '-p', '853', ...tls, '+keepopen']],
+    ['DoH (HTTP/2)', [server, '-p', '443', ...tls, '+https=/dns-query', '+keepopen']],
+    ['DoQ', [server, '-p', '853', ...tls, '+quic', '+keepopen']],
+    ['DoQ through dnsproxy (kdig → stub over UDP)', ['@127.0.0.1']],
+  ];
+  try {
+    for (const [label, args] of cases) {
+      const c0 = cpuMs(core), s0 = cpuMs(stub);
+      for (let r = 0; r < ROUNDS; r++) {
+        await lab.execIn('client', 'kdig', [...args, '+noall', '+timeout=5', '+retry=0', ...Array<string>(N).fill('h1.test')], { timeoutMs: 120_000 })
+          .catch((e: unknown) => { throw new Error(`${label}: kdig failed: ${String(e).slice(-300)}`); });
+      }
+      const c = (cpuMs(core) - c0) / (N * ROUNDS), s = (cpuMs(stub) - s0) / (N * ROUNDS);
+      rows.push(`| ${label} | ${c.toFixed(3)} | ${s.toFixed(3)} | ${(c + s).toFixed(3)} |`);
+      process.stderr.write(`${rows.at(-1)}\n`);
+    }
+  } finally {
+    proxy.kill('SIGTERM');
+    await res.stop();
+  }
+} finally {
+  await lab.destroy();
+  rmSync(work, { recursive: true, force: true });
+}
+const out = [
+  '# CPU the lab spends per query, by path',
+  '',
+  `Command: \`node dist/bench/lab-cpu-per-query.js --queries ${N} --rounds ${ROUNDS}\` (as root, nothing else running), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+  `${ROUNDS} rounds of ${N} sequential queries of one name over one connection (kdig), no shaping; CPU time (user + system, /proc, ${TICK_MS} ms ticks) per query, in ms.`,
+  '',
+  '| path | lab resolver (CoreDNS) | stub (dnsproxy) | both |',
+  '| --- | ---: | ---: | ---: |',
+  ...rows,
+  '',
+].join('\n');
+mkdirSync(dirname(resolve(ROOT, values.out)), { recursive: true });
+writeFileSync(resolve(ROOT, values.out), out);
+process.stdout.write(out);

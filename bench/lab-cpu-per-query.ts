@@ -21,8 +21,8 @@ import { dnsproxyCommand } from './validate/stubs.js';
 const { values } = parseArgs({ args: process.argv.slice(2), options: { queries: { type: 'string', default: '200' }, rounds: { type: 'string', default: '10' }, out: { type: 'string', default: 'bench/results/lab-cpu-per-query.md' } } });
 const N = Number(values.queries);
 // One kdig call asks them over one connection; batches of 400 and more over one DoQ connection failed now and then here
-// (kdig: "QUIC, failed to send"), so a round is at most 500 and the rounds add up.
-if (!Number.isInteger(N) || N < 100 || N > 500) throw new Error(`--queries takes a whole number 100–500, not ${values.queries}`);
+// (kdig: "QUIC, failed to send"), so a round is at most 300 and the rounds add up.
+if (!Number.isInteger(N) || N < 100 || N > 300) throw new Error(`--queries takes a whole number 100–300, not ${values.queries}`);
 const ROUNDS = Number(values.rounds);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) throw new Error(`--rounds takes a whole number 1–50, not ${values.rounds}`);
 if (process.getuid?.() !== 0) throw new Error('needs root: the lab builds network namespaces');

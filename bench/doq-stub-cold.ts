@@ -19,7 +19,7 @@ import { createLabNet, type LabNet } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
 import { startCoreDNS, type LabResolver } from '../lab/resolver.js';
 import { HOST_BIN, ROOT } from '../lab/paths.js';
-import { dnsproxyCommand } from './validate/stubs.js';
+import { dnsproxyCommand, dnsproxyReady } from './validate/stubs.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -51,15 +51,7 @@ async function throughFreshStub(lab: LabNet, res: LabResolver, work: string): Pr
   const d = dnsproxyCommand({ address: '127.0.0.1', dir: work, caFile: res.certs.caFile, certFile: res.certs.certFile, keyFile: res.certs.keyFile });
   const child = lab.spawnIn('client', d.bin, d.args, { stdio: ['ignore', 'ignore', 'pipe'], env: d.env });
   try {
-    let err = '';
-    await new Promise<void>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`dnsproxy not ready in 5 s: ${err}`)), 5000);
-      child.stderr!.on('data', (b: Buffer) => {
-        err = (err + b.toString()).slice(-2000);
-        if (err.includes('dnsproxy-lab ready')) { clearTimeout(timer); ok(); }
-      });
-      child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`dnsproxy exited (${code}): ${err}`)); });
-    });
+    await dnsproxyReady(child);
     // kdig, not dnscost-host: the host's untimed warm-up exchange would open the stub's connection first.
     const { stdout } = await lab.execIn('client', 'kdig', ['@127.0.0.1', NAME, NAME, '+noall', '+stats', '+timeout=5', '+retry=0'], { timeoutMs: 20_000 });
     const ms = [...stdout.matchAll(/\(UDP\) in ([\d.]+) ms/g)].map((m) => Number(m[1]));

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { createLabNet } from '../lab/netns.js';
 import { ROOT } from '../lab/paths.js';
 import { startCoreDNS } from '../lab/resolver.js';
-import { dnsproxyCommand } from './validate/stubs.js';
+import { dnsproxyCommand, dnsproxyReady } from './validate/stubs.js';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { queries: { type: 'string', default: '200' }, rounds: { type: 'string', default: '10' }, out: { type: 'string', default: 'bench/results/lab-cpu-per-query.md' } } });
 const N = Number(values.queries);
@@ -42,8 +42,8 @@ try {
   const res = await startCoreDNS({ netns: lab.server.ns, address: lab.server.addr4 });
   const core = newest('coredns');
   const d = dnsproxyCommand({ address: '127.0.0.1', dir: work, caFile: res.certs.caFile, certFile: res.certs.certFile, keyFile: res.certs.keyFile });
-  const proxy = lab.spawnIn('client', d.bin, d.args, { stdio: 'ignore', env: d.env });
-  await new Promise((r) => setTimeout(r, 1500));
+  const proxy = lab.spawnIn('client', d.bin, d.args, { stdio: ['ignore', 'ignore', 'pipe'], env: d.env });
+  await dnsproxyReady(proxy);
   const stub = newest(d.bin);
   const tls = [`+tls-ca=${res.certs.caFile}`, '+tls-hostname=dns.test'];
   const server = `@${lab.server.addr4}`;

@@ -62,6 +62,19 @@ export function dnsproxyCommand(o: { address: string; dir: string; caFile: strin
   };
 }
 
+/** Resolves once a dnsproxy started from `dnsproxyCommand` (stderr piped) says every listener is bound; rejects if it exits or after 5 s. */
+export function dnsproxyReady(child: ChildProcess): Promise<void> {
+  let err = '';
+  return new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`dnsproxy not ready in 5 s: ${err}`)), 5000);
+    child.stderr!.on('data', (b: Buffer) => {
+      err = (err + b.toString()).slice(-2000);
+      if (err.includes('dnsproxy-lab ready')) { clearTimeout(timer); ok(); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`dnsproxy exited (${code}): ${err}`)); });
+  });
+}
+
 /** A fresh stub on `o.address`:53 forwarding to the lab resolver; resolves once it listens. */
 export async function startStub(o: StubOptions): Promise<Stub> {
   const dir = join(o.work, `${o.kind}-${o.address}`);

@@ -215,8 +215,9 @@ test('a full upload queue answers 503 with Retry-After; what it accepted is stor
     ping: async () => {},
     close: async () => {},
   };
-  // Groups of 2, one commit at a time, at most 4 waiting: 2 committing + 4 queued are accepted, the rest refused.
-  const c = await startCollector({ store: slowStore, rate: null, group: { maxItems: 2, maxQueued: 4, concurrency: 1, windowMs: 1 } });
+  // Groups of 2, one commit at a time, at most 4 waiting: 2 committing + 4 queued are accepted, the rest refused. The
+  // window is long enough that the first group fills to 2 on a busy machine too (with 1 ms it could close with 1).
+  const c = await startCollector({ store: slowStore, rate: null, group: { maxItems: 2, maxQueued: 4, concurrency: 1, windowMs: 500 } });
   try {
     const via = new Agent({ keepAlive: true, maxSockets: 32 });
     const pending = Array.from({ length: 20 }, () => upload(c.url, batch(), randomToken(), {}, via));

@@ -7,7 +7,7 @@ import bisect, re, statistics, sys
 from datetime import datetime, timezone
 
 d = sys.argv[1]
-RESOLVER = '192.0.2.2'
+RESOLVER = '192.0.2.2'  # the lab's server side (lab/netns.ts), where its resolver listens
 
 def ts(line):
     try:
@@ -21,7 +21,7 @@ def summary(xs):
 
 queries, answers = [], []
 for line in open(f'{d}/cap.tsv'):
-    t, src, dst, sport, dport, tlen = line.rstrip('\n').split('\t')[:6]
+    t, src, dst, sport, dport, tlen = line.rstrip('\n').split('\t')
     if not tlen or int(tlen) == 0:
         continue
     if dst == RESOLVER and dport == '443':

@@ -19,6 +19,6 @@ d=$!
 rc=0; wait $v || rc=$?
 kill $d; wait $d 2>/dev/null || true
 tshark -r "$out/cap.pcapng" -T fields -e frame.time_epoch -e ip.src -e ip.dst -e tcp.srcport -e tcp.dstport -e tcp.len \
-  -e udp.srcport -e udp.dstport > "$out/cap.tsv" 2>/dev/null
+  > "$out/cap.tsv" 2>/dev/null
 tshark -r "$out/cap.pcapng" -Y 'dns.flags.response==1' -T fields -e frame.time_epoch -e dns.time > "$out/do53.tsv" 2>/dev/null
 exit $rc

@@ -6,11 +6,14 @@ import type { LabResolver } from './resolver.js';
 import { poll } from './browsers.js';
 
 /** Sends a runtime message from an extension page and returns the background's reply. */
-export function sendFromPage(page: Page, message: unknown): Promise<unknown> {
-  return page.evaluate((m) => {
+export async function sendFromPage(page: Page, message: unknown): Promise<unknown> {
+  // Both ways as one JSON string: Firefox's WebDriver BiDi takes seconds over a deep object (a history of 600 pages).
+  const reply = await page.evaluate(async (json) => {
     const g = globalThis as unknown as { browser?: { runtime: { sendMessage(m: unknown): Promise<unknown> } }; chrome?: { runtime: { sendMessage(m: unknown): Promise<unknown> } } };
-    return (g.browser ?? g.chrome)!.runtime.sendMessage(m);
-  }, message);
+    const r = await (g.browser ?? g.chrome)!.runtime.sendMessage(JSON.parse(json));
+    return r === undefined ? null : JSON.stringify(r);
+  }, JSON.stringify(message));
+  return reply === null ? undefined : (JSON.parse(reply) as unknown);
 }
 
 /** The id of the first tab whose URL starts with `prefix`. */

@@ -11,6 +11,15 @@ import type { MeasuredEndpoint } from './endpoint.js';
 import type { Pooled, SessionPool } from './pool.js';
 import { deltaOf, minus, ZERO } from './wire.js';
 
+/**
+ * Of `span` (an open timed on the engine's clock), what lies outside the set-up a transport with its own clock (the
+ * QUIC companion) timed itself: the host↔companion pipe, which no browser or stub has; 0 for every other transport.
+ */
+function pipeOf(session: Session, span: number): number {
+  if (!session.queryMs) return 0;
+  return Math.max(0, span - (session.setup.connect ?? 0) - (session.setup.tls ?? 0));
+}
+
 /** Runs one exchange on `pool`'s sessions and builds its record; never throws for a failure of the exchange itself. */
 export async function exchange(pool: SessionPool, target: MeasuredEndpoint, q: Question, mode: Mode, repeat: number): Promise<ExchangeRecord> {
   const clock = pool.clock;
@@ -31,6 +40,8 @@ export async function exchange(pool: SessionPool, target: MeasuredEndpoint, q: Q
   let reused = false;
   let setupPaid = false;
   let queryMs: number | null = null;
+  // Time spent in the pipe to a transport with its own clock: left out of the total, which is the lookup's.
+  let pipeMs = 0;
   let error: ErrorData | null = null;
   let answer: ReturnType<typeof parseAnswer> | null = null;
   let failedSetup: SetupFailure | null = null;
@@ -39,14 +50,18 @@ export async function exchange(pool: SessionPool, target: MeasuredEndpoint, q: Q
     if (mode === 'warm') {
       // A warm exchange pays for a connection only when the pooled one had died since.
       setupPaid = !(pool.pooled(target)?.session.usable ?? false);
+      const opening = clock();
       pooled = await pool.warm(target, events);
       session = pooled.session;
+      if (setupPaid) pipeMs += pipeOf(session, clock() - opening);
       connection = pooled.connection;
       reused = pooled.exchanges > 0;
       // Everything since the previous record on this connection (a delayed ACK, a late server frame) is this one's.
       if (reused) before = pooled.snapshot ?? session.wire();
     } else {
+      const opening = clock();
       session = await pool.open(target);
+      pipeMs += pipeOf(session, clock() - opening);
       connection = pool.nextConnection();
       events.push({ type: 'connection-opened' });
     }
@@ -55,8 +70,11 @@ export async function exchange(pool: SessionPool, target: MeasuredEndpoint, q: Q
     if (remaining <= 0) throw new DnscostError(CODES.TIMEOUT, `set-up used the whole ${pool.timeoutMs} ms`);
     const qStart = clock();
     const raw = await session.exchange(query, id, remaining);
+    const span = clock() - qStart;
     // A transport with its own clock (the QUIC companion) times the query without the pipe to it.
-    queryMs = session.queryMs?.(raw) ?? clock() - qStart;
+    const own = session.queryMs?.(raw) ?? null;
+    queryMs = own ?? span;
+    if (own !== null) pipeMs += Math.max(0, span - own);
     answer = parseAnswer(raw, q, id);
     error = answerError(answer, events);
   } catch (err) {
@@ -93,7 +111,7 @@ export async function exchange(pool: SessionPool, target: MeasuredEndpoint, q: Q
       connect: showSetup ? (session?.setup.connect ?? failedSetup?.setup?.connect ?? null) : null,
       tls: showSetup ? (session?.setup.tls ?? failedSetup?.setup?.tls ?? null) : null,
       query: queryMs,
-      total: end - start,
+      total: end - start - pipeMs,
     },
     startedAt: start - pool.origin,
     bytes: delta.bytes,

@@ -107,6 +107,45 @@ test('cold opens a connection per exchange; warm one per endpoint, and its set-u
   assert.equal(dot[0]!.connection, dot[1]!.connection);
 });
 
+test('a transport with its own clock (the QUIC companion): the pipe to it is left out of the total, the rest is kept', async () => {
+  // The fake companion: an open takes 7 ms of the host's clock, 4 of them the handshake it timed itself; an exchange
+  // 6 ms, 4 of them the query it timed itself. What remains (2 + 2 ms) is the pipe between the two processes.
+  const clock = { now: 0 };
+  const own = new WeakMap<Buffer, number>();
+  const doq: Transport = {
+    id: 'doq',
+    zeroId: true,
+    pad: false,
+    ...traitsOf('doq'),
+    async open() {
+      clock.now += 7;
+      const session: Session = {
+        setup: { connect: null, tls: 4 },
+        tls: null,
+        usable: true,
+        queryMs: (answer) => own.get(answer) ?? null,
+        async exchange(query) {
+          clock.now += 6;
+          const q = dnsPacket.decode(query);
+          const answer = dnsPacket.encode({ type: 'response', id: q.id, questions: q.questions, answers: [] });
+          own.set(answer, 4);
+          return answer;
+        },
+        wire: () => zeroTotals(),
+        drainEvents: () => [],
+        resumable: () => null,
+        close: () => {},
+      };
+      return session;
+    },
+  };
+  const transports = { ...fakeTransports(clock, {}).transports, doq };
+  const req = request({ resolvers: [{ id: 'r', name: 'r', endpoints: [{ transport: 'doq', address: '127.0.0.1', port: 5, serverName: 'x.test' }] }] });
+  const timed = async (mode: 'cold' | 'warm') => (await measure({ ...req, modes: [mode] }, {}, undefined, { clock: () => clock.now, transports })).records;
+  for (const r of await timed('cold')) assert.deepEqual([r.timings.tls, r.timings.query, r.timings.total], [4, 4, 8]);
+  for (const r of await timed('warm')) assert.deepEqual([r.timings.tls, r.timings.query, r.timings.total], [null, 4, 4]);
+});
+
 test('warm-up and priming run before the clock and report no records', async () => {
   const r = await run(request({ warmup: true, prime: true, modes: ['cold'], seed: 3 }));
   assert.equal(r.records.length, 8);

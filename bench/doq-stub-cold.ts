@@ -13,12 +13,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExchangeRecord } from '../common/record.js';
 import { summarize } from '../common/stats.js';
 import { createLabNet, type LabNet } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
 import { startCoreDNS, type LabResolver } from '../lab/resolver.js';
-import { HOST_BIN, ROOT } from '../lab/paths.js';
+import { measureInLab } from '../lab/host-measure.js';
+import { ROOT } from '../lab/paths.js';
 import { dnsproxyCommand, dnsproxyReady } from './validate/stubs.js';
 
 const { values } = parseArgs({
@@ -37,12 +37,9 @@ const NAME = 'h1.test';
 
 /** One dnscost-host measure in the client namespace: `repeat` exchanges of NAME; their total times (ms). */
 async function measure(lab: LabNet, endpoint: string, mode: 'cold' | 'warm', repeat: number, caFile: string): Promise<number[]> {
-  const args = [HOST_BIN, 'measure', '--endpoint', endpoint, '--connect', `dns.test=${lab.server.addr4}`, '--ca', caFile,
-    '--mode', mode, '--repeat', String(repeat), '--timeout', '5000', '--json', '--quiet', NAME];
-  const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: 60_000 });
-  const records = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as ExchangeRecord);
+  const records = await measureInLab(lab, { endpoint, caFile, mode, repeat, name: NAME, timeoutMs: 60_000, extra: ['--timeout', '5000'] });
   const bad = records.find((r) => !r.ok || r.rcode !== 'NOERROR');
-  if (records.length !== repeat || bad) throw new Error(`${endpoint} ${mode}: ${records.length} of ${repeat} records, ${bad ? JSON.stringify(bad.error ?? bad.rcode) : ''}`);
+  if (bad) throw new Error(`${endpoint} ${mode}: ${JSON.stringify(bad.error ?? bad.rcode)}`);
   return records.map((r) => r.timings.total);
 }
 

@@ -11,14 +11,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExchangeRecord } from '../common/record.js';
 import { summarize } from '../common/stats.js';
 import type { TransportId } from '../common/transports.js';
 import { createLabNet } from '../lab/netns.js';
 import { PROFILES, type NetProfile } from '../lab/profiles.js';
 import { startCoreDNS } from '../lab/resolver.js';
 import { quietOutput } from '../lab/timing-agreement.js';
-import { HOST_BIN, ROOT } from '../lab/paths.js';
+import { measureInLab } from '../lab/host-measure.js';
+import { ROOT } from '../lab/paths.js';
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { count: { type: 'string', default: '60' }, out: { type: 'string', default: 'bench/results/quic-loss.md' } } });
 const count = Number(values.count);
@@ -42,10 +42,9 @@ for (const profile of profiles) {
   const res = await startCoreDNS({ netns: lab.server.ns, address: lab.server.addr4 });
   try {
     for (const [transport, url, extra] of TRANSPORTS) {
-      const args = [HOST_BIN, 'measure', '--endpoint', url, '--connect', `dns.test=${lab.server.addr4}`, '--ca', res.certs.caFile,
-        '--mode', 'cold', '--repeat', String(count), '--timeout', '5000', '--json', '--quiet', ...extra, 'h1.test'];
-      const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: 30_000 + count * 6000 });
-      const records = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as ExchangeRecord);
+      const records = await measureInLab(lab, {
+        endpoint: url, caFile: res.certs.caFile, mode: 'cold', repeat: count, name: 'h1.test', timeoutMs: 30_000 + count * 6000, extra: ['--timeout', '5000', ...extra],
+      });
       const ok = records.filter((r) => r.ok);
       const s = summarize(ok.map((r) => r.timings.total));
       const fails = new Map<string, number>();

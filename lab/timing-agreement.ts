@@ -17,6 +17,7 @@ import tls from 'node:tls';
 import type { ExchangeRecord } from '../common/record.js';
 import { summarize, type Summary } from '../common/stats.js';
 import type { Mode, TransportId } from '../common/transports.js';
+import { measureInLab } from './host-measure.js';
 import { createLabNet, type LabNet } from './netns.js';
 import { distPath, HOST_BIN, labBin } from './paths.js';
 import { coreDNSBinary, startCoreDNS, type LabResolver } from './resolver.js';
@@ -158,20 +159,10 @@ function processTimeout(row: TimingRow, rttMs: number, n: number): number {
 }
 
 async function runDnscost(lab: LabNet, res: LabResolver, hostBin: string, row: TimingRow, n: number, name: string, rttMs: number): Promise<Sample[]> {
-  const args = [
-    hostBin, 'measure',
-    '--endpoint', endpointUrl(row.transport, lab.server.addr4),
-    '--connect', `dns.test=${lab.server.addr4}`,
-    '--ca', res.certs.caFile,
-    '--mode', row.mode,
-    '--repeat', String(n),
-    '--json', '--quiet',
-    ...(row.transport === 'doh1' ? ['--http1.1'] : []),
-    name,
-  ];
-  const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: processTimeout(row, rttMs, n) });
-  const records = lines(stdout) as ExchangeRecord[];
-  if (records.length !== n) throw new Error(`dnscost-host printed ${records.length} records, expected ${n}`);
+  const records = await measureInLab(lab, {
+    endpoint: endpointUrl(row.transport, lab.server.addr4), caFile: res.certs.caFile, mode: row.mode, repeat: n, name, hostBin,
+    timeoutMs: processTimeout(row, rttMs, n), extra: row.transport === 'doh1' ? ['--http1.1'] : [],
+  });
   return records.map((r) => ({
     ok: r.ok && r.rcode === 'NOERROR' && r.transport === row.transport && r.mode === row.mode,
     error: r.ok ? (r.rcode === 'NOERROR' ? null : `rcode ${r.rcode}`) : `${r.error?.code}: ${r.error?.message}`,
@@ -439,14 +430,10 @@ export async function compareResumed(opts: { rttMs: number; count: number; warmu
     for (const transport of ['doq', 'doh3'] as const) {
       const runOnce = async (resume: boolean): Promise<ExchangeRecord[]> => {
         const n = opts.count + warmup;
-        const args = [
-          hostBin, 'measure', '--endpoint', endpointUrl(transport, lab.server.addr4), '--connect', `dns.test=${lab.server.addr4}`,
-          '--ca', res!.certs.caFile, '--mode', 'cold', '--repeat', String(n), '--json', '--quiet', '--get',
-          ...(resume ? ['--resume'] : []), name,
-        ];
-        const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: processTimeout({ transport, mode: 'cold' }, opts.rttMs, n) });
-        const records = lines(stdout) as ExchangeRecord[];
-        if (records.length !== n) throw new Error(`dnscost-host printed ${records.length} records, expected ${n}`);
+        const records = await measureInLab(lab, {
+          endpoint: endpointUrl(transport, lab.server.addr4), caFile: res!.certs.caFile, mode: 'cold', repeat: n, name, hostBin,
+          timeoutMs: processTimeout({ transport, mode: 'cold' }, opts.rttMs, n), extra: ['--get', ...(resume ? ['--resume'] : [])],
+        });
         return records.slice(warmup);
       };
       const full = await runOnce(false);

@@ -13,7 +13,7 @@ import { parseEndpoint } from '../../native-host/src/endpoints.js';
 import { measure } from '../../native-host/src/engine/measure.js';
 import { companionPath } from '../../native-host/src/transports/quic-companion.js';
 import { missingPrerequisites } from '../../lab/timing-agreement.js';
-import { HOST_BIN } from '../../lab/paths.js';
+import { measureInLab } from '../../lab/host-measure.js';
 import { dnsproxyBinary, startDnsproxy, type LabDnsproxy } from '../../lab/dnsproxy.js';
 import { createLabNet } from '../../lab/netns.js';
 import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
@@ -112,13 +112,9 @@ describe.skipIf(missing().length > 0)('DoQ and DoH3 through dnsproxy', { timeout
 
     const runHost = async (endpoint: string, resume: boolean): Promise<ExchangeRecord[]> => {
       const n = COUNT + WARMUP;
-      const args = [
-        HOST_BIN, 'measure', '--endpoint', endpoint, '--connect', `dns.test=${lab.server.addr4}`, '--ca', coredns.certs.caFile,
-        '--mode', 'cold', '--repeat', String(n), '--json', '--quiet', ...(resume ? ['--resume'] : []), 'h1.test',
-      ];
-      const { stdout } = await lab.execIn('client', process.execPath, args, { timeoutMs: 15_000 + n * (RTT * 8 + 200) });
-      const records = stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as ExchangeRecord);
-      assert.equal(records.length, n, `${endpoint}: records`);
+      const records = await measureInLab(lab, {
+        endpoint, caFile: coredns.certs.caFile, mode: 'cold', repeat: n, name: 'h1.test', timeoutMs: 15_000 + n * (RTT * 8 + 200), extra: resume ? ['--resume'] : [],
+      });
       // The first resumed exchange has no ticket yet; both runs drop their first (process warm-up).
       return records.slice(WARMUP);
     };

@@ -11,9 +11,9 @@ export async function sendFromPage(page: Page, message: unknown): Promise<unknow
   const reply = await page.evaluate(async (json) => {
     const g = globalThis as unknown as { browser?: { runtime: { sendMessage(m: unknown): Promise<unknown> } }; chrome?: { runtime: { sendMessage(m: unknown): Promise<unknown> } } };
     const r = await (g.browser ?? g.chrome)!.runtime.sendMessage(JSON.parse(json));
-    return r === undefined ? null : JSON.stringify(r);
+    return r === undefined ? '' : JSON.stringify(r);
   }, JSON.stringify(message));
-  return reply === null ? undefined : (JSON.parse(reply) as unknown);
+  return reply === '' ? undefined : (JSON.parse(reply) as unknown);
 }
 
 /** The id of the first tab whose URL starts with `prefix`. */

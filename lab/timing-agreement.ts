@@ -5,7 +5,8 @@
 //
 // What each side's figure spans (the fairness contract; refclient's main.go states its side):
 //   - cold: dnscost `timings.total` and refclient `ms` both run from just before the dial (UDP: the socket) to
-//     the parsed answer: connect + TLS + HTTP preface + query.
+//     the parsed answer: connect + TLS + HTTP preface + query. Over QUIC dnscost's total leaves out the pipe to its
+//     companion process (the companion times handshake and query itself), which refclient, one process, has not.
 //   - warm: the connection is opened before the clock starts (untimed) and reused; both figures span sending
 //     the query to the parsed answer.
 //   - Each process's first `warmup` exchanges are discarded on both sides: they pay one-off process costs

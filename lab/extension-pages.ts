@@ -42,9 +42,12 @@ export async function loadRecordedPage(ext: Page, tab: Page, url: string, tabPre
   return { tabId, record };
 }
 
-/** The lab resolver as a person's custom resolver: every transport at its loopback address, SNI dns.test, the lab CA. */
-export function labResolverSpec(lab: LabResolver): ResolverSpec {
-  const port = (url: string) => Number(new URL(url.replace(/^(udp|tcp|tls):/, 'http:')).port);
+/**
+ * The lab resolver as a person's custom resolver: every transport at its address, SNI dns.test, the lab CA; DoQ and
+ * DoH3 too with `quic` (the host offers them when its QUIC companion is built).
+ */
+export function labResolverSpec(lab: LabResolver, o: { quic?: boolean } = {}): ResolverSpec {
+  const port = (url: string) => Number(new URL(url.replace(/^(udp|tcp|tls|quic|h3):/, 'http:')).port);
   const address = lab.address;
   const dnsPort = port(lab.endpoints.udp);
   const tlsPort = port(lab.endpoints.dot);
@@ -59,7 +62,12 @@ export function labResolverSpec(lab: LabResolver): ResolverSpec {
       { transport: 'dot', address, port: tlsPort, serverName: 'dns.test' },
       { transport: 'doh', address, port: httpsPort, serverName: 'dns.test', path: '/dns-query' },
       { transport: 'doh1', address, port: httpsPort, serverName: 'dns.test', path: '/dns-query' },
+      ...(o.quic
+        ? [
+            { transport: 'doq' as const, address, port: tlsPort, serverName: 'dns.test' },
+            { transport: 'doh3' as const, address, port: httpsPort, serverName: 'dns.test', path: '/dns-query' },
+          ]
+        : []),
     ],
   };
 }
-

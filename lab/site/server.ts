@@ -1,30 +1,38 @@
-// A small local test site for the page-record browser tests: one node:http server on loopback (127.0.0.1, and ::1 on
-// the same port where it exists) that answers by Host header, so every `*.site.localhost` name — which both Chromium
-// and Firefox resolve to loopback with no configuration — is a distinct host of one site. See lab/site/README.md.
+// A small local test site for the page-record browser tests and the demo: one node:http server that answers by Host
+// header, so every name under its domain is a distinct host of one site. By default on loopback (127.0.0.1, and ::1
+// on the same port where it exists) under `*.site.localhost`, which Chromium and Firefox resolve to loopback with no
+// configuration; the demo serves it under a domain the lab resolver answers instead. See lab/site/README.md.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** The parent domain of the site's hosts. */
 export const SITE_DOMAIN = 'site.localhost';
+/** The demo's parent domain (lab/demo.ts): an ordinary public-looking name (RFC 2606 reserves it) the product measures. */
+export const DEMO_DOMAIN = 'example.com';
 
-/** The hosts the normal page (`/` on start.site.localhost) needs, in the order a browser first needs them. */
-export const NORMAL_PAGE_HOSTS = {
-  /** The address typed: answers 302 to the page on `page`. */
-  start: `start.${SITE_DOMAIN}`,
-  page: `a.${SITE_DOMAIN}`,
-  /** An image with Timing-Allow-Origin: its lookup is visible to Resource Timing. */
-  img: `img1.${SITE_DOMAIN}`,
-  /** A stylesheet and a script without Timing-Allow-Origin. */
-  css: `css.${SITE_DOMAIN}`,
-  js: `js.${SITE_DOMAIN}`,
-  /** An image whose URL redirects (302) to the same path on `redirected`. */
-  redirector: `r1.${SITE_DOMAIN}`,
-  redirected: `r2.${SITE_DOMAIN}`,
-  /** An iframe, whose own image is on `inner`. */
-  frame: `frame.${SITE_DOMAIN}`,
-  inner: `inner.${SITE_DOMAIN}`,
-} as const;
+/** The hosts the normal page (`/` on start.DOMAIN) needs under `domain`, in the order a browser first needs them. */
+export function pageHosts(domain: string) {
+  return {
+    /** The address typed: answers 302 to the page on `page`. */
+    start: `start.${domain}`,
+    page: `a.${domain}`,
+    /** An image with Timing-Allow-Origin: its lookup is visible to Resource Timing. */
+    img: `img1.${domain}`,
+    /** A stylesheet and a script without Timing-Allow-Origin. */
+    css: `css.${domain}`,
+    js: `js.${domain}`,
+    /** An image whose URL redirects (302) to the same path on `redirected`. */
+    redirector: `r1.${domain}`,
+    redirected: `r2.${domain}`,
+    /** An iframe, whose own image is on `inner`. */
+    frame: `frame.${domain}`,
+    inner: `inner.${domain}`,
+  } as const;
+}
+
+/** The normal page's hosts under `*.site.localhost`. */
+export const NORMAL_PAGE_HOSTS = pageHosts(SITE_DOMAIN);
 
 /** The hostile page's generated names (under a `.test` name, so they are public-looking, measurable names). */
 export const HOSTILE = {
@@ -64,11 +72,13 @@ export function hostilePage(): string {
   return html(`<p>hostile</p>${odd}${many}`);
 }
 
-function route(req: IncomingMessage, res: ServerResponse, port: number): void {
+/** `http://HOST:PORT/PATH`, the port left out when it is 80. */
+const siteUrl = (port: number, host: string, path: string) => `http://${host}${port === 80 ? '' : `:${port}`}${path}`;
+
+function route(req: IncomingMessage, res: ServerResponse, port: number, H: ReturnType<typeof pageHosts>): void {
   const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
   const path = new URL(req.url ?? '/', 'http://x').pathname;
-  const at = (h: string, p: string) => `http://${h}:${port}${p}`;
-  const H = NORMAL_PAGE_HOSTS;
+  const at = (h: string, p: string) => siteUrl(port, h, p);
   const send = (status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
     res.end(body);
@@ -94,32 +104,45 @@ function route(req: IncomingMessage, res: ServerResponse, port: number): void {
 /** A running site. */
 export interface Site {
   port: number;
-  /** `http://HOST:PORT/PATH`. */
+  /** `http://HOST:PORT/PATH` (no port when it is 80). */
   url(host: string, path: string): string;
   close(): Promise<void>;
 }
 
-/** Starts the site on loopback (port 0: a free port). */
-export async function startSite(): Promise<Site> {
+/** Where the site is served: its hosts' parent domain, its address and port. */
+export interface SiteOptions {
+  /** The parent of the page's hosts (default `site.localhost`, which browsers resolve to loopback by themselves). */
+  domain?: string;
+  /** Address to listen on (default 127.0.0.1, and ::1 on the same port where it exists). */
+  address?: string;
+  /** Port (default 0: a free one). */
+  port?: number;
+}
+
+/** Starts the site (by default on loopback, port 0: a free port, hosts under `site.localhost`). */
+export async function startSite(o: SiteOptions = {}): Promise<Site> {
+  const hosts = pageHosts(o.domain ?? SITE_DOMAIN);
   const servers: Server[] = [];
   const first = createServer();
-  first.listen(0, '127.0.0.1');
+  first.listen(o.port ?? 0, o.address ?? '127.0.0.1');
   await once(first, 'listening');
   servers.push(first);
   const port = (first.address() as AddressInfo).port;
   // Browsers may try ::1 first for *.localhost; answer there too when the address exists.
-  const v6 = createServer();
-  v6.on('error', () => {});
-  v6.listen(port, '::1');
-  const v6Up = await new Promise<boolean>((resolve) => {
-    v6.once('listening', () => resolve(true));
-    v6.once('error', () => resolve(false));
-  });
-  if (v6Up) servers.push(v6);
-  for (const s of servers) s.on('request', (req, res) => route(req, res, port));
+  if (!o.address) {
+    const v6 = createServer();
+    v6.on('error', () => {});
+    v6.listen(port, '::1');
+    const v6Up = await new Promise<boolean>((resolve) => {
+      v6.once('listening', () => resolve(true));
+      v6.once('error', () => resolve(false));
+    });
+    if (v6Up) servers.push(v6);
+  }
+  for (const s of servers) s.on('request', (req, res) => route(req, res, port, hosts));
   return {
     port,
-    url: (host, path) => `http://${host}:${port}${path}`,
+    url: (host, path) => siteUrl(port, host, path),
     close: async () => {
       for (const s of servers) s.closeAllConnections();
       await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));

@@ -69,6 +69,20 @@ function innerTests(name: BrowserName): void {
       assert.deepEqual(record.hosts.map((h) => h.name).sort(), expected);
       timings.push(`page load to report ${Date.now() - started} ms`);
 
+      // Without the lab setting the .localhost names are special-use and go nowhere: the panel says so at once, and why.
+      assert.equal(((await sendFromPage(ext, { type: 'settings-set', changes: { lab: false } })) as { ok: boolean }).ok, true);
+      const refusedPanel = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
+      const withheld = await poll('the panel says nothing may be measured', 10_000, async () => refusedPanel.evaluate(() => {
+        const e = document.getElementById('cost');
+        return e?.dataset.state === 'no-measurable-hosts'
+          ? [...document.querySelectorAll<HTMLElement>('#withheld li')].map((li) => `${li.dataset.reason}: ${li.textContent}`)
+          : undefined;
+      }));
+      assert.equal(withheld.length, 1, withheld.join('; '));
+      assert.match(withheld[0]!, /^special-use: .*: 9 \(e\.g\. [a-z0-9]+\.site\.localhost\)$/);
+      await refusedPanel.close();
+      assert.equal(((await sendFromPage(ext, { type: 'settings-set', changes: { lab: true } })) as { ok: boolean }).ok, true);
+
       // Refusals before consent would have been no-consent; with the lab only, the .localhost hosts are measurable.
       started = Date.now();
       const start = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus | { ok: false; code: string; message: string };

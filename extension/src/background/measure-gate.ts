@@ -3,11 +3,11 @@
 // record's own refusals (excluded site, not the extension's sender), consent, the host's connection; the plan puts
 // the person's current DNS first when the setting is on and the host found it.
 import type { MessageSender } from '../messages/index.js';
-import type { MeasureCode } from '../messages/measure.js';
+import type { MeasureCode, WithheldGroup } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
 import type { Settings } from '../settings.js';
 import { CODES, type Failure } from '../../../common/errors.js';
-import { offeredEndpoints, planMeasurement, withCurrentDns } from './measure-plan.js';
+import { measurableHosts, offeredEndpoints, planMeasurement, unmeasurableMessage, withCurrentDns, withheldGroups } from './measure-plan.js';
 import type { HostStatus } from '../messages/host.js';
 import type { RoutedReply } from './host-connection.js';
 import type { Request, RequestId } from '../../../common/schema.js';
@@ -64,9 +64,19 @@ export function hostProblem(host: MeasureHost): string {
   return s.ok ? 'the native host went away' : `the native host is not connected (${s.code}): ${s.message}`;
 }
 
-/** The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers. */
-export function planFor(host: MeasureHost, page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): ReturnType<typeof planMeasurement> {
+/** A page none of whose hosts may be measured: the refusal, with the hosts withheld grouped by why. */
+export type Unmeasurable = Failure<typeof CODES.NO_MEASURABLE_HOSTS> & { withheld: WithheldGroup[] };
+
+/**
+ * The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers; or, when
+ * no host may be measured, the refusal saying why of each.
+ */
+export function planFor(host: MeasureHost, page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): NonNullable<ReturnType<typeof planMeasurement>> | Unmeasurable {
   const h = host.status();
   const current = h.ok && settings.currentDns ? h.currentDns : null;
-  return planMeasurement(page, offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null), { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null, lab: settings.lab });
+  const resolvers = offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null);
+  const plan = planMeasurement(page, resolvers, { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null, lab: settings.lab });
+  if (plan) return plan;
+  const withheld = withheldGroups(measurableHosts(page, resolvers, { searchDomains: current?.search, lab: settings.lab }).skipped);
+  return { ok: false, code: CODES.NO_MEASURABLE_HOSTS, message: unmeasurableMessage(withheld), withheld };
 }

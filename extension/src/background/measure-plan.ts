@@ -1,7 +1,7 @@
 // What one measurement of a page asks the native host: the page's hosts (those that may be sent to the resolvers in
 // force) with the offsets at which the page first needed them, the resolvers, record types, modes, `replay`, a few
 // repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
-import type { MeasurePlanSummary } from '../messages/measure.js';
+import type { MeasurePlanSummary, WithheldGroup } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
 import { MAX_EXCHANGES_PER_REQUEST, MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-resolvers.js';
@@ -101,6 +101,23 @@ export interface PlanContext {
   ipv6?: boolean | null;
   /** The DoH of the browser that started the host (kept with the plan, so the panel can say a switch already happened). */
   browserDoh?: BrowserDoh | null;
+}
+
+/** `skipped` grouped by reason, in the order the reasons first occur. */
+export function withheldGroups(skipped: MeasurePlanSummary['skipped']): WithheldGroup[] {
+  const groups = new Map<WithheldGroup['reason'], WithheldGroup>();
+  for (const s of skipped) {
+    const g = groups.get(s.reason);
+    if (g) g.count++;
+    else groups.set(s.reason, { reason: s.reason, count: 1, example: s.name });
+  }
+  return [...groups.values()];
+}
+
+/** Why no host of a page may be measured, in words: every reason with its count and an example. */
+export function unmeasurableMessage(groups: readonly WithheldGroup[]): string {
+  if (groups.length === 0) return 'this page recorded no hostname to measure';
+  return `this page needed no hostname that may be sent to your resolvers: ${groups.map((g) => `${g.count} ${g.reason} (e.g. ${g.example})`).join(', ')}`;
 }
 
 /** The measure request for `page` (without its id) and its summary; null when no host may be measured. */

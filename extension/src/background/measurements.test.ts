@@ -161,7 +161,13 @@ test('refusals have stable codes', async () => {
   const none = harness({ pages: {} });
   assert.equal(((await none.s.start(7, EXT)) as { code: string }).code, CODES.NO_PAGE);
   const pub = harness({ settings: { resolvers: [PUBLIC] } });
-  assert.equal(((await pub.s.start(7, EXT)) as { code: string }).code, CODES.NO_MEASURABLE_HOSTS);
+  const refused = (await pub.s.start(7, EXT)) as { code: string; message: string };
+  assert.equal(refused.code, CODES.NO_MEASURABLE_HOSTS);
+  assert.equal(refused.message, 'this page needed no hostname that may be sent to your resolvers: 3 special-use (e.g. a.site.localhost)', 'the refusal says why of each name');
+  // The status says so before anyone presses the button, with the reasons grouped for the popup to word.
+  const pubStatus = (await pub.s.status(7, EXT, false)) as MeasureStatus;
+  assert.deepEqual(pubStatus.blocked, { code: CODES.NO_MEASURABLE_HOSTS, message: refused.message, withheld: [{ reason: 'special-use', count: 3, example: 'a.site.localhost' }] });
+  assert.equal(pub.host.requests.length, 0, 'nothing was sent');
   const down = harness();
   down.host.connected = false;
   assert.equal(((await down.s.start(7, EXT)) as { code: string }).code, CODES.HOST_NOT_CONNECTED);

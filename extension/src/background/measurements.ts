@@ -151,9 +151,7 @@ export class MeasurementScheduler {
       return fail(CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
     }
     const plan = planFor(this.deps.host, page, settings);
-    if (!plan) {
-      return fail(CODES.NO_MEASURABLE_HOSTS, 'this page needed no hostname that may be sent to your resolvers (internal names and IP addresses never are)');
-    }
+    if ('ok' in plan) return plan;
     const begun = await this.begin(tabId, page, plan);
     if (!begun.ok) return begun;
     return this.status(tabId, sender, false);
@@ -178,7 +176,7 @@ export class MeasurementScheduler {
     const windowMs = settings.budget.remeasureAfterHours * 3600_000;
     const fresh = gate.page.hosts.filter((h) => !(now - (state.hosts[h.name] ?? -Infinity) < windowMs));
     const plan = planFor(this.deps.host, { ...gate.page, hosts: fresh }, gate.settings);
-    if (!plan) return { started: false, reason: fresh.length ? CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
+    if ('ok' in plan) return { started: false, reason: fresh.length ? CODES.NO_MEASURABLE_HOSTS : 'recently-measured' };
     const begun = await this.begin(tabId, gate.page, plan, 'auto');
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
   }
@@ -239,8 +237,9 @@ export class MeasurementScheduler {
     let blocked: MeasureStatus['blocked'] = gate.ok ? null : { code: gate.code, message: gate.message };
     if (!blocked && !(this.running && this.running.meta.pageId === pageId)) {
       if (this.running) blocked = { code: CODES.BUSY, message: `another page (${this.running.meta.host}) is being measured` };
-      else if (!(gate.ok && planFor(this.deps.host, gate.page, gate.settings))) {
-        blocked = { code: CODES.NO_MEASURABLE_HOSTS, message: 'this page needed no hostname that may be sent to your resolvers' };
+      else if (gate.ok) {
+        const plan = planFor(this.deps.host, gate.page, gate.settings);
+        if ('ok' in plan) blocked = { code: plan.code, message: plan.message, withheld: plan.withheld };
       }
     }
     const out: MeasureStatus = { ok: true, tabId, pageId, measurement: meta ? { ...meta } : null, blocked };

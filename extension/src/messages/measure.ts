@@ -57,6 +57,13 @@ export interface MeasurePlanSummary {
   browserDoh?: BrowserDoh | null;
 }
 
+/** Hosts of a page not sent, grouped by why: each reason with its count and the first name withheld for it. */
+export interface WithheldGroup {
+  reason: MeasurePlanSummary['skipped'][number]['reason'];
+  count: number;
+  example: string;
+}
+
 /** A page's measurement as the background keeps it (without its records). */
 export interface MeasurementMeta {
   version: 1;
@@ -98,8 +105,8 @@ export interface MeasureStatus {
   pageId: string | null;
   /** The latest measurement of the tab's current page (or of the page it showed when it was measured). */
   measurement: MeasurementMeta | null;
-  /** Why measure-start would refuse now, or null when it would start. */
-  blocked: { code: MeasureCode; message: string } | null;
+  /** Why measure-start would refuse now, or null when it would start; for `no-measurable-hosts`, why of each host. */
+  blocked: { code: MeasureCode; message: string; withheld?: WithheldGroup[] } | null;
   /** The records, when asked for with `records: true`. */
   records?: StoredRecord[];
 }

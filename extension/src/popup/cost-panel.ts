@@ -145,8 +145,18 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
         return [el('p', t('popup_excluded'))];
       case CODES.NO_PAGE:
         return [el('p', t('popup_no_page'))];
-      case CODES.NO_MEASURABLE_HOSTS:
-        return [el('p', t('popup_no_measurable_hosts'))];
+      case CODES.NO_MEASURABLE_HOSTS: {
+        // Why of each name: the reasons with their counts and an example, so the person can tell a page of internal
+        // names from a setting (the lab setting, a resolver outside their network) that withholds them.
+        const list = el('ul', undefined, 'detail');
+        list.id = 'withheld';
+        for (const g of b.withheld ?? []) {
+          const item = el('li', t('popup_withheld_item', t(`withheld_${g.reason.replaceAll('-', '_')}`), g.count, g.example));
+          item.dataset.reason = g.reason;
+          list.append(item);
+        }
+        return [el('p', t('popup_no_measurable_hosts')), list];
+      }
       case CODES.BUSY:
         return [el('p', t('popup_busy'))];
       default:

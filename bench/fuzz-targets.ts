@@ -1,6 +1,6 @@
 // What the fuzzing feeds each boundary, and what must hold for every input (issue 13): the native host's framing and
-// request validation, the DNS answer parser, the collector's upload validator, the HAR reader. Each target is a
-// fast-check arbitrary (random inputs, and valid inputs mutated: bytes flipped, cut, fields replaced) and a check that
+// request validation, the DNS answer parser, the collector's upload validator, the HAR reader, the HTTP/1.1 response
+// reader (DoH over HTTP/1.1). Each target is a fast-check arbitrary (random inputs, and valid inputs mutated: bytes flipped, cut, fields replaced) and a check that
 // throws on a property violation: a crash (an exception that is not the boundary's own coded error), a result that
 // breaks the boundary's promises, or an input that takes too long. tests/fuzz.test.ts runs each briefly; bench/fuzz.ts
 // runs 1,000,000 inputs each and records the outcome.
@@ -13,6 +13,7 @@ import { HarError, parseHar } from '../lab/har/har.js';
 import { pagePlan } from '../lab/har/plan.js';
 import { cappedAnswers, MAX_ANSWERS, parseAnswer } from '../native-host/src/dns-wire.js';
 import { encodeFrame, FrameDecoder } from '../native-host/src/framing.js';
+import { Http1Reader } from '../native-host/src/transports/http1-reader.js';
 
 /** One boundary's fuzzing: inputs, and the check each must pass. */
 export interface FuzzTarget<T> {
@@ -182,5 +183,40 @@ export const harReader: FuzzTarget<string> = {
   }),
 };
 
+// ---- the HTTP/1.1 response reader (DoH over HTTP/1.1) ----
+
+const VALID_RESPONSES = Buffer.concat([
+  Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/dns-message\r\ncontent-length: ${VALID_ANSWER.length}\r\n\r\n`, 'latin1'), VALID_ANSWER,
+  Buffer.from('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5;x\r\nabcde\r\n0\r\nt: 1\r\n\r\n', 'latin1'),
+]);
+const HTTP1_MAX_BODY = 1024;
+
+export const http1Reader: FuzzTarget<Buffer[]> = {
+  name: 'HTTP/1.1 response reader',
+  arbitrary: fc.oneof(bytes(600), mutated(VALID_RESPONSES), mutated(VALID_RESPONSES), mutated(VALID_RESPONSES)).chain((all) =>
+    fc.array(fc.nat({ max: all.length }), { maxLength: 4 }).map((cuts) => {
+      const at = [...new Set([0, ...cuts.sort((a, b) => a - b), all.length])];
+      return at.slice(1).map((end, i) => all.subarray(at[i]!, end));
+    })),
+  check: timed((chunks) => {
+    const reader = new Http1Reader(HTTP1_MAX_BODY);
+    const total = chunks.reduce((n, c) => n + c.length, 0);
+    let body = 0;
+    try {
+      for (const c of chunks) {
+        const r = reader.push(c);
+        if (r) body += r.body.length;
+        if (r && (r.status < 200 || r.status > 999 || r.body.length > HTTP1_MAX_BODY)) throw new Error(`a response out of bounds: ${r.status}, ${r.body.length} bytes`);
+      }
+      const last = reader.end();
+      if (last) body += last.body.length;
+    } catch (e) {
+      if (e instanceof DnscostError && CODE_SET.has(e.code)) return;
+      throw e;
+    }
+    if (body > total) throw new Error(`bodies of ${body} bytes from ${total} bytes of input`);
+  }),
+};
+
 /** Every target, in the order the benchmark runs them. */
-export const FUZZ_TARGETS = [framing, dnsAnswer, uploadBatch, harReader] as const;
+export const FUZZ_TARGETS = [framing, dnsAnswer, uploadBatch, harReader, http1Reader] as const;

@@ -4,9 +4,14 @@
 // gets systematically better conditions.
 //
 // What each side's figure spans (the fairness contract; refclient's main.go states its side):
+//   - Both ask the same question in the same bytes: EDNS0 with a 1232-byte buffer and, on encrypted transports,
+//     padding to a 128-octet block, as browsers pad (refclient's buildQuery), so the server does the same work.
 //   - cold: dnscost `timings.total` and refclient `ms` both run from just before the dial (UDP: the socket) to
 //     the parsed answer: connect + TLS + HTTP preface + query. Over QUIC dnscost's total leaves out the pipe to its
-//     companion process (the companion times handshake and query itself), which refclient, one process, has not.
+//     companion process (the companion times handshake and query itself), which refclient, one process, has not;
+//     over HTTP/2 it leaves out node:http2's own stepping (the request written in the event loop's next check phase,
+//     the answer handed over a step after its last byte): its query runs from the request's departure to the
+//     answer's last byte (native-host/src/transports/doh.ts).
 //   - warm: the connection is opened before the clock starts (untimed) and reused; both figures span sending
 //     the query to the parsed answer.
 //   - Each process's first `warmup` exchanges are discarded on both sides: they pay one-off process costs

@@ -27,11 +27,28 @@ type conn interface {
 
 const maxAnswer = 65535
 
+// The query dnscost sends, byte for byte in size: EDNS0 with a 1232-byte buffer and, on encrypted transports, RFC 7830
+// padding to a 128-octet block (RFC 8467), as browsers pad. The server then does the same work for both clients
+// (it pads its answers to padded queries), so a difference between them is the clients' own.
+const ednsBuffer = 1232
+const padBlock = 128
+
 func buildQuery(o *options) (*dns.Msg, []byte, error) {
 	q := new(dns.Msg)
 	q.SetQuestion(o.name, o.qtype)
 	if strings.HasPrefix(o.transport, "doh") || o.transport == "doq" {
 		q.Id = 0 // RFC 8484 §4.1: id 0 keeps GET requests cache-friendly; RFC 9250 §4.2.1 requires it
+	}
+	opt := &dns.OPT{Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeOPT}}
+	opt.SetUDPSize(ednsBuffer)
+	q.Extra = append(q.Extra, opt)
+	if o.transport != "udp" && o.transport != "tcp" {
+		bare, err := q.Pack()
+		if err != nil {
+			return nil, nil, err
+		}
+		n := (padBlock - (len(bare)+4)%padBlock) % padBlock // + the option's code and length
+		opt.Option = append(opt.Option, &dns.EDNS0_PADDING{Padding: make([]byte, n)})
 	}
 	wire, err := q.Pack()
 	return q, wire, err

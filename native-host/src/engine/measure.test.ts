@@ -107,7 +107,7 @@ test('cold opens a connection per exchange; warm one per endpoint, and its set-u
   assert.equal(dot[0]!.connection, dot[1]!.connection);
 });
 
-test('a transport with its own clock (the QUIC companion): the pipe to it is left out of the total, the rest is kept', async () => {
+test('a transport with its own clock (the QUIC companion): the pipe to it is left out of the total, the rest is kept, replayed too', async () => {
   // The fake companion: an open takes 7 ms of the host's clock, 4 of them the handshake it timed itself; an exchange
   // 6 ms, 4 of them the query it timed itself. What remains (2 + 2 ms) is the pipe between the two processes.
   const clock = { now: 0 };
@@ -144,6 +144,11 @@ test('a transport with its own clock (the QUIC companion): the pipe to it is lef
   const timed = async (mode: 'cold' | 'warm') => (await measure({ ...req, modes: [mode] }, {}, undefined, { clock: () => clock.now, transports })).records;
   for (const r of await timed('cold')) assert.deepEqual([r.timings.tls, r.timings.query, r.timings.total], [4, 4, 8]);
   for (const r of await timed('warm')) assert.deepEqual([r.timings.tls, r.timings.query, r.timings.total], [null, 4, 4]);
+  // A replayed page leaves the exchange's pipe out of each lookup's end the same way (the open's stays with the set-up).
+  const replayed = async (mode: 'cold' | 'warm') =>
+    (await measure({ ...req, modes: [mode], schedule: 'replay', hosts: ['a.test'], qtypes: ['A'] }, {}, undefined, { clock: () => clock.now, transports })).records;
+  for (const r of await replayed('cold')) assert.deepEqual([r.timings.query, r.timings.total], [4, 11]);
+  for (const r of await replayed('warm')) assert.deepEqual([r.timings.query, r.timings.total], [4, 4]);
 });
 
 test('warm-up and priming run before the clock and report no records', async () => {

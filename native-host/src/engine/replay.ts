@@ -117,7 +117,7 @@ async function pageLookup(pool: SessionPool, target: MeasuredEndpoint, lookup: L
   const q: Question = { name: lookup.name, qtype: lookup.qtype };
   const out: PageOutcome = {
     lookup, index, start: clock(), end: 0, session: null, connection: null, waited: null, paid: false, reused: false,
-    queryMs: null, error: null, answer: null, failedSetup: null, events: [], dns: { sent: 0, received: 0 },
+    queryMs: null, outside: 0, error: null, answer: null, failedSetup: null, events: [], dns: { sent: 0, received: 0 },
   };
   try {
     if (page.warmError) throw page.warmError;
@@ -158,7 +158,12 @@ async function pageLookup(pool: SessionPool, target: MeasuredEndpoint, lookup: L
     const query = encodeQuery(q, id, transport.pad);
     const qStart = clock();
     const raw = await session.exchange(query, id, remaining);
-    out.queryMs = session.queryMs?.(raw) ?? clock() - qStart;
+    const span = clock() - qStart;
+    // A transport that knows where its bytes were (the QUIC companion's clock; HTTP/2's request leaving and answer's
+    // last byte) times the query itself: the rest of the span is the client's own stepping, not the lookup's.
+    const own = session.queryMs?.(raw) ?? null;
+    out.queryMs = own ?? span;
+    if (own !== null) out.outside = Math.max(0, span - own);
     // Exact per exchange: the DNS messages, with the transport's length prefix (TCP, DoT, DoQ) as the session counts them.
     const prefix = transport.lengthPrefix;
     out.dns = { sent: query.length + prefix, received: raw.length + prefix };
@@ -168,7 +173,7 @@ async function pageLookup(pool: SessionPool, target: MeasuredEndpoint, lookup: L
     out.error = toErrorData(err);
     if (out.paid || transport.socketPerQuery) out.failedSetup = err as SetupFailure;
   }
-  out.end = clock();
+  out.end = clock() - out.outside;
   if (out.session) {
     for (const e of out.session.drainEvents()) out.events.push(e);
     pool.remember(target, out.session);
@@ -306,6 +311,8 @@ interface PageOutcome {
   paid: boolean;
   reused: boolean;
   queryMs: number | null;
+  /** Of the exchange's span, what the transport's own timing puts outside the query (left out of `end`). */
+  outside: number;
   error: ErrorData | null;
   answer: ReturnType<typeof parseAnswer> | null;
   failedSetup: SetupFailure | null;

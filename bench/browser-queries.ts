@@ -5,7 +5,7 @@
 // hosts is loaded once per case in a fresh browser. dnscost's replay asks what this table finds
 // (common/browser-queries.ts), and the validation checks it against the same log.
 //
-//   node dist/bench/browser-queries.js [--out bench/results/browser-queries.md]     (as root, after scripts/setup)
+//   node dist/bench/browser-queries.js [--out bench/results/browser-queries.md] [--smoke]     (as root, after scripts/setup)
 //
 // Each IPv6 case runs in a network and mount namespace of its own (re-running this file inside `unshare`): a dummy
 // interface with the lab's addresses and a default route, /etc/resolv.conf and /etc/chromium bind-mounted from the run's
@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 import { BROWSER_DNS_PATHS, isolateDns, isolatedNetwork, LAB_SERVER, LAB_SERVER6, launchDnsBrowser, zoneWithProbe, type BrowserDnsPath } from '../lab/browser-dns.js';
 import { type BrowserName } from '../lab/browsers.js';
 import { distPath } from '../lab/paths.js';
@@ -118,18 +119,24 @@ if (process.env.DNSCOST_QUERIES_INNER) {
   const [ipv6, out] = process.env.DNSCOST_QUERIES_INNER.split(':', 2) as [string, string];
   await inner(ipv6 === '1', out);
 } else {
-  const { values } = parseArgs({ options: { out: { type: 'string', default: 'bench/results/browser-queries.md' } } });
+  const { values } = parseArgs({ options: { out: { type: 'string' }, ...SMOKE_OPTION } });
+  const out = reportPath(values, 'bench/results/browser-queries.md');
   const work = mkdtempSync(join(tmpdir(), 'dnscost-queries-out-'));
   const cases: QueryCase[] = [];
-  for (const ipv6 of [false, true]) {
-    const out = join(work, `${ipv6 ? 1 : 0}.json`);
+  // --smoke: the machine without IPv6 only (every browser and path, one load each).
+  for (const ipv6 of values.smoke ? [false] : [false, true]) {
+    const file = join(work, `${ipv6 ? 1 : 0}.json`);
     execFileSync('unshare', ['--net', '--mount', '--propagation', 'private', process.execPath, distPath('bench/browser-queries.ts')], {
-      env: { ...process.env, DNSCOST_QUERIES_INNER: `${ipv6 ? 1 : 0}:${out}` }, stdio: 'inherit', timeout: 600_000,
+      env: { ...process.env, DNSCOST_QUERIES_INNER: `${ipv6 ? 1 : 0}:${file}` }, stdio: 'inherit', timeout: 600_000,
     });
-    cases.push(...(JSON.parse(readFileSync(out, 'utf8')) as QueryCase[]));
+    cases.push(...(JSON.parse(readFileSync(file, 'utf8')) as QueryCase[]));
   }
-  writeFileSync(values.out!, report(cases, `node dist/bench/browser-queries.js --out ${values.out}`));
-  writeFileSync(values.out!.replace(/\.md$/, '.json'), `${JSON.stringify(cases, null, 2)}\n`);
+  if (out) {
+    writeFileSync(out, report(cases, `node dist/bench/browser-queries.js --out ${out}`));
+    writeFileSync(out.replace(/\.md$/, '.json'), `${JSON.stringify(cases, null, 2)}\n`);
+  }
   process.stdout.write(report(cases, 'node dist/bench/browser-queries.js'));
   rmSync(work, { recursive: true, force: true });
+  // A case that failed, or saw none of the page's names, is a benchmark that no longer works.
+  if (values.smoke && cases.some((c) => c.error || Object.keys(c.perHost).length === 0)) process.exit(1);
 }

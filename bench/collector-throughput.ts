@@ -2,7 +2,7 @@
 // concurrent keep-alive clients on loopback. Writes a markdown report.
 //
 //   node dist/bench/collector-throughput.js [--clients 64] [--seconds 10] [--results 10]
-//        [--store pglite,postgres] [--out bench/results/collector-throughput.md]
+//        [--store pglite,postgres] [--out bench/results/collector-throughput.md] [--smoke]
 //
 // The collector runs as its own process (as deployed: `dnscost-collector --rate 0`), PostgreSQL as a lab server
 // (lab/postgres.ts, fsync on); this process only generates load. Every upload is a new, valid batch of
@@ -17,6 +17,7 @@ import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 import { startPostgres } from '../lab/postgres.js';
 import { distPath } from '../lab/paths.js';
 import { coarse, UPLOAD_BATCH_VERSION } from '../common/upload-batch.js';
@@ -28,10 +29,12 @@ const { values } = parseArgs({
     results: { type: 'string', default: '10' },
     store: { type: 'string', default: 'pglite,postgres' },
     out: { type: 'string' },
+    ...SMOKE_OPTION,
   },
 });
-const CLIENTS = Number(values.clients);
-const SECONDS = Number(values.seconds);
+// --smoke: 4 clients for 1 s on each store.
+const CLIENTS = values.smoke ? 4 : Number(values.clients);
+const SECONDS = values.smoke ? 1 : Number(values.seconds);
 const RESULTS = Number(values.results);
 const MAIN = distPath('collector/main.ts');
 
@@ -142,5 +145,7 @@ loopback, ${SECONDS} s counted after 1 s of warm-up; an upload counts when ackno
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${runs.map((r) => `| ${r.store} | ${r.perSecond.toFixed(0)} | ${r.acked} | ${r.failed} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} |`).join('\n')}
 `;
-if (values.out) writeFileSync(values.out, report);
+const out = reportPath(values);
+if (out) writeFileSync(out, report);
 process.stdout.write(report);
+if (values.smoke && runs.some((r) => r.acked === 0 || r.failed > 0)) process.exit(1);

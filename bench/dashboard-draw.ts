@@ -7,7 +7,7 @@
 // draw after switching the connection filter (cold/warm) on an open page. Target: draw ≤ 200 ms. Runs in a
 // loopback-only network namespace.
 //
-//   node dist/bench/dashboard-draw.js [--opens 20] [--sizes 500,2000] [--out bench/results/dashboard-draw.md]
+//   node dist/bench/dashboard-draw.js [--opens 20] [--sizes 500,2000] [--out bench/results/dashboard-draw.md] [--smoke]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +19,12 @@ import { extensionBase, launchWithExtension, poll } from '../lab/browsers.js';
 import { requireBuiltExtension } from '../lab/extension-build.js';
 import { syntheticHistory, writeHistory } from '../lab/synthetic-history.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
-const { values } = parseArgs({ options: { opens: { type: 'string', default: '20' }, sizes: { type: 'string', default: '500,2000' }, out: { type: 'string' } } });
-const OPENS = Number(values.opens);
-const SIZES = values.sizes!.split(',').map(Number);
+const { values } = parseArgs({ options: { opens: { type: 'string', default: '20' }, sizes: { type: 'string', default: '500,2000' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+// --smoke: 2 opens of a 50-entry history.
+const OPENS = values.smoke ? 2 : Number(values.opens);
+const SIZES = values.smoke ? [50] : values.sizes!.split(',').map(Number);
 if (!(OPENS >= 1 && OPENS <= 500 && SIZES.every((n) => n >= 1 && n <= 5000))) throw new Error('--opens 1…500, --sizes of 1…5000');
 
 async function state(page: Page): Promise<{ state: string; drawMs: number; shown: number; mode: string; series: number }> {
@@ -113,7 +115,8 @@ Target: draw ≤ 200 ms — ${rows.map((r) => `${r.size} entries: median **${sum
 The store keeps at most ${HISTORY_CAPS.entries.toLocaleString('en')} entries and ${HISTORY_CAPS.chars.toLocaleString('en')} characters of JSON.
 `;
   process.stdout.write(report);
-  if (values.out) writeFileSync(values.out, report);
+  const out = reportPath(values);
+  if (out) writeFileSync(out, report);
 }
 
 await inLoopbackNamespace(import.meta.url, inner, 900_000);

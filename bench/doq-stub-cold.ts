@@ -5,7 +5,7 @@
 // The stub's extra, per profile, says whether it is a constant (CPU: a fresh Go process's first handshake, the local
 // hop) or grows with the RTT (the protocol). Rounds alternate which goes first.
 //
-//   node dist/bench/doq-stub-cold.js [--profiles none,dsl,4g] [--rounds 20] [--out bench/results/doq-stub-cold.md]
+//   node dist/bench/doq-stub-cold.js [--profiles none,dsl,4g] [--rounds 20] [--out bench/results/doq-stub-cold.md] [--smoke]
 //
 // Needs root (network namespaces) and scripts/setup (dnsproxy, the companion, dist/). Nothing else may run meanwhile.
 import { once } from 'node:events';
@@ -20,19 +20,22 @@ import { startCoreDNS, type LabResolver } from '../lab/resolver.js';
 import { measureInLab } from '../lab/host-measure.js';
 import { ROOT } from '../lab/paths.js';
 import { dnsproxyCommand, dnsproxyReady } from './validate/stubs.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
     profiles: { type: 'string', default: 'none,dsl,4g' },
     rounds: { type: 'string', default: '20' },
-    out: { type: 'string', default: 'bench/results/doq-stub-cold.md' },
+    out: { type: 'string' },
+    ...SMOKE_OPTION,
   },
 });
-const rounds = Number(values.rounds);
+// --smoke: 3 rounds with no emulated delay.
+const rounds = values.smoke ? 3 : Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 3 || rounds > 200) throw new Error(`--rounds takes a whole number 3–200, not ${values.rounds}`);
 if (process.getuid?.() !== 0) throw new Error('needs root: the lab builds network namespaces');
-const profiles = values.profiles.split(',').map((p) => profileByName(p.trim()));
+const profiles = (values.smoke ? ['none'] : values.profiles.split(',')).map((p) => profileByName(p.trim()));
 const NAME = 'h1.test';
 
 /** One dnscost-host measure in the client namespace: `repeat` exchanges of NAME; their total times (ms). */
@@ -112,6 +115,10 @@ const out = [
   ...lines,
   '',
 ].join('\n');
-mkdirSync(dirname(resolve(ROOT, values.out)), { recursive: true });
-writeFileSync(resolve(ROOT, values.out), out);
-process.stdout.write(`${out}\nwritten to ${relative(process.cwd(), resolve(ROOT, values.out))}\n`);
+const file = reportPath(values, 'bench/results/doq-stub-cold.md');
+process.stdout.write(out);
+if (file) {
+  mkdirSync(dirname(resolve(ROOT, file)), { recursive: true });
+  writeFileSync(resolve(ROOT, file), out);
+  process.stdout.write(`\nwritten to ${relative(process.cwd(), resolve(ROOT, file))}\n`);
+}

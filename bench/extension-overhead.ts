@@ -9,7 +9,7 @@
 // --pause MS waits between loads (default 0: back to back, so what the extension does after a load — the timing
 // report, storage writes — competes with the next load; a person reading a page leaves it that time).
 //
-//   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--pause 0] [--out bench/results/extension-overhead.md]
+//   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--pause 0] [--out bench/results/extension-overhead.md] [--smoke]
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -24,10 +24,12 @@ import { startNetem } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
-const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, pause: { type: 'string', default: '0' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, pause: { type: 'string', default: '0' }, out: { type: 'string' }, ...SMOKE_OPTION } });
 const PAUSE_MS = Number(values.pause);
-const LOADS = Number(values.loads);
+// --smoke: one load per block.
+const LOADS = values.smoke ? 3 : Number(values.loads);
 const PROFILE = profileByName(values.profile!);
 const BLOCKS = 3;
 
@@ -157,7 +159,8 @@ Median ratio with / without: **${ratio.toFixed(3)}** (target ≤ 1.01); with / w
 with / floor: **${(w.median! / k.median!).toFixed(3)}** (what dnscost's own recording code costs beyond that).
 `;
   process.stdout.write(report);
-  if (values.out) writeFileSync(values.out, report);
+  const out = reportPath(values);
+  if (out) writeFileSync(out, report);
 }
 
 await inLoopbackNamespace(import.meta.url, inner, 600_000);

@@ -7,13 +7,14 @@
 // endless loop a synchronous check cannot time itself out of) stops the count, and after STALL_MS without one the
 // worker is ended and the target recorded as hung at that input (its path is the count: replayable the same way).
 //
-//   node dist/bench/fuzz.js [--runs 1000000] [--seed 1] [--targets NAME,…] [--out bench/results/fuzz.md]
+//   node dist/bench/fuzz.js [--runs 1000000] [--seed 1] [--targets NAME,…] [--out bench/results/fuzz.md] [--smoke]
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import fc from 'fast-check';
 import { FUZZ_TARGETS, HANG_MS } from './fuzz-targets.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 /** No input finished for this long: the one running is a hang (far above HANG_MS, which a slow input trips first). */
 const STALL_MS = 30_000;
@@ -79,8 +80,9 @@ async function fuzzTarget(name: string, runs: number, seed: number): Promise<Out
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '1000000' }, seed: { type: 'string', default: '1' }, targets: { type: 'string' }, out: { type: 'string' } } });
-  const runs = Math.max(1, Math.min(100_000_000, Number(values.runs) || 1_000_000));
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '1000000' }, seed: { type: 'string', default: '1' }, targets: { type: 'string' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+  // --smoke: 500 inputs per target, through the same workers.
+  const runs = values.smoke ? 500 : Math.max(1, Math.min(100_000_000, Number(values.runs) || 1_000_000));
   const seed = Number(values.seed) || 1;
   const wanted = values.targets?.split(',').map((s) => s.trim());
   const rows: string[] = [];
@@ -107,7 +109,8 @@ async function main(): Promise<void> {
     ...rows,
     '',
   ].join('\n');
-  if (values.out) writeFileSync(values.out, report);
+  const out = reportPath(values);
+  if (out) writeFileSync(out, report);
   process.stdout.write(report);
   process.exitCode = failed ? 1 : 0;
 }

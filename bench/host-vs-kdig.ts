@@ -1,7 +1,7 @@
 // Benchmark (not a test): the host's per-exchange cost against kdig's on loopback, the wall time of a 200-host
 // replay over every transport, and the host's peak RSS. Writes a markdown report.
 //
-//   node dist/bench/host-vs-kdig.js [--n 1000] [--rounds 5] [--out bench/results/host-vs-kdig.md]
+//   node dist/bench/host-vs-kdig.js [--n 1000] [--rounds 5] [--out bench/results/host-vs-kdig.md] [--smoke]
 //
 // Per-exchange cost is (T(n+1 queries) − T(1 query)) / n for each tool, measured as wall time of the whole process,
 // so process start-up (node ≈ 50 ms, kdig ≈ 5 ms) cancels out and each tool's own per-query work — timing,
@@ -13,11 +13,14 @@ import { parseArgs, promisify } from 'node:util';
 import { summarize } from '../common/stats.js';
 import { startCoreDNS, type LabResolver } from '../lab/resolver.js';
 import { labBin, HOST_BIN } from '../lab/paths.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' }, out: { type: 'string' } } });
-const N = Number(values.n);
-const ROUNDS = Number(values.rounds);
+const { values } = parseArgs({ options: { n: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '5' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+// --smoke: 20 exchanges, one round, a 20-host replay.
+const N = values.smoke ? 20 : Number(values.n);
+const ROUNDS = values.smoke ? 1 : Number(values.rounds);
+const REPLAY_HOSTS = values.smoke ? 20 : 200;
 
 interface Case {
   name: string;
@@ -105,7 +108,7 @@ async function main(): Promise<void> {
     }
     // A 200-host replay over every transport, cold and warm, against one endpoint set; GNU time gives peak RSS.
     const e = lab.endpoints;
-    const hosts = Array.from({ length: 200 }, (_, i) => `h${i}.test`);
+    const hosts = Array.from({ length: REPLAY_HOSTS }, (_, i) => `h${i}.test`);
     const replay = [
       HOST_BIN, 'measure', '--quiet', '--json', '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile, '--mode', 'cold,warm',
       ...[e.udp, e.tcp, e.dot, e.doh].flatMap((u) => ['--endpoint', u]), ...hosts,
@@ -149,11 +152,13 @@ ${reported.join('\n')}
 
 | run | wall time | records | peak RSS (target ≤ 60 MB) |
 | --- | ---: | ---: | ---: |
-| 200 hosts × {udp, tcp, dot, doh} × {cold, warm} | ${(replayMs / 1000).toFixed(2)} s | ${records} | ${rss.toFixed(1)} MB |
-| 200 hosts × doh1 × {cold, warm} | ${(doh1Ms / 1000).toFixed(2)} s | ${200 * 2} | ${rss1.toFixed(1)} MB |
+| ${REPLAY_HOSTS} hosts × {udp, tcp, dot, doh} × {cold, warm} | ${(replayMs / 1000).toFixed(2)} s | ${records} | ${rss.toFixed(1)} MB |
+| ${REPLAY_HOSTS} hosts × doh1 × {cold, warm} | ${(doh1Ms / 1000).toFixed(2)} s | ${REPLAY_HOSTS * 2} | ${rss1.toFixed(1)} MB |
 `;
     process.stdout.write(report);
-    if (values.out) writeFileSync(values.out, report);
+    const out = reportPath(values);
+    if (out) writeFileSync(out, report);
+    if (values.smoke && records !== REPLAY_HOSTS * 8) process.exitCode = 1;
   } finally {
     await lab.stop();
   }

@@ -7,7 +7,7 @@
 // minutes, so what ends one is the client. common/connection-state.ts reads the figures this writes.
 //
 //   node dist/bench/idle-lifetimes.js [--cases chromium-doh,firefox-trr,unbound,stubby] [--gaps 5,12,30,65,130,300]
-//        [--out bench/results/idle-lifetimes.md]          (as root, after scripts/setup; about 2 × the gaps' sum per case)
+//        [--out bench/results/idle-lifetimes.md] [--smoke]          (as root, after scripts/setup; about 2 × the gaps' sum per case)
 //
 // Runs in a network and mount namespace of its own (re-running this file inside `unshare`), as browser-queries.ts.
 import { execFileSync, type ChildProcess } from 'node:child_process';
@@ -22,6 +22,7 @@ import { distPath } from '../lab/paths.js';
 import { startCoreDNS } from '../lab/resolver.js';
 import { stop } from './validate/children.js';
 import { startDotStub } from './validate/stubs.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 /** What holds the encrypted connection in each case. */
 export const IDLE_CASES = ['chromium-doh', 'firefox-trr', 'unbound', 'stubby'] as const;
@@ -172,19 +173,24 @@ if (process.env.DNSCOST_IDLE_INNER) {
   await inner(cases, gaps, out);
 } else {
   const { values } = parseArgs({
-    options: { cases: { type: 'string', default: IDLE_CASES.join(',') }, gaps: { type: 'string', default: '5,12,30,65,130,300' }, out: { type: 'string', default: 'bench/results/idle-lifetimes.md' } },
+    options: { cases: { type: 'string', default: IDLE_CASES.join(',') }, gaps: { type: 'string', default: '5,12,30,65,130,300' }, out: { type: 'string' }, ...SMOKE_OPTION },
   });
+  // --smoke: every case with one gap of 1 s.
   const cases = values.cases!.split(',').filter((c): c is IdleCase => (IDLE_CASES as readonly string[]).includes(c));
-  const gaps = values.gaps!.split(',').map(Number).filter((g) => Number.isFinite(g) && g >= 0);
+  const gaps = values.smoke ? [1] : values.gaps!.split(',').map(Number).filter((g) => Number.isFinite(g) && g >= 0);
+  const file = reportPath(values, 'bench/results/idle-lifetimes.md');
   const work = mkdtempSync(join(tmpdir(), 'dnscost-idle-out-'));
   const out = join(work, 'results.json');
   execFileSync('unshare', ['--net', '--mount', '--propagation', 'private', process.execPath, distPath('bench/idle-lifetimes.ts')], {
     env: { ...process.env, DNSCOST_IDLE_INNER: JSON.stringify({ cases, gaps, out }) }, stdio: 'inherit', timeout: (gaps.reduce((s, g) => s + g, 0) * 2 + 300) * 1000 * cases.length,
   });
   const results = JSON.parse(readFileSync(out, 'utf8')) as CaseResult[];
-  const command = `node dist/bench/idle-lifetimes.js --cases ${cases.join(',')} --gaps ${gaps.join(',')} --out ${values.out}`;
-  writeFileSync(values.out!, report(results, command));
-  writeFileSync(values.out!.replace(/\.md$/, '.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const command = `node dist/bench/idle-lifetimes.js --cases ${cases.join(',')} --gaps ${gaps.join(',')}${file ? ` --out ${file}` : ''}`;
+  if (file) {
+    writeFileSync(file, report(results, command));
+    writeFileSync(file.replace(/\.md$/, '.json'), `${JSON.stringify(results, null, 2)}\n`);
+  }
   process.stdout.write(report(results, command));
   rmSync(work, { recursive: true, force: true });
+  if (values.smoke && results.some((r) => r.gaps.some((g) => g.error))) process.exitCode = 1;
 }

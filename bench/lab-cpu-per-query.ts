@@ -5,7 +5,7 @@
 // that a replay, alone on the machine, does not pay. Read from /proc/PID/stat (utime + stime) around `--rounds` rounds of
 // `--queries` sequential queries, each round over one connection.
 //
-//   node dist/bench/lab-cpu-per-query.js [--queries 200] [--rounds 10] [--out bench/results/lab-cpu-per-query.md]
+//   node dist/bench/lab-cpu-per-query.js [--queries 200] [--rounds 10] [--out bench/results/lab-cpu-per-query.md] [--smoke]
 //
 // Needs root (network namespaces) and scripts/setup. Nothing else may run meanwhile.
 import { execFileSync } from 'node:child_process';
@@ -17,13 +17,15 @@ import { createLabNet } from '../lab/netns.js';
 import { ROOT } from '../lab/paths.js';
 import { startCoreDNS } from '../lab/resolver.js';
 import { dnsproxyCommand, dnsproxyReady } from './validate/stubs.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { queries: { type: 'string', default: '200' }, rounds: { type: 'string', default: '10' }, out: { type: 'string', default: 'bench/results/lab-cpu-per-query.md' } } });
-const N = Number(values.queries);
+const { values } = parseArgs({ args: process.argv.slice(2), options: { queries: { type: 'string', default: '200' }, rounds: { type: 'string', default: '10' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+// --smoke: one round of 100 queries.
+const N = values.smoke ? 100 : Number(values.queries);
 // One kdig call asks them over one connection; batches of 400 and more over one DoQ connection failed now and then here
 // (kdig: "QUIC, failed to send"), so a round is at most 300 and the rounds add up.
 if (!Number.isInteger(N) || N < 100 || N > 300) throw new Error(`--queries takes a whole number 100–300, not ${values.queries}`);
-const ROUNDS = Number(values.rounds);
+const ROUNDS = values.smoke ? 1 : Number(values.rounds);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) throw new Error(`--rounds takes a whole number 1–50, not ${values.rounds}`);
 if (process.getuid?.() !== 0) throw new Error('needs root: the lab builds network namespaces');
 
@@ -84,6 +86,9 @@ const out = [
   ...rows,
   '',
 ].join('\n');
-mkdirSync(dirname(resolve(ROOT, values.out)), { recursive: true });
-writeFileSync(resolve(ROOT, values.out), out);
+const file = reportPath(values, 'bench/results/lab-cpu-per-query.md');
+if (file) {
+  mkdirSync(dirname(resolve(ROOT, file)), { recursive: true });
+  writeFileSync(resolve(ROOT, file), out);
+}
 process.stdout.write(out);

@@ -5,7 +5,7 @@
 // the records in hand to the panel in the document); open-to-drawn is the wall time from opening the page until the
 // panel reads `results` (polled every 10 ms). Target: draw ≤ 100 ms. Runs in a loopback-only network namespace.
 //
-//   node dist/bench/popup-draw.js [--opens 30] [--hosts 200] [--out bench/results/popup-draw.md]
+//   node dist/bench/popup-draw.js [--opens 30] [--hosts 200] [--out bench/results/popup-draw.md] [--smoke]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +18,12 @@ import { sendFromPage, tabIdOf } from '../lab/extension-pages.js';
 import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '../lab/synthetic-measurement.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
-const { values } = parseArgs({ options: { opens: { type: 'string', default: '30' }, hosts: { type: 'string', default: '200' }, out: { type: 'string' } } });
-const OPENS = Number(values.opens);
-const HOSTS = Number(values.hosts);
+const { values } = parseArgs({ options: { opens: { type: 'string', default: '30' }, hosts: { type: 'string', default: '200' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+// --smoke: 2 opens of a 20-host panel.
+const OPENS = values.smoke ? 2 : Number(values.opens);
+const HOSTS = values.smoke ? 20 : Number(values.hosts);
 if (!(OPENS >= 1 && OPENS <= 1000 && HOSTS >= 1 && HOSTS <= 500)) throw new Error('--opens 1…1000, --hosts 1…500');
 
 async function inner(): Promise<void> {
@@ -76,7 +78,8 @@ ${row('open → panel drawn (page load, records from the worker, draw)', o)}
 Target: draw ≤ 100 ms — median **${d.median!.toFixed(1)} ms**, p95 ${d.p95!.toFixed(1)} ms.
 `;
     process.stdout.write(report);
-    if (values.out) writeFileSync(values.out, report);
+    const out = reportPath(values);
+    if (out) writeFileSync(out, report);
   } finally {
     await b.close();
     await site.close();

@@ -5,7 +5,7 @@
 // simply lost (no retry). On a slow link QUIC's first flight, padded to 1200 bytes per datagram (RFC 9000 §14.1),
 // takes longer to send than a SYN.
 //
-//   node dist/bench/quic-loss.js [--count 60] [--out bench/results/quic-loss.md]
+//   node dist/bench/quic-loss.js [--count 60] [--out bench/results/quic-loss.md] [--smoke]
 //
 // Needs root (network namespaces), `bash lab/build.sh`, `bash native-host/quic/build.sh`, `npx tsc -p .`.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -19,9 +19,11 @@ import { startCoreDNS } from '../lab/resolver.js';
 import { quietOutput } from '../lab/timing-agreement.js';
 import { measureInLab } from '../lab/host-measure.js';
 import { ROOT } from '../lab/paths.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { count: { type: 'string', default: '60' }, out: { type: 'string', default: 'bench/results/quic-loss.md' } } });
-const count = Number(values.count);
+const { values } = parseArgs({ args: process.argv.slice(2), options: { count: { type: 'string', default: '60' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+// --smoke: 3 exchanges per transport and profile.
+const count = values.smoke ? 3 : Number(values.count);
 if (process.getuid?.() !== 0) throw new Error('needs root: the lab builds network namespaces');
 
 const base = PROFILES['4g-lossy']!;
@@ -83,7 +85,10 @@ const doc = [
   table,
 ].join('\n');
 process.stdout.write(table);
-const out = resolve(values.out!);
-mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, doc);
-process.stderr.write(`wrote ${relative(process.cwd(), out)}\n`);
+const file = reportPath(values, 'bench/results/quic-loss.md');
+if (file) {
+  const out = resolve(file);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, doc);
+  process.stderr.write(`wrote ${relative(process.cwd(), out)}\n`);
+}

@@ -3,10 +3,10 @@
 // validation page (lab/site/validation-site.ts) on loopback, each in a fresh context and a new tab that waits W ms
 // before navigating; prints onLoad and the gap between the document's last byte and domInteractive (the renderer's
 // share). Names are mapped to the loopback site inside the browser (Chromium's host-resolver rules, Firefox's
-// forceResolve): nothing is resolved or fetched anywhere else.
+// forceResolve), and the run is in a loopback-only network namespace: nothing is resolved or fetched anywhere else.
 //
 //   node dist/bench/renderer-settle.js [--browsers chromium,firefox] [--waits 150,1000] [--pages 1,10] [--loads 12]
-//        [--out bench/results/renderer-settle.md]
+//        [--out bench/results/renderer-settle.md] [--smoke]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { percentile } from '../common/stats.js';
 import { findBrowser } from '../lab/browsers.js';
 import { startValidationSite, VALIDATION_ZONE } from '../lab/site/validation-site.js';
+import { inLoopbackNamespace } from './loopback-namespace.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 type Name = 'chromium' | 'firefox';
 
@@ -56,9 +58,11 @@ const fmt = (xs: number[]) => {
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { browsers: { type: 'string', default: 'chromium,firefox' }, waits: { type: 'string', default: '150,1000' }, pages: { type: 'string', default: '1,10' }, loads: { type: 'string', default: '12' }, out: { type: 'string' } } });
+  const { values } = parseArgs({ options: { browsers: { type: 'string', default: 'chromium,firefox' }, waits: { type: 'string', default: '150,1000' }, pages: { type: 'string', default: '1,10' }, loads: { type: 'string', default: '12' }, out: { type: 'string' }, ...SMOKE_OPTION } });
   const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
-  const loads = Math.min(100, Math.max(1, Number(values.loads)));
+  // --smoke: both browsers, 2 loads of the 1-host page after a 150 ms wait.
+  if (values.smoke) Object.assign(values, { waits: '150', pages: '1' });
+  const loads = values.smoke ? 2 : Math.min(100, Math.max(1, Number(values.loads)));
   const site = await startValidationSite('127.0.0.1', 0);
   const rows: string[] = [];
   try {
@@ -96,8 +100,9 @@ async function main(): Promise<void> {
     ...rows,
     '',
   ].join('\n');
-  if (values.out) writeFileSync(values.out, report);
+  const out = reportPath(values);
+  if (out) writeFileSync(out, report);
   else process.stdout.write(report);
 }
 
-await main();
+await inLoopbackNamespace(import.meta.url, main, 900_000);

@@ -3,7 +3,7 @@
 // max(5 %, 2 ms). Prints the table, writes it with the command to --out, exits 1 when any check fails.
 //
 //   node dist/bench/timing-vs-reference.js [--rtt 20,50,100] [--count 30] [--out bench/results/timing-vs-reference.md]
-//       [--blocks K] [--warmup W] [--name h1.test] [--host PATH-TO-dnscost-host.js]
+//       [--blocks K] [--warmup W] [--name h1.test] [--host PATH-TO-dnscost-host.js] [--smoke]
 //
 // Needs root (network namespaces), `bash lab/build.sh` and `npx tsc -p tsconfig.json` first.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,8 +15,9 @@ import { coreDNSBinary } from '../lab/resolver.js';
 import { makeCA } from '../lab/certs.js';
 import { compareTimings, describeFailures, formatPhases, formatTable, missingPrerequisites, quietOutput, secureContextCost, TIMING_NAME, type RowResult } from '../lab/timing-agreement.js';
 import { HOST_BIN, ROOT } from '../lab/paths.js';
+import { reportPath, SMOKE_OPTION } from './smoke.js';
 
-const USAGE = 'usage: node dist/bench/timing-vs-reference.js [--rtt 20,50,100] [--count 30] [--out FILE] [--blocks K] [--warmup W] [--name NAME] [--host FILE]';
+const USAGE = 'usage: node dist/bench/timing-vs-reference.js [--rtt 20,50,100] [--count 30] [--out FILE] [--blocks K] [--warmup W] [--name NAME] [--host FILE] [--smoke]';
 
 function fail(message: string): never {
   process.stderr.write(`timing-vs-reference: ${message}\n${USAGE}\n`);
@@ -29,12 +30,13 @@ const { values } = parseArgs({
   options: {
     rtt: { type: 'string', default: '20,50,100' },
     count: { type: 'string', default: '30' },
-    out: { type: 'string', default: 'bench/results/timing-vs-reference.md' },
+    out: { type: 'string' },
     blocks: { type: 'string' },
     warmup: { type: 'string', default: '1' },
     name: { type: 'string', default: TIMING_NAME },
     host: { type: 'string' },
     help: { type: 'boolean' },
+    ...SMOKE_OPTION,
   },
 });
 if (values.help) {
@@ -45,10 +47,12 @@ const whole = (s: string, what: string, min: number): number => {
   if (!/^\d+$/.test(s) || Number(s) < min) fail(`${what} takes a whole number ≥ ${min}, not ${JSON.stringify(s)}`);
   return Number(s);
 };
-const rtts = values.rtt.split(',').map((x) => x.trim()).filter(Boolean).map((x) => whole(x, '--rtt', 1));
-const count = whole(values.count, '--count', 20);
+// --smoke: 3 exchanges per side and row in one block at a 10 ms RTT; too few to judge agreement, so only every
+// exchange answering counts.
+const rtts = values.smoke ? [10] : values.rtt.split(',').map((x) => x.trim()).filter(Boolean).map((x) => whole(x, '--rtt', 1));
+const count = values.smoke ? 3 : whole(values.count, '--count', 20);
 const warmup = whole(values.warmup, '--warmup', 0);
-const blocks = values.blocks === undefined ? Math.ceil(count / 10) : whole(values.blocks, '--blocks', 1);
+const blocks = values.smoke ? 1 : values.blocks === undefined ? Math.ceil(count / 10) : whole(values.blocks, '--blocks', 1);
 const hostBin = values.host ? resolve(values.host) : HOST_BIN;
 if (rtts.length === 0) fail('--rtt needs at least one RTT');
 if (process.getuid?.() !== 0) fail('needs root: the lab builds network namespaces');
@@ -136,9 +140,15 @@ const doc = [
 ].join('\n');
 
 process.stdout.write(table);
+if (values.smoke) {
+  const incomplete = results.filter((r) => !r.complete);
+  process.stdout.write(incomplete.length ? `FAIL ${incomplete.map((r) => `${r.transport} ${r.mode}: ${r.failures.join('; ') || 'incomplete'}`).join('\n')}\n` : 'smoke: every exchange answered\n');
+  process.exit(incomplete.length ? 1 : 0);
+}
 process.stdout.write(failures.length ? failures.map((x) => `FAIL ${x}`).join('\n') + '\n' : 'all checks passed\n');
-if (values.out) {
-  const out = resolve(values.out);
+const file = reportPath(values, 'bench/results/timing-vs-reference.md');
+if (file) {
+  const out = resolve(file);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, doc);
   process.stderr.write(`wrote ${relative(process.cwd(), out)}\n`);

@@ -232,7 +232,9 @@ export async function launchWithExtension(name: BrowserName, options: LaunchOpti
   const b = name === 'chromium' ? await launchChromium(executable, options) : await launchFirefox(executable, options);
   // The extension opens its welcome page on install (a fresh profile is one): closed here unless the caller wants it,
   // since in headless Chromium the tab in front is the only one that renders (clicks elsewhere would wait forever).
-  if (!options.keepWelcome && options.firefoxInstall !== 'installed') {
+  // Another extension (a benchmark's empty or no-op one) has no welcome page to wait for.
+  const hasWelcome = existsSync(join(options.extensionDir, WELCOME_PATH));
+  if (hasWelcome && !options.keepWelcome && options.firefoxInstall !== 'installed') {
     try {
       await (await welcomePage(b.browser, 15_000)).close();
     } catch (err) {

@@ -59,6 +59,9 @@ async function main(): Promise<void> {
   process.stdout.write(text);
   if (cmd.out) writeFileSync(cmd.out, text);
   if (cmd.json) writeFileSync(cmd.json, rowsJson(run, command));
+  const failed = run.profiles.flatMap((p) => p.visits.filter((v) => v.error));
+  if (cmd.smoke && !run.profiles.some((p) => p.visits.length)) throw new Error('--smoke: no load ran');
+  if (cmd.smoke && failed.length) throw new Error(`--smoke: ${failed.length} load(s) failed: ${failed.slice(0, 3).map((v) => `${v.browser} ${v.transport} ${v.page}: ${v.error}`).join('; ')}`);
 }
 
 if (process.env.DNSCOST_VALIDATION_SIDE) await sideWorker(process.env.DNSCOST_VALIDATION_SIDE);

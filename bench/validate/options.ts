@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { parseProfileList } from '../../lab/profiles.js';
+import { SMOKE_OPTION } from '../smoke.js';
 import { BROWSERS, CANDIDATES, DOT_STUBS, SCENARIOS, type Candidate, type DotStub, type Scenario, type ValidationOptions } from './types.js';
 
 /** The usage text. */
@@ -25,6 +26,8 @@ export const USAGE = `usage: scripts/validate [options]          (as root; runs 
   --out REPORT.md --json ROWS.json --raw RAW.json[.gz]   (a raw file named .gz is gzipped)
   --from RAW.json[,RAW.json…]     recompute predictions, rows and the report from raw files, merged (no loads;
                                   runs of one profile count as one, so a later run can add loads to its rows)
+  --smoke                         Chromium, fiber, the 1-host page, cold, every candidate, 2 loads a side: shows the
+                                  validation still runs (tests/browser/bench-smoke.test.ts); writes nothing
 `;
 
 /** What the command does: run (or re-read) and where the results go. */
@@ -35,6 +38,8 @@ export interface Command {
   out?: string;
   json?: string;
   help: boolean;
+  /** --smoke: fail when any load failed. */
+  smoke: boolean;
 }
 
 const csv = (s: string | undefined): string[] => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
@@ -66,8 +71,13 @@ export function parseCommand(argv: string[]): Command {
       'dot-stub': { type: 'string' }, 'stub-nodelay': { type: 'boolean', default: false }, 'server-idle': { type: 'string' },
       raw: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, json: { type: 'string' },
       help: { type: 'boolean', default: false },
+      ...SMOKE_OPTION,
     },
   });
+  if (values.smoke) {
+    if (values.out || values.json || values.raw || values.from) throw new Error('--smoke writes nothing: no --out, --json, --raw or --from with it');
+    Object.assign(values, { browser: ['chromium'], browsers: [], profile: ['fiber'], profiles: [], pages: '1', har: [], scenario: ['cold'], scenarios: [], transports: [], loads: '2', 'min-loads': '2' });
+  }
   const browsers = picks<RecordingBrowser>('--browser', all([...(values.browser ?? []), ...(values.browsers ?? [])]), BROWSERS);
   const hars = all(values.har);
   const pages = values.pages === 'none' ? [] : csv(values.pages ?? (hars.length ? '' : '1,10,30,100')).map((p) => {
@@ -99,7 +109,7 @@ export function parseCommand(argv: string[]): Command {
   };
   if (!options.pages.length && !options.hars.length && !values.from && !values.help) throw new Error('nothing to load: give --pages or --har');
   return {
-    options, help: values.help ?? false,
+    options, help: values.help ?? false, smoke: values.smoke ?? false,
     ...(values.from ? { from: values.from } : {}), ...(values.raw ? { raw: values.raw } : {}),
     ...(values.out ? { out: values.out } : {}), ...(values.json ? { json: values.json } : {}),
   };

@@ -1,0 +1,14 @@
+// Every benchmark that drives real browsers in its smoke mode (a few loads, nothing recorded), so none can rot
+// unnoticed: the extension's overhead, the popup's and the dashboard's draw, the renderer's settle, the record types
+// browsers ask, how long they keep an encrypted connection, and the cost model's validation.
+import { smokeTests } from '../support/bench-smoke.js';
+
+smokeTests([
+  { bench: 'extension-overhead', expect: /Median ratio with \/ without: \*\*[\d.]+\*\*/, timeoutMs: 240_000 },
+  { bench: 'popup-draw', expect: /Target: draw ≤ 100 ms — median \*\*[\d.]+ ms\*\*/, timeoutMs: 180_000 },
+  { bench: 'dashboard-draw', expect: /Target: draw ≤ 200 ms — 50 entries: median \*\*[\d.]+ ms\*\*/, timeoutMs: 180_000 },
+  { bench: 'renderer-settle', expect: /\| firefox \| 1 \| 150 \| 2 \|/, timeoutMs: 180_000 },
+  { bench: 'browser-queries', expect: /\| firefox \| [^|]+ \| DoH \| no \| /, timeoutMs: 300_000 },
+  { bench: 'idle-lifetimes', expect: /stubby/, timeoutMs: 400_000 },
+  { bench: 'validate/main', expect: /chromium/, timeoutMs: 400_000 },
+]);

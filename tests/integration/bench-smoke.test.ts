@@ -1,0 +1,13 @@
+// Every benchmark of the lab, the host and the collector in its smoke mode (a few exchanges, nothing recorded), so
+// none can rot unnoticed; the browser benchmarks are in tests/browser/bench-smoke.test.ts.
+import { smokeTests } from '../support/bench-smoke.js';
+
+smokeTests([
+  { bench: 'timing-vs-reference', expect: /smoke: every exchange answered/, timeoutMs: 120_000 },
+  { bench: 'host-vs-kdig', expect: /\| 20 hosts × \{udp, tcp, dot, doh\} × \{cold, warm\} \|/, timeoutMs: 120_000 },
+  { bench: 'quic-loss', expect: /\| 4g-lossy \| doq \|/, timeoutMs: 180_000 },
+  { bench: 'doq-stub-cold', expect: /\| none \| 0(\.0)? \| 3 \|/, timeoutMs: 120_000 },
+  { bench: 'lab-cpu-per-query', expect: /\| path \| lab resolver \(CoreDNS\)/, timeoutMs: 120_000 },
+  { bench: 'collector-throughput', expect: /\| postgres \| \d+ \|/, timeoutMs: 120_000 },
+  { bench: 'fuzz', expect: /\| HTTP\/1\.1 response reader \| 500 \| 0 \| 0 \|/, timeoutMs: 120_000 },
+]);

@@ -118,19 +118,6 @@ type CodeOf<K extends keyof typeof CODES> = (typeof CODES)[K];
 /** Any stable code. */
 export type ErrorCode = (typeof CODES)[keyof typeof CODES];
 
-/** How an exchange can fail: a record's `error.code`. */
-export type ExchangeCode = CodeOf<
-  | 'TIMEOUT' | 'CONNECT_REFUSED' | 'CONNECT_FAILED' | 'CONNECTION_RESET' | 'CONNECTION_CLOSED' | 'TLS_HANDSHAKE' | 'TLS_CERT_EXPIRED'
-  | 'TLS_CERT_NAME' | 'TLS_CERT_UNTRUSTED' | 'TLS_ALERT' | 'HTTP_STATUS' | 'HTTP_GOAWAY' | 'HTTP_STREAM_RESET' | 'HTTP_CONTENT_TYPE'
-  | 'MALFORMED_ANSWER' | 'SHORT_ANSWER' | 'ID_MISMATCH' | 'QUESTION_MISMATCH' | 'TRUNCATED' | 'SERVFAIL' | 'REFUSED' | 'NXDOMAIN' | 'RCODE'
-  | 'TRANSPORT_UNAVAILABLE' | 'INTERNAL'
->;
-
-/** What the native host can answer a frame or a request with (its `error` reply), besides an exchange's own codes. */
-export type HostCode = ExchangeCode | CodeOf<
-  'BAD_JSON' | 'BAD_FRAME' | 'FRAME_TOO_LARGE' | 'UNKNOWN_TYPE' | 'BAD_REQUEST' | 'BAD_HOSTNAME' | 'BAD_ENDPOINT' | 'TOO_MANY_HOSTS' | 'UNKNOWN_RESOLVER' | 'BUSY' | 'DEADLINE'
->;
-
 /** The native host's connection state as host-status reports it when not connected. */
 export type HostStatusCode = CodeOf<'HOST_CONNECTING' | 'HOST_MISSING' | 'HOST_INCOMPATIBLE' | 'HOST_DISCONNECTED'>;
 

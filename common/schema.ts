@@ -64,7 +64,6 @@ export type ResolverSpec = v.InferOutput<typeof resolverSpec>;
 
 /** How a measurement issues its lookups: one at a time, or as the page asked for them (see `schedule` below). */
 export const SCHEDULES = ['sequential', 'replay'] as const;
-export type Schedule = (typeof SCHEDULES)[number];
 
 /**
  * A host a page needed and, for replay, when it first needed it (ms since navigation start) and which record types the

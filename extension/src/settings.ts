@@ -113,7 +113,6 @@ export const managedPolicySchema = v.strictObject({
   currentDns: v.optional(v.boolean()),
   consent: v.optional(v.boolean()),
 });
-export type ManagedPolicy = v.InferOutput<typeof managedPolicySchema>;
 
 /** The settings in force: the person's, with the policy's fields on top. */
 export function applyPolicy(settings: Settings, policy: unknown): { settings: Settings; policyProblems: string[] } {

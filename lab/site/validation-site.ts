@@ -20,8 +20,6 @@ import { parseArgs } from 'node:util';
 
 /** The zone of the validation site's names. */
 export const VALIDATION_ZONE = 'val.example';
-/** The pages (their number of distinct hostnames). */
-export const VALIDATION_PAGES = [1, 10, 30, 100] as const;
 
 /** One host of a page and how the page comes to need it. */
 export interface PageHostPlan {

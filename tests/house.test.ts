@@ -1,5 +1,5 @@
 // The shape of the house, checked: no import cycle anywhere in the source, nothing outside tests/ imports tests/, the
-// engine names no transport, no source file is oversized without a stated reason, the pure folder is pure by its own
+// product imports neither the lab nor the benchmarks, the engine names no transport, no source file is oversized without a stated reason, the pure folder is pure by its own
 // type check (and that check really fails on a DOM or node: use), and the README's layout table is the tree.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -85,6 +85,13 @@ test('no import cycle anywhere in the source (type-only imports included); the c
 
 test('nothing outside tests/ imports tests/', () => {
   const offenders = [...GRAPH].flatMap(([f, to]) => (f.startsWith('tests/') ? [] : to.filter((t) => t.startsWith('tests/')).map((t) => `${f} -> ${t}`)));
+  assert.deepEqual(offenders, []);
+});
+
+test('the product imports neither the lab nor the benchmarks: common/, native-host/, extension/ and collector/ reach lab/ and bench/ only through a process', () => {
+  const product = ['common/', 'native-host/', 'extension/', 'collector/'];
+  const offenders = [...GRAPH].flatMap(([f, to]) =>
+    product.some((p) => f.startsWith(p)) && !f.endsWith('.test.ts') ? to.filter((t) => t.startsWith('lab/') || t.startsWith('bench/')).map((t) => `${f} -> ${t}`) : []);
   assert.deepEqual(offenders, []);
 });
 
@@ -179,9 +186,7 @@ test('dependencies by who needs them: the host and the collector each declare ex
     const own = pkg(dir);
     assert.equal(own.version, root.version, `${dir}/package.json has the checkout's version`);
     const used = [...new Set(entries.flatMap(reach).flatMap(packagesOf))].filter((p) => !builtins.has(p)).sort();
-    // The host's `lab` command starts the lab's resolvers, which a packaged host does not ship (issue 12): not its deps.
-    const shipped = used.filter((p) => !(dir === 'native-host' && p === 'node-forge'));
-    assert.deepEqual(Object.keys(own.dependencies ?? {}).sort(), shipped, `${dir}/package.json dependencies`);
+    assert.deepEqual(Object.keys(own.dependencies ?? {}).sort(), used, `${dir}/package.json dependencies`);
   }
   assert.equal((JSON.parse(readFileSync(join(ROOT, 'manifest.json'), 'utf8')) as { version: string }).version, root.version, 'the extension has the same version');
 });

@@ -1,53 +1,25 @@
-// `dnscost-host lab`: starts the local lab resolver (CoreDNS serving the generated test zone on loopback) and prints
-// its endpoints and a ready-to-run measure command, so anyone can try the tool offline. Stops on Ctrl-C.
-import { runMeasure } from './cli.js';
-import { PACKAGED, VERSION } from './paths.js';
+// `dnscost-host lab`: the lab is a component of its own (lab/), which the host does not import; from a checkout this
+// runs the lab's command (dist/lab/lab-command.js) as a child with the same arguments and terminal. The packaged host
+// ships no lab (it needs CoreDNS and certificates from a checkout's scripts/setup).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHECKOUT } from './paths.js';
 
-/** Runs the lab until SIGINT/SIGTERM (or, with --demo, runs one measurement of every transport against it). */
-export async function runLab(argv: string[], out = process.stdout): Promise<number> {
-  const json = argv.includes('--json');
-  if (PACKAGED) {
-    // scripts/package leaves the lab out: it runs CoreDNS and certificates from a checkout's lab/bin.
-    process.stderr.write('dnscost-host: the lab runs from a checkout (it needs CoreDNS from scripts/setup); the packaged host has no lab\n');
+/** Runs the lab's own command with `argv`; its exit code (2 when there is no lab to run). */
+export async function runLab(argv: string[]): Promise<number> {
+  const script = CHECKOUT === null ? null : join(CHECKOUT, 'dist', 'lab', 'lab-command.js');
+  if (script === null || !existsSync(script)) {
+    process.stderr.write(`dnscost-host: the lab runs from a checkout after scripts/setup (${script ?? 'the packaged host has no lab'})\n`);
     return 2;
   }
-  // The lab lives with the tests (it is what they run against); it is compiled beside the host.
-  const { startCoreDNS } = await import('../../lab/resolver.js');
-  const lab = await startCoreDNS();
-  const e = lab.endpoints;
-  if (json) {
-    out.write(JSON.stringify({ version: VERSION, endpoints: e, ca: lab.certs.caFile, connect: `dns.test=${lab.address}` }) + '\n');
-  } else {
-    out.write(`dnscost lab resolver (CoreDNS) on ${lab.address}, zone "test." (h0.test … h299.test, c3.test, big.test, …)\n`);
-    for (const [k, v] of Object.entries(e)) if (v) out.write(`  ${k.padEnd(5)} ${v}\n`);
-    out.write(`  CA    ${lab.certs.caFile}\n\nTry:\n`);
-    out.write(
-      `  npx dnscost-host measure --endpoint ${e.udp} --endpoint ${e.tcp} --endpoint ${e.dot} --endpoint ${e.doh} \\\n` +
-        `    --connect dns.test=${lab.address} --ca ${lab.certs.caFile} --mode cold,warm --repeat 10 h1.test h2.test\n\nCtrl-C stops the lab.\n`,
-    );
-  }
-  if (argv.includes('--demo')) {
-    // The README's main command: a measurement of the lab zone over every transport, cold and warm, then stop.
-    const code = await runMeasure(
-      [
-        ...[e.udp, e.tcp, e.dot, e.doh].flatMap((u) => ['--endpoint', u]),
-        '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile,
-        '--mode', 'cold,warm', '--repeat', '10', '--qtype', 'A,AAAA', '--prime',
-        ...Array.from({ length: 10 }, (_, i) => `h${i}.test`),
-      ],
-      out,
-    );
-    const h1 = await runMeasure(
-      ['--endpoint', e.doh, '--http1.1', '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile, '--mode', 'cold,warm', '--repeat', '10', '--quiet', 'h1.test'],
-      out,
-    );
-    await lab.stop();
-    return code || h1;
-  }
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await lab.stop();
-  return 0;
+  // The child has a process group of its own, so Ctrl-C reaches it once, passed on from here, and it stops its servers.
+  const child = spawn(process.execPath, [script, ...argv], { stdio: 'inherit', detached: true });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+  process.off('SIGINT', forward);
+  process.off('SIGTERM', forward);
+  return code ?? (signal ? 1 : 0);
 }

@@ -3,17 +3,18 @@
 // The person's current DNS becomes resolvers here too (currentDnsResolvers), from what the host found on the machine
 // (native-host/src/current-dns/): the public ones are never exercised in tests, the current DNS only with lab ones.
 import type { CurrentDns, EndpointSpec, ResolverSpec } from './schema.js';
+import { TRANSPORTS, type TransportId } from './transports.js';
 
 /** The resolver id of the person's current DNS: the baseline whenever it was measured. */
 export const CURRENT_DNS_ID = 'system';
 /** The resolver id of the local caching stub in front of it (systemd-resolved, dnsmasq, …), measured beside it. */
 export const LOCAL_STUB_ID = 'system-stub';
 
-/** Cloudflare, Google and Quad9 with their Do53, DoT and DoH endpoints (IPv4 bootstrap addresses). */
+/** Cloudflare, Google and Quad9 with their Do53, DoT and DoH endpoints (IPv4 bootstrap addresses, standard ports, `/dns-query`). */
 export const PUBLIC_RESOLVERS: readonly ResolverSpec[] = [
-  publicResolver('cloudflare', 'Cloudflare', '1.1.1.1', 'cloudflare-dns.com', 'one.one.one.one', '/dns-query'),
-  publicResolver('google', 'Google Public DNS', '8.8.8.8', 'dns.google', 'dns.google', '/dns-query'),
-  publicResolver('quad9', 'Quad9', '9.9.9.9', 'dns.quad9.net', 'dns.quad9.net', '/dns-query'),
+  publicResolver('cloudflare', 'Cloudflare', '1.1.1.1', 'cloudflare-dns.com', 'one.one.one.one'),
+  publicResolver('google', 'Google Public DNS', '8.8.8.8', 'dns.google', 'dns.google'),
+  publicResolver('quad9', 'Quad9', '9.9.9.9', 'dns.quad9.net', 'dns.quad9.net'),
 ];
 
 /** True when `id` names one of PUBLIC_RESOLVERS (the options page lists those as selectable defaults). */
@@ -21,17 +22,17 @@ export function isPublicResolverId(id: string): boolean {
   return PUBLIC_RESOLVERS.some((r) => r.id === id);
 }
 
-function publicResolver(id: string, name: string, address: string, dohName: string, dotName: string, path: string): ResolverSpec {
+/** An endpoint of `transport` at `address` with the table's defaults: its port, and DoH's path and method. */
+function standard(transport: TransportId, address: string, serverName?: string): EndpointSpec {
+  const { defaultPort, path, method } = TRANSPORTS[transport].url;
+  return { transport, address, port: defaultPort, ...(serverName ? { serverName } : {}), ...(path && method ? { path, method } : {}) };
+}
+
+function publicResolver(id: string, name: string, address: string, dohName: string, dotName: string): ResolverSpec {
   return {
     id,
     name,
-    endpoints: [
-      { transport: 'udp', address, port: 53 },
-      { transport: 'tcp', address, port: 53 },
-      { transport: 'dot', address, port: 853, serverName: dotName },
-      { transport: 'doh', address, port: 443, serverName: dohName, path, method: 'POST' },
-      { transport: 'doh1', address, port: 443, serverName: dohName, path, method: 'POST' },
-    ],
+    endpoints: [standard('udp', address), standard('tcp', address), standard('dot', address, dotName), standard('doh', address, dohName), standard('doh1', address, dohName)],
   };
 }
 
@@ -44,7 +45,7 @@ export function currentDnsResolvers(current: CurrentDns): ResolverSpec[] {
   const dot = current.encrypted?.transport === 'dot';
   const endpoints = current.servers.slice(0, 4).flatMap((s): EndpointSpec[] =>
     dot
-      ? [{ transport: 'dot', address: s.address, port: s.port === 53 ? 853 : s.port, serverName: s.tlsName ?? s.address.replace(/%.*$/, '') }]
+      ? [{ transport: 'dot', address: s.address, port: s.port === TRANSPORTS.udp.url.defaultPort ? TRANSPORTS.dot.url.defaultPort : s.port, serverName: s.tlsName ?? s.address.replace(/%.*$/, '') }]
       : [{ transport: 'udp', address: s.address, port: s.port }, { transport: 'tcp', address: s.address, port: s.port }],
   );
   const out: ResolverSpec[] = endpoints.length ? [{ id: CURRENT_DNS_ID, name: current.description.slice(0, 128), endpoints }] : [];

@@ -306,7 +306,6 @@ export function traceTransports(
       idleMs: inner.idleMs,
       socketPerQuery: inner.socketPerQuery,
       splits: inner.splits,
-      url: inner.url,
       async open(endpoint, options) {
         const s = await inner.open(endpoint, options);
         const number = sessions.length + 1;

@@ -22,7 +22,7 @@ import { existsSync } from 'node:fs';
 import tls from 'node:tls';
 import type { ExchangeRecord } from '../common/record.js';
 import { summarize, type Summary } from '../common/stats.js';
-import type { Mode, TransportId } from '../common/transports.js';
+import { TRANSPORTS, type Mode, type TransportId } from '../common/transports.js';
 import { measureInLab } from './host-measure.js';
 import { createLabNet, type LabNet } from './netns.js';
 import { distPath, HOST_BIN, labBin } from './paths.js';
@@ -141,7 +141,6 @@ export interface CompareOptions {
   log?: (line: string) => void;
 }
 
-const PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443, doq: 853, doh3: 443 };
 
 function endpointUrl(t: TransportId, server: string): string {
   switch (t) {
@@ -185,7 +184,7 @@ interface RefLine { ok: boolean; ms: number; rcode: string | null; error: string
 async function runReference(lab: LabNet, res: LabResolver, row: TimingRow, n: number, name: string, rttMs: number): Promise<Sample[]> {
   const args = [
     '--transport', row.transport,
-    '--server', `${lab.server.addr4}:${PORTS[row.transport]}`,
+    '--server', `${lab.server.addr4}:${TRANSPORTS[row.transport].url.defaultPort}`,
     '--sni', 'dns.test',
     '--ca', res.certs.caFile,
     '--mode', row.mode,

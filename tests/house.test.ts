@@ -95,6 +95,15 @@ test('the product imports neither the lab nor the benchmarks: common/, native-ho
   assert.deepEqual(offenders, []);
 });
 
+test('one transport table: only common/transports.ts says what a transport is, its scheme and its default port', () => {
+  const tables = SOURCES.filter((f) => !f.endsWith('.test.ts') && /export const TRANSPORTS\b/.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.deepEqual(tables, ['common/transports.ts']);
+  // A map from transport ids to ports (`dot: 853`, `doh1: 443`) is a copy of the table's defaults.
+  const ports = /\b(dot|doq)\s*:\s*853\b|\b(doh|doh1|doh3)\s*:\s*443\b|\b(udp|tcp)\s*:\s*53\b/;
+  const copies = SOURCES.filter((f) => f !== 'common/transports.ts' && !f.endsWith('.test.ts') && !f.startsWith('tests/') && ports.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.deepEqual(copies, []);
+});
+
 test('the engine names no transport: no comparison of a transport id in native-host/src/engine', () => {
   const engine = SOURCES.filter((f) => f.startsWith('native-host/src/engine/') && !f.endsWith('.test.ts'));
   assert.ok(engine.length >= 3, `engine files: ${engine.join(', ')}`);

@@ -5,6 +5,7 @@
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import type { PageForCost } from '../../common/page-cost.js';
 import type { StoredRecord } from '../../common/stored-record.js';
+import { TRANSPORTS } from '../../common/transports.js';
 import type { NetProfile } from '../../lab/profiles.js';
 
 /** The browsers the validation drives, as common/browser-queries.ts names them. */
@@ -28,8 +29,10 @@ export type DotStub = (typeof DOT_STUBS)[number];
 
 /** The CoreDNS log scheme each side must show up on. */
 export const SCHEME_OF: Record<Side, string> = { do53: 'dns', dot: 'tls', doh: 'https', doq: 'quic' };
-/** The resolver's encrypted TCP port each side's connection goes to (null: no TCP connection to watch). */
-export const RESOLVER_PORT: Record<Side, number | null> = { do53: null, dot: 853, doh: 443, doq: null };
+/** The resolver's encrypted TCP port each side's connection goes to (null: no TCP connection to watch: Do53, QUIC). */
+export const RESOLVER_PORT: Record<Side, number | null> = {
+  do53: null, dot: TRANSPORTS.dot.url.defaultPort, doh: TRANSPORTS.doh.url.defaultPort, doq: null,
+};
 
 /** The server namespace's address: the browser's CoreDNS, the replay CoreDNS and the synthetic site listen on it. */
 export const SERVER = '192.0.2.2';

@@ -32,7 +32,7 @@ import { DOQ } from '../../native-host/src/transports/doq.js';
 import { QuicCompanion } from '../../native-host/src/transports/quic-companion.js';
 import type { CompanionFrame } from '../../native-host/src/transports/quic-protocol.js';
 import { quicTransport } from '../../native-host/src/transports/quic.js';
-import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
+import { REGISTRY } from '../../native-host/src/transports/registry.js';
 import { labDir, startCoreDNS } from '../../lab/resolver.js';
 import { canCapture, Capture, run } from '../../lab/capture.js';
 
@@ -98,7 +98,7 @@ test('DoQ and DoH3 bytes and packets equal a capture on lo', { timeout: 120_000 
   const capture = new Capture(file, [ports.tls, ports.https]);
   try {
     const connect = new Map([['dns.test', lab.address]]);
-    const transports = { ...TRANSPORTS, doq: quicTransport(DOQ, () => companion), doh3: quicTransport(DOH3, () => companion) };
+    const transports = { ...REGISTRY, doq: quicTransport(DOQ, () => companion), doh3: quicTransport(DOH3, () => companion) };
     const req: MeasureRequest = {
       id: 'capture-quic',
       type: 'measure',

@@ -39,7 +39,7 @@ import type { Mode, QType, TransportId } from '../../common/transports.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
 import { measure, type MeasureResult } from '../../native-host/src/engine/measure.js';
 import { monotonic } from '../../native-host/src/dial.js';
-import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
+import { REGISTRY } from '../../native-host/src/transports/registry.js';
 import { labDir, startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import { canCapture, Capture, traceTransports, type Frame, type OpenedSession, type WireRead } from '../../lab/capture.js';
 
@@ -105,7 +105,7 @@ async function measureCaptured(lab: LabResolver, scenario: Scenario, dir: string
   const ports = { dns: port(lab.endpoints.udp), tls: port(lab.endpoints.dot), https: port(lab.endpoints.doh) };
   const capture = new Capture(join(dir, `${name}.pcapng`), [ports.dns, ports.tls, ports.https]);
   let emitted = 0;
-  const traced = traceTransports(TRANSPORTS, capture, () => emitted);
+  const traced = traceTransports(REGISTRY, capture, () => emitted);
   const connect = new Map([['dns.test', lab.address]]);
   const ca = readFileSync(lab.certs.caFile, 'utf8');
   const ep = (url: string, http1 = false) => parseEndpoint(url, { connect, http1 });

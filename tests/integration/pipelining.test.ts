@@ -5,7 +5,7 @@ import { afterAll, beforeAll, test } from 'vitest';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
 import { monotonic } from '../../native-host/src/dial.js';
 import { encodeQuery, parseAnswer, randomId } from '../../native-host/src/dns-wire.js';
-import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
+import { REGISTRY } from '../../native-host/src/transports/registry.js';
 import type { TransportId } from '../../common/transports.js';
 import { issueLeaf, LAB_CERT_IPS, LAB_CERT_NAMES, makeCA } from '../../lab/certs.js';
 import { startFaultServer, type FaultServer } from '../../lab/fault-server/index.js';
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 async function race(transport: TransportId, url: string, http1 = false): Promise<string[]> {
   const endpoint = parseEndpoint(url, { connect: new Map([['dns.test', server.address]]), http1 });
-  const t = TRANSPORTS[transport];
+  const t = REGISTRY[transport];
   const session = await t.open(endpoint, { timeoutMs: 5000, clock: monotonic, ca: caPem });
   const order: string[] = [];
   const ask = async (name: string): Promise<void> => {

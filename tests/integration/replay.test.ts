@@ -10,7 +10,7 @@ import type { TransportId } from '../../common/transports.js';
 import type { WireTotals } from '../../native-host/src/dial.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
 import { measure } from '../../native-host/src/engine/measure.js';
-import { TRANSPORTS } from '../../native-host/src/transports/registry.js';
+import { REGISTRY } from '../../native-host/src/transports/registry.js';
 import type { Transport } from '../../native-host/src/transports/transport.js';
 import { issueLeaf, LAB_CERT_IPS, LAB_CERT_NAMES, makeCA } from '../../lab/certs.js';
 import { startFaultServer, type FaultServer } from '../../lab/fault-server/index.js';
@@ -38,7 +38,7 @@ interface Opened {
 function watched(): { transports: Record<TransportId, Transport>; opened: Opened[] } {
   const opened: Opened[] = [];
   const transports = Object.fromEntries(
-    Object.entries(TRANSPORTS).map(([id, t]) => [
+    Object.entries(REGISTRY).map(([id, t]) => [
       id,
       {
         ...t,

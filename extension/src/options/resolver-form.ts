@@ -5,11 +5,8 @@ import * as v from 'valibot';
 import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-resolvers.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import { endpointSpec, type EndpointSpec, type ResolverSpec } from '../../../common/schema.js';
-import { isEncrypted, type TransportId } from '../../../common/transports.js';
+import { isEncrypted, isTransportId, TRANSPORTS, type TransportId } from '../../../common/transports.js';
 import type { I18n } from '../i18n.js';
-
-/** The port each transport uses unless told otherwise (RFC 1035, RFC 7858, RFC 8484, RFC 9250 §4.1.1; DoH3 on UDP 443). */
-export const DEFAULT_PORTS: Record<TransportId, number> = { udp: 53, tcp: 53, dot: 853, doh: 443, doh1: 443, doq: 853, doh3: 443 };
 
 /** The custom-endpoint form's fields, as typed. */
 export interface EndpointFields {
@@ -32,14 +29,15 @@ export function checkEndpointFields(f: EndpointFields, { t }: I18n): { ok: true;
   if (!name) errors.name = t('form_name_missing');
   else if (name.length > 128) errors.name = t('form_name_long', 128);
   const transport = f.transport as TransportId;
-  if (!(transport in DEFAULT_PORTS)) errors.transport = t('form_transport_missing');
+  const known = isTransportId(transport);
+  if (!known) errors.transport = t('form_transport_missing');
   const address = f.address.trim().replace(/^\[(.*)\]$/, '$1');
   if (!address) errors.address = t('form_address_missing');
   else if (!isIp(address)) errors.address = t('form_address_not_ip', address);
   const portText = f.port.trim();
-  const port = portText === '' && transport in DEFAULT_PORTS ? DEFAULT_PORTS[transport] : Number(portText);
+  const port = portText === '' && known ? TRANSPORTS[transport].url.defaultPort : Number(portText);
   if (!Number.isInteger(port) || port < 1 || port > 65535) errors.port = t('form_port_range');
-  const encrypted = transport in DEFAULT_PORTS && isEncrypted(transport);
+  const encrypted = known && isEncrypted(transport);
   let serverName: string | undefined;
   if (encrypted) {
     const sn = f.serverName.trim();
@@ -55,10 +53,11 @@ export function checkEndpointFields(f: EndpointFields, { t }: I18n): { ok: true;
   }
   let path: string | undefined;
   let method: 'GET' | 'POST' | undefined;
-  if (transport === 'doh' || transport === 'doh1' || transport === 'doh3') {
-    path = f.path.trim() || '/dns-query';
+  const form = known ? TRANSPORTS[transport].url : null;
+  if (form?.path) {
+    path = f.path.trim() || form.path;
     if (!path.startsWith('/') || path.length > 512 || /[\s?#]/.test(path)) errors.path = t('form_path_invalid');
-    method = f.method === 'GET' ? 'GET' : 'POST';
+    method = f.method === 'GET' || f.method === 'POST' ? f.method : (form.method ?? 'POST');
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const endpoint: EndpointSpec = { transport, address, port, ...(serverName ? { serverName } : {}), ...(path ? { path, method } : {}) };

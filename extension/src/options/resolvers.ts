@@ -5,9 +5,10 @@ import { PUBLIC_RESOLVERS, isPublicResolverId } from '../../../common/default-re
 import type { SettingsView } from '../messages/settings.js';
 import { $, el } from '../ui/dom.js';
 import { say, setFieldError } from './feedback.js';
-import { DEFAULT_PORTS, addCustomEndpoint, checkEndpointFields, describeEndpoint, toggleDefault, type EndpointField } from './resolver-form.js';
+import { addCustomEndpoint, checkEndpointFields, describeEndpoint, toggleDefault, type EndpointField } from './resolver-form.js';
 import type { SettingsPage } from './settings-page.js';
 import { browserI18n } from '../locale.js';
+import { isTransportId, TRANSPORTS } from '../../../common/transports.js';
 
 const i18n = browserI18n();
 const { t } = i18n;
@@ -83,10 +84,12 @@ export function renderResolvers(v: SettingsView, page: SettingsPage): void {
 
 /** Shows which fields are needed for the chosen transport (TLS name for DoT/DoH/DoQ/DoH3, path for DoH) and its port. */
 function syncTransportFields(): void {
-  const t = ($('custom-transport') as HTMLSelectElement).value as keyof typeof DEFAULT_PORTS;
-  for (const div of document.querySelectorAll<HTMLElement>('[data-for="tls"]')) div.hidden = t === 'udp' || t === 'tcp';
-  for (const div of document.querySelectorAll<HTMLElement>('[data-for="doh"]')) div.hidden = t !== 'doh' && t !== 'doh1' && t !== 'doh3';
-  ($('custom-port') as HTMLInputElement).placeholder = String(DEFAULT_PORTS[t] ?? '');
+  const t = ($('custom-transport') as HTMLSelectElement).value;
+  const form = isTransportId(t) ? TRANSPORTS[t].url : null;
+  for (const div of document.querySelectorAll<HTMLElement>('[data-for="tls"]')) div.hidden = !form?.named;
+  for (const div of document.querySelectorAll<HTMLElement>('[data-for="doh"]')) div.hidden = !form?.path;
+  ($('custom-port') as HTMLInputElement).placeholder = form ? String(form.defaultPort) : '';
+  ($('custom-path') as HTMLInputElement).placeholder = form?.path ?? '';
 }
 
 /** Wires the add-an-endpoint form: fields follow the transport; a valid endpoint is added through `page`. */

@@ -3,7 +3,7 @@
 import type { EndpointSpec, MeasureRequest, ResolverSpec } from '../../../common/schema.js';
 import type { TransportId } from '../../../common/transports.js';
 import { endpointUrl } from '../endpoints.js';
-import { TRANSPORTS } from '../transports/registry.js';
+import { REGISTRY } from '../transports/registry.js';
 import type { Transport } from '../transports/transport.js';
 
 /** One endpoint of one resolver, as the engine runs it. */
@@ -17,7 +17,7 @@ export interface MeasuredEndpoint {
 /** Every (resolver, endpoint) pair a request names, filtered to the requested transports. */
 export function targetsOf(
   req: Pick<MeasureRequest, 'resolvers' | 'transports'>,
-  transports: Record<TransportId, Transport> = TRANSPORTS,
+  transports: Record<TransportId, Transport> = REGISTRY,
 ): MeasuredEndpoint[] {
   const out: MeasuredEndpoint[] = [];
   for (const resolver of req.resolvers) {

@@ -5,14 +5,14 @@ import { CODES, DnscostError } from '../../../common/errors.js';
 import type { MeasureRequest } from '../../../common/schema.js';
 import type { TransportId } from '../../../common/transports.js';
 import { monotonic, zeroTotals } from '../dial.js';
-import { TRANSPORTS } from '../transports/registry.js';
+import { REGISTRY } from '../transports/registry.js';
 import type { Session, Transport } from '../transports/transport.js';
 import { measure, splitEvenly, summarizeRecords } from './measure.js';
 
-/** What the real transport `id` is (framing, idle time, socket per query, layers, URL form); the fakes keep it. */
-function traitsOf(id: TransportId): Pick<Transport, 'lengthPrefix' | 'idleMs' | 'socketPerQuery' | 'splits' | 'url'> {
-  const { lengthPrefix, idleMs, socketPerQuery, splits, url } = TRANSPORTS[id];
-  return { lengthPrefix, idleMs, socketPerQuery, splits, url };
+/** What the real transport `id` is (framing, idle time, socket per query, layers); the fakes keep it. */
+function traitsOf(id: TransportId): Pick<Transport, 'lengthPrefix' | 'idleMs' | 'socketPerQuery' | 'splits'> {
+  const { lengthPrefix, idleMs, socketPerQuery, splits } = REGISTRY[id];
+  return { lengthPrefix, idleMs, socketPerQuery, splits };
 }
 
 /** A fake transport: answers every query after `delay` ms of a fake clock; counts opened sessions. */
@@ -48,7 +48,7 @@ function fakeTransports(clock: { now: number }, delay: Record<string, number>) {
       return session;
     },
   });
-  const transports = Object.fromEntries(Object.keys(TRANSPORTS).map((id) => [id, make(id as TransportId)])) as Record<TransportId, Transport>;
+  const transports = Object.fromEntries(Object.keys(REGISTRY).map((id) => [id, make(id as TransportId)])) as Record<TransportId, Transport>;
   return { transports, opened };
 }
 
@@ -229,7 +229,7 @@ function timedTransports(openMs: number, delay: (name: string) => number) {
       return session;
     },
   });
-  const transports = Object.fromEntries(Object.keys(TRANSPORTS).map((id) => [id, make(id as TransportId)])) as Record<TransportId, Transport>;
+  const transports = Object.fromEntries(Object.keys(REGISTRY).map((id) => [id, make(id as TransportId)])) as Record<TransportId, Transport>;
   return { transports, sessions };
 }
 

@@ -12,7 +12,7 @@ import { seededRandom, shuffled, summarize } from '../../../common/stats.js';
 import { TRANSPORTS as TRANSPORT_INFO, type Mode, type QType, type TransportId } from '../../../common/transports.js';
 import { monotonic, secureContextFor, type Clock } from '../dial.js';
 import type { Question } from '../dns-wire.js';
-import { TRANSPORTS } from '../transports/registry.js';
+import { REGISTRY } from '../transports/registry.js';
 import type { Transport } from '../transports/transport.js';
 import { targetsOf, type MeasuredEndpoint } from './endpoint.js';
 import { exchange } from './exchange.js';
@@ -58,7 +58,7 @@ export async function measure(
   req: MeasureRequest,
   callbacks: MeasureCallbacks = {},
   signal?: AbortSignal,
-  deps: EngineDeps = { clock: monotonic, transports: TRANSPORTS },
+  deps: EngineDeps = { clock: monotonic, transports: REGISTRY },
 ): Promise<MeasureResult> {
   const qtypes: QType[] = req.qtypes ?? ['A'];
   // Each host with its own record types where the request names them (what the recording browser asked for it).

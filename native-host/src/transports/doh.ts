@@ -4,6 +4,7 @@ import http2 from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { CODES, DnscostError } from '../../../common/errors.js';
 import type { EndpointSpec } from '../../../common/schema.js';
+import { TRANSPORTS } from '../../../common/transports.js';
 import { openTls, socketError, type Clock, type TcpWire } from '../dial.js';
 import { ConnectionSession } from './connection-session.js';
 import type { Session, SetupTimings, Transport } from './transport.js';
@@ -15,8 +16,8 @@ export const MAX_DOH_BODY = 65535;
 
 /** The request line and headers of a DoH query, shared with `doh1`. */
 export function dohRequest(endpoint: EndpointSpec, query: Buffer): { method: 'GET' | 'POST'; path: string } {
-  const path = endpoint.path ?? '/dns-query';
-  if ((endpoint.method ?? 'POST') === 'GET') {
+  const path = endpoint.path ?? TRANSPORTS[endpoint.transport].url.path ?? '/';
+  if ((endpoint.method ?? TRANSPORTS[endpoint.transport].url.method) === 'GET') {
     const sep = path.includes('?') ? '&' : '?';
     return { method: 'GET', path: `${path}${sep}dns=${query.toString('base64url')}` };
   }
@@ -173,7 +174,6 @@ export const doh: Transport = {
   idleMs: null,
   socketPerQuery: false,
   splits: { tls: true, http: true },
-  url: { scheme: 'https', defaultPort: 443, named: true, path: true },
   async open(endpoint, options) {
     const { tlsSocket, counter, setup, info } = await openTls(endpoint, options, ['h2']);
     const serverName = endpoint.serverName ?? endpoint.address;

@@ -144,8 +144,6 @@ export const doh1: Transport = {
   idleMs: null,
   socketPerQuery: false,
   splits: { tls: true, http: true },
-  // Shown and written as https, like doh: the HTTP version is the transport id's, chosen with --http1.1.
-  url: { scheme: 'https', defaultPort: 443, named: true, path: true, http1: true },
   async open(endpoint, options) {
     const c = await openTls(endpoint, options, ['http/1.1']);
     return new H1Session(c.tlsSocket, c.counter, endpoint, c.setup, c.info);

@@ -10,7 +10,6 @@ export const DOH3: QuicKind = {
   // HTTP/3 frames the message; no length prefix of DNS's own.
   lengthPrefix: 0,
   // HTTPS's port 443, over UDP; written h3:// so it is not taken for DoH over TCP.
-  url: { scheme: 'h3', defaultPort: 443, named: true, path: true },
 };
 
 /** DoH over HTTP/3. */

@@ -10,7 +10,6 @@ export const DOQ: QuicKind = {
   // RFC 9250 §4.2: each DNS message on its stream has a 2-byte length, counted with the message.
   lengthPrefix: 2,
   // RFC 9250 §4.1.1: port 853, over UDP.
-  url: { scheme: 'quic', defaultPort: 853, named: true, path: false },
 };
 
 /** DNS over QUIC. */

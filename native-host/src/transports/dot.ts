@@ -14,7 +14,6 @@ export const dot: Transport = {
   socketPerQuery: false,
   splits: { tls: true, http: false },
   // RFC 7858 §3.1: port 853.
-  url: { scheme: 'tls', defaultPort: 853, named: true, path: false },
   async open(endpoint, options) {
     const c = await openTls(endpoint, options, ['dot']);
     return new StreamSession(c.tlsSocket, c.counter, c.setup, c.info);

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'vitest';
+import { CODES } from '../../../common/errors.js';
 import { CompanionFrameDecoder, encodeCompanionFrame, MAX_QUIC_FRAME, parseCompanionFrame, type CompanionRequest } from './quic-protocol.js';
 
 const wire = { bytes: { sent: 1290, received: 2300 }, packets: { sent: 2, received: 3 }, payload: { sent: 1234, received: 2216 }, dns: { sent: 130, received: 87 }, at: 1_795_000_000_000_000 };
@@ -63,4 +65,21 @@ test('every companion frame kind validates; anything else is refused with a path
   }
   const notJson = parseCompanionFrame(Buffer.from('{'));
   assert.equal(notJson.ok, false);
+});
+
+test("the Go companion's error codes (native-host/quic/protocol.go) are codes of common/errors.ts", () => {
+  const go = readFileSync(new URL('../../quic/protocol.go', import.meta.url), 'utf8');
+  const block = /\/\/ Stable error codes[^\n]*\nconst \(([^)]*)\)/.exec(go)?.[1] ?? '';
+  const codes = [...block.matchAll(/^\s*code\w+\s*=\s*"([^"]+)"/gm)].map((m) => m[1]!);
+  assert.ok(codes.length >= 10, `codes found in protocol.go: ${codes.join(', ')}`);
+  const known = new Set<string>(Object.values(CODES));
+  assert.deepEqual(codes.filter((c) => !known.has(c)), [], 'codes the host would refuse as a bad frame');
+  // Where a code is given (a reply's Code, a coded error's code, classify's return) it is one of those constants,
+  // never a bare string (an event's name, "connection-closed", may spell the same words).
+  const dir = new URL('../../quic/', import.meta.url);
+  const bare = readdirSync(dir).filter((f) => f.endsWith('.go') && !f.endsWith('_test.go')).flatMap((f) => {
+    const text = readFileSync(new URL(f, dir), 'utf8');
+    return [...text.matchAll(/(?:\b[Cc]ode:\s*|\breturn\s+)"([a-z0-9-]+)"/g)].map((m) => `${f}: "${m[1]!}"`);
+  });
+  assert.deepEqual(bare, []);
 });

@@ -11,7 +11,7 @@ import { DOH3 } from './doh3.js';
 import { DOQ } from './doq.js';
 import { QuicCompanion } from './quic-companion.js';
 import { quicTransport } from './quic.js';
-import { availableTransports, TRANSPORTS } from './registry.js';
+import { availableTransports, REGISTRY } from './registry.js';
 
 const missing = () => new QuicCompanion('/nonexistent/dnscost-quic');
 
@@ -21,7 +21,7 @@ function request(endpoints: MeasureRequest['resolvers'][number]['endpoints']): M
 
 test('without the companion, doq and doh3 are unavailable, not failed, and hello leaves them out', async () => {
   const c = missing();
-  const transports = { ...TRANSPORTS, doq: quicTransport(DOQ, () => c), doh3: quicTransport(DOH3, () => c) };
+  const transports = { ...REGISTRY, doq: quicTransport(DOQ, () => c), doh3: quicTransport(DOH3, () => c) };
   assert.deepEqual(availableTransports(transports), ['udp', 'tcp', 'dot', 'doh', 'doh1']);
   await assert.rejects(
     measure(request([{ transport: 'doq', address: '127.0.0.1', port: 853, serverName: 'dns.test' }]), {}, undefined, { clock: monotonic, transports }),

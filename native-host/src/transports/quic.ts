@@ -4,6 +4,7 @@
 import { CODES, DnscostError, type ErrorCode } from '../../../common/errors.js';
 import type { TlsInfo } from '../../../common/record.js';
 import type { EndpointSpec } from '../../../common/schema.js';
+import { TRANSPORTS as INFO } from '../../../common/transports.js';
 import type { SetupFailure, WireTotals } from '../dial.js';
 import type { QuicCompanion } from './quic-companion.js';
 import type { CompanionTls, CompanionWire, QuicTransportId } from './quic-protocol.js';
@@ -134,7 +135,6 @@ class QuicSession implements Session {
 export interface QuicKind {
   readonly id: QuicTransportId;
   readonly lengthPrefix: Transport['lengthPrefix'];
-  readonly url: Transport['url'];
 }
 
 /** A transport over QUIC through `companion`; `doq.ts` and `doh3.ts` declare their kind on top of it. */
@@ -150,7 +150,6 @@ export function quicTransport(kind: QuicKind, companion: () => QuicCompanion): T
     socketPerQuery: false,
     // The companion counts datagrams: what QUIC carries is not split into TLS and HTTP (see quicTotals).
     splits: { tls: false, http: false },
-    url: kind.url,
     unavailable: () => companion().unavailable(),
     prepare: (options) => companion().prepare(options.ca),
     async open(endpoint: EndpointSpec, options: OpenOptions): Promise<Session> {
@@ -165,7 +164,7 @@ export function quicTransport(kind: QuicKind, companion: () => QuicCompanion): T
           address: endpoint.address,
           port: endpoint.port,
           ...(endpoint.serverName ? { serverName: endpoint.serverName } : {}),
-          ...(kind.url.path ? { path: endpoint.path ?? '/dns-query', method: endpoint.method ?? 'POST' } : {}),
+          ...(INFO[id].url.path ? { path: endpoint.path ?? INFO[id].url.path, method: endpoint.method ?? INFO[id].url.method ?? 'POST' } : {}),
           ...(options.ca ? { ca: options.ca } : {}),
           timeoutMs: Math.max(1, Math.round(options.timeoutMs)),
           ...(resumeFrom !== undefined && Number.isInteger(resumeFrom) && resumeFrom > 0 ? { resumeFrom } : {}),

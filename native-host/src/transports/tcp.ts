@@ -12,7 +12,6 @@ export const tcp: Transport = {
   idleMs: null,
   socketPerQuery: false,
   splits: { tls: false, http: false },
-  url: { scheme: 'tcp', defaultPort: 53, named: false, path: false },
   async open(endpoint, options) {
     const { socket, connectMs } = await dialTcp(endpoint, options.timeoutMs, options.clock);
     return new StreamSession(socket, new TcpWire(socket, endpoint.address), { connect: connectMs, tls: null }, null);

@@ -1,8 +1,8 @@
 // The one interface every transport implements. A transport opens sessions (a connection, or for UDP a
 // socket per query) and sends one query at a time or several at once; it never retries, falls back or
 // reconnects on its own: the engine records what happened instead. It also declares what it is (framing, idle
-// lifetime, socket per query, the layers its counters split, its URL form): the engine and the endpoint URLs read
-// these, never its id, so a new transport is its file, its test and a registry line.
+// lifetime, socket per query, the layers its counters split): the engine reads these, never its id, so a new
+// transport is its file, its test, a registry line and its line in common/transports.ts (names, URL form, defaults).
 import type { TlsInfo } from '../../../common/record.js';
 import type { EndpointSpec } from '../../../common/schema.js';
 import type { TransportId } from '../../../common/transports.js';
@@ -60,20 +60,6 @@ export interface LayerSplit {
   readonly http: boolean;
 }
 
-/** How an endpoint of a transport is written as a URL (`tls://NAME:PORT`), both ways. */
-export interface UrlForm {
-  /** The URL scheme; two transports may share one (https: doh, or doh1 when asked for HTTP/1.1). */
-  readonly scheme: string;
-  /** The port when the URL names none. */
-  readonly defaultPort: number;
-  /** The URL's host is a server name (TLS checks it; --connect gives its address); false: an IP address only. */
-  readonly named: boolean;
-  /** The URL carries a request path and the endpoint an HTTP method (DoH). */
-  readonly path: boolean;
-  /** Chosen for its scheme only when HTTP/1.1 is asked for (`--http1.1`); the scheme's other transport otherwise. */
-  readonly http1?: boolean;
-}
-
 /** A DNS transport: one file each, one registry line each. What it is, the engine reads here, never by its id. */
 export interface Transport {
   readonly id: TransportId;
@@ -92,8 +78,6 @@ export interface Transport {
   readonly socketPerQuery: boolean;
   /** Which layers the wire counters split: which of a record's `layers.tls` and `layers.http` can be given (else null). */
   readonly splits: LayerSplit;
-  /** Its endpoints' URL form. */
-  readonly url: UrlForm;
   open(endpoint: EndpointSpec, options: OpenOptions): Promise<Session>;
   /** Why this transport cannot run in this installation (e.g. a missing companion), or null; absent: always can. */
   unavailable?(): string | null;

@@ -79,7 +79,6 @@ export const udp: Transport = {
   idleMs: null,
   socketPerQuery: true,
   splits: { tls: false, http: false },
-  url: { scheme: 'udp', defaultPort: 53, named: false, path: false },
   async open(endpoint) {
     return new UdpSession(endpoint.address, endpoint.port);
   },

@@ -2,7 +2,9 @@
 // side needs another load, the trace's gaps around the holders' idle limits, and the rows from a run.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { analyse, bootstrapDiff, measuredChange, modeFor, predictedShift, pricedPairs, rowKey, rowSeed, shift, tolerance } from '../bench/validate/analysis.js';
+import { analyse, measuredChange, modeFor, predictedShift, pricedPairs, shift, tolerance } from '../bench/validate/analysis.js';
+import { mannWhitneyNull, mosesRank, shiftInterval } from '../bench/validate/interval.js';
+import { seededRandom } from '../common/stats.js';
 import { pageRecordOf, type PageTimings } from '../bench/validate/browser.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
@@ -19,7 +21,7 @@ test('the command line: defaults, the issue\'s spellings, custom profiles, clear
   assert.deepEqual(d.scenarios, ['cold', 'warm', 'expected']);
   assert.deepEqual(d.transports, ['dot', 'doh', 'doq']);
   assert.equal(d.loads, 20);
-  assert.equal(d.minLoads, 5);
+  assert.equal(d.minLoads, undefined, 'no row stops early');
   const c = parseCommand(['--browser', 'firefox', '--har', 'a.har,b.har', '--profile', 'rtt=80,loss=1', '--profile', 'dsl', '--scenario', 'warm',
     '--transports', 'do53,doq', '--loads', '4', '--out', 'r.md', '--json', 'r.json']);
   assert.deepEqual(c.options.browsers, ['firefox']);
@@ -27,7 +29,7 @@ test('the command line: defaults, the issue\'s spellings, custom profiles, clear
   assert.deepEqual(c.options.pages, [], 'only HAR pages when --har is given alone');
   assert.deepEqual(c.options.profiles.map((p) => [p.name, p.rttMs, p.lossPct]), [['rtt=80,loss=1', 80, 1], ['dsl', profileByName('dsl').rttMs, profileByName('dsl').lossPct]]);
   assert.deepEqual(c.options.transports, ['doq'], 'Do53 is always the baseline');
-  assert.equal(c.options.minLoads, 4, 'never more loads before resolving than the cap');
+  assert.throws(() => parseCommand(['--min-loads', '5']), /--min-loads is gone: every row gets exactly --loads/);
   assert.equal(c.out, 'r.md');
   assert.equal(c.json, 'r.json');
   assert.throws(() => parseCommand(['--browser', 'safari']), /--browser: unknown "safari"/);
@@ -42,42 +44,73 @@ test('the target: 10 % of the measured change, at least 10 ms; resolved when the
   assert.equal(tolerance(-300), 30);
   // Two tight sides 100 ms apart: resolved.
   const base = [500, 502, 498, 501, 499, 500];
-  const tight = measuredChange(base, base.map((x) => x + 100), 1)!;
+  const tight = measuredChange(base, base.map((x) => x + 100))!;
   assert.equal(tight.measured, 100);
   assert.ok(tight.resolved && tight.halfWidth! <= tight.tolerance, JSON.stringify(tight));
   // The same medians with a wide spread: not resolved.
-  const wide = measuredChange([300, 500, 700, 400, 600], [400, 600, 800, 500, 700], 1)!;
+  const wide = measuredChange([300, 500, 700, 400, 600], [400, 600, 800, 500, 700])!;
   assert.equal(wide.measured, 100);
   assert.equal(wide.resolved, false, JSON.stringify(wide));
-  assert.equal(measuredChange([], [1], 1), null);
-  assert.equal(bootstrapDiff([1], [2, 3]), null, 'one load is no interval');
+  assert.equal(measuredChange([], [1]), null);
+  assert.equal(shiftInterval([1], [2, 3]), null, 'one load is no interval');
+  assert.equal(shiftInterval([1, 2, 3], [2, 3, 4]), null, '3 and 3 loads cannot give a 95 % interval');
   // The measured change is the Hodges–Lehmann shift: the median of every pairwise difference, not the difference of
   // the medians (here 30, not 31 − 10 = 21), and one slow load moves it little.
   assert.equal(shift([0, 10, 20], [30, 31, 60]), 30);
   assert.equal(shift([100, 110, 120, 130], [140, 150, 160, 2000]), shift([100, 110, 120, 130], [140, 150, 160, 170]));
   assert.equal(shift([100, 110, 120, 130], [140, 150, 160, 170]), 40);
   assert.equal(shift([], [1]), null);
-  assert.deepEqual(bootstrapDiff(base, base, 9), bootstrapDiff(base, base, 9), 'seeded: the same interval every time');
-  assert.notEqual(rowSeed(rowKey({ browser: 'chromium', profile: 'fiber', page: '1', transport: 'dot', scenario: 'cold' })),
-    rowSeed(rowKey({ browser: 'firefox', profile: 'fiber', page: '1', transport: 'dot', scenario: 'cold' })));
 });
 
-test('loads are added to a row until it is resolved or both sides reach the cap; Do53 while any row needs it', () => {
-  const b: Budget = { loads: 6, minLoads: 3, transports: ['dot', 'doh'], profile: 'fiber' };
+test("the interval: Moses's distribution-free interval of the shift, from the exact null distribution of Mann–Whitney's U", () => {
+  // The null distribution: sizes 2 and 2 give U = 0…4 with counts 1, 1, 2, 1, 1 (of C(4, 2) = 6).
+  assert.deepEqual([...mannWhitneyNull(2, 2)].map((p) => Math.round(p * 6)), [1, 1, 2, 1, 1]);
+  for (const [m, n] of [[5, 5], [10, 10], [12, 7], [20, 20], [40, 40]] as const) {
+    const p = mannWhitneyNull(m, n);
+    assert.ok(Math.abs(p.reduce((a, b) => a + b, 0) - 1) < 1e-9);
+    for (let u = 0; u <= m * n; u++) assert.ok(Math.abs(p[u]! - p[m * n - u]!) < 1e-12, 'symmetric');
+  }
+  // The tables' two-sided 5 % critical values of U (reject when U ≤ c): 2 for 5 and 5, 23 for 10 and 10, 127 for 20 and 20.
+  assert.equal(mosesRank(5, 5), 3);
+  assert.equal(mosesRank(10, 10), 24);
+  assert.equal(mosesRank(20, 20), 128);
+  assert.equal(mosesRank(3, 3), 0);
+  // A pure shift of 100 ms: the interval holds it, and its ends are differences of the data.
+  const a = [500, 510, 490, 505, 495, 520, 480, 515, 485, 500];
+  const [lo, hi] = shiftInterval(a, a.map((x) => x + 100))!;
+  assert.ok(lo <= 100 && 100 <= hi && hi - lo < 40, `${lo}…${hi}`);
+  // Coverage, the property that matters: 4,000 seeded A/A pairs of 10 and 10 loads from a skewed onLoad-like
+  // distribution (a lognormal body with a slow tail in one load of ten) hold 0 in about 95 % of their intervals.
+  const random = seededRandom(11);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const load = () => 800 * Math.exp(0.1 * normal()) + (random() < 0.1 ? 400 * random() : 0);
+  let held = 0;
+  const trials = 4000;
+  for (let i = 0; i < trials; i++) {
+    const iv = shiftInterval(Array.from({ length: 10 }, load), Array.from({ length: 10 }, load))!;
+    if (iv[0] <= 0 && 0 <= iv[1]) held++;
+  }
+  assert.ok(held / trials >= 0.94 && held / trials <= 0.97, `A/A coverage ${held / trials}`);
+});
+
+test('every row gets exactly its loads a side, whatever they show; Do53 while any row needs it', () => {
+  const b: Budget = { loads: 6, transports: ['dot', 'doh'] };
   const book = new LoadBook();
   const add = (side: 'do53' | 'dot' | 'doh', xs: (number | null)[]) => xs.forEach((x) => book.add('chromium', '1', side, 'cold', x));
   assert.equal(needsLoad(book, b, 'chromium', '1', 'do53', 'cold'), true);
   add('do53', [500, 501, 499]);
   add('dot', [600, 601, 599]);
-  assert.equal(rowDone(book, b, 'chromium', '1', 'dot', 'cold'), true, 'tight after the minimum: resolved');
-  assert.equal(needsLoad(book, b, 'chromium', '1', 'dot', 'cold'), false);
-  assert.equal(needsLoad(book, b, 'chromium', '1', 'do53', 'cold'), true, 'DoH still needs the baseline');
+  assert.equal(rowDone(book, b, 'chromium', '1', 'dot', 'cold'), false, 'tight after three loads: not done (no early stop)');
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'dot', 'cold'), true);
+  add('dot', [600, 601, 599]);
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'dot', 'cold'), false, 'its loads reached');
   add('doh', [300, 900, null, 500, 1200, 100]);
   assert.equal(book.get('chromium', '1', 'doh', 'cold').attempts, 6, 'a failed load counts as an attempt');
-  assert.equal(needsLoad(book, b, 'chromium', '1', 'doh', 'cold'), false, 'the cap');
-  assert.equal(rowDone(book, b, 'chromium', '1', 'doh', 'cold'), false, 'Do53 has not reached its cap: the row may still resolve');
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'doh', 'cold'), false);
+  assert.equal(rowDone(book, b, 'chromium', '1', 'doh', 'cold'), false, 'Do53 has not had its loads yet');
+  assert.equal(needsLoad(book, b, 'chromium', '1', 'do53', 'cold'), true);
   add('do53', [500, 500, 500]);
-  assert.equal(rowDone(book, b, 'chromium', '1', 'doh', 'cold'), true, 'both sides at the cap: done, unresolved');
+  assert.equal(rowDone(book, b, 'chromium', '1', 'doh', 'cold'), true);
   assert.equal(needsLoad(book, b, 'chromium', '1', 'do53', 'cold'), false);
 });
 
@@ -104,7 +137,7 @@ test('rows: one per browser × page × transport × scenario, the prediction in 
     ...(idle !== undefined ? { pageRecord: { host: 'a.test', hosts: [], navigation: null, onLoadMs: onLoad, idleBeforeMs: idle } as unknown as Visit['pageRecord'] } : {}),
   });
   const run: ValidationRun = {
-    format: 2, options: { browsers: ['chromium'], profiles: ['fiber'], pages: [1], hars: [], scenarios: ['expected'], transports: ['doh'], loads: 3, minLoads: 3, repeat: 1, seed: 1, dotStub: 'unbound', stubNoDelay: false },
+    format: 2, options: { browsers: ['chromium'], profiles: ['fiber'], pages: [1], hars: [], scenarios: ['expected'], transports: ['doh'], loads: 3, repeat: 1, seed: 1, dotStub: 'unbound', stubNoDelay: false },
     startedAt: '', finishedAt: '', machine: '',
     profiles: [{
       profile: profileByName('fiber'), pages: [{ id: '1', kind: 'synthetic', hosts: 1, url: 'http://x/' }], browserVersions: {}, serverIdleS: 20, queryTypes: {},

@@ -1,14 +1,15 @@
 // The validation experiment's analysis, pure: dnscost's prediction for every Do53 visit (the current cost model,
 // common/page-cost.ts measuredPageCost over the visit's page record and replay, in the mode its scenario says; in a
 // trace, in each mode its candidate loads were in, from their own gaps), the
-// measured change of onLoad between sides (the Hodges–Lehmann shift) with a seeded bootstrap interval, whether a row
+// measured change of onLoad between sides (the Hodges–Lehmann shift) with its distribution-free interval (interval.ts), whether a row
 // is resolved (the interval's half-width within the tolerance), and the rows themselves (one per browser × profile × page ×
 // transport × scenario) with the target's verdict and the query log's check.
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { expectedMode, holderOf } from '../../common/connection-state.js';
 import type { CellCost } from '../../common/cost-model.js';
 import { measuredPageCost, pageCostInput, type PageForCost } from '../../common/page-cost.js';
-import { percentile, seededRandom } from '../../common/stats.js';
+import { percentile } from '../../common/stats.js';
+import { shiftInterval } from './interval.js';
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode } from '../../common/transports.js';
 import { CANDIDATES, SCHEME_OF, type Candidate, type DotStub, type Scenario, type Side, type ValidationRun, type Visit } from './types.js';
@@ -114,15 +115,6 @@ export function predictedShift(priced: readonly { onLoad: number; estimate: Esti
   return shift(priced.map((x) => x.onLoad), priced.map((x) => x.onLoad + of(x.estimate)));
 }
 
-/** A seeded bootstrap 95 % interval of the shift of `b` against `a` (each side resampled on its own). */
-export function bootstrapDiff(a: readonly number[], b: readonly number[], seed = 1, rounds = 2000): [number, number] | null {
-  if (a.length < 2 || b.length < 2) return null;
-  const random = seededRandom(seed);
-  const draw = (xs: readonly number[]) => Array.from({ length: xs.length }, () => xs[Math.floor(random() * xs.length)]!);
-  const diffs = sorted(Array.from({ length: rounds }, () => shift(draw(a), draw(b))!));
-  return [percentile(diffs, 2.5)!, percentile(diffs, 97.5)!];
-}
-
 /** The target's tolerance for a measured change: 10 % of it, at least 10 ms. */
 export function tolerance(measured: number): number {
   return Math.max(0.1 * Math.abs(measured), 10);
@@ -138,21 +130,14 @@ export interface Change {
   resolved: boolean;
 }
 
-/** The shift of `other` against `base` (shift) with its seeded bootstrap interval; null without loads on both sides. */
-export function measuredChange(base: readonly number[], other: readonly number[], seed: number): Change | null {
+/** The shift of `other` against `base` (shift) with its distribution-free 95 % interval; null without loads on both sides. */
+export function measuredChange(base: readonly number[], other: readonly number[]): Change | null {
   if (!base.length || !other.length) return null;
   const measured = shift(base, other)!;
-  const interval = bootstrapDiff(base, other, seed);
+  const interval = shiftInterval(base, other);
   const halfWidth = interval ? (interval[1] - interval[0]) / 2 : null;
   const tol = tolerance(measured);
   return { measured, interval, halfWidth, tolerance: tol, resolved: halfWidth !== null && halfWidth <= tol };
-}
-
-/** A stable seed for a row's bootstrap, from its key. */
-export function rowSeed(key: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
-  return h;
 }
 
 /** The key of a row (browser × profile × page × transport × scenario). */
@@ -241,9 +226,8 @@ export function analyse(run: ValidationRun): Row[] {
           for (const transport of run.options.transports) {
             const cand = of(transport);
             if (!cand.length) continue;
-            const key = rowKey({ browser, profile: p.profile.name, page: page.id, transport, scenario });
             const [a, b] = [ok(base).map((v) => v.onLoad!), ok(cand).map((v) => v.onLoad!)];
-            const change = measuredChange(a, b, rowSeed(key));
+            const change = measuredChange(a, b);
             // The modes priced: in a trace each candidate load's own (from its own gap), else the scenario's.
             const candModes = scenario === 'expected' ? ok(cand).map((v) => modeFor(v, transport, scenario, ctx)) : [scenario];
             const byVisit = ok(base).map((v) => {

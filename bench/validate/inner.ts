@@ -81,7 +81,7 @@ export async function inner(configFile: string): Promise<void> {
         site = await startSite(group, c.serverNs);
         const ctx: PhaseContext = {
           group, browsers: o.browsers, sides, scenarios: o.scenarios, book, worker, seed: c.seed + 100 * gi, serverIdleMs: c.serverIdleS * 1000, dotStub: o.dotStub, versions,
-          budget: { loads: o.loads, minLoads: o.minLoads, transports: o.transports, profile: c.profile.name },
+          budget: { loads: o.loads, transports: o.transports },
           record: (v) => {
             mine.push(v);
             book.add(v.browser, v.page, v.transport, v.scenario, v.error ? null : v.onLoad);

@@ -16,8 +16,7 @@ export const USAGE = `usage: scripts/validate [options]          (as root; runs 
                                   rtt=MS,jitter=MS,loss=PCT,down=MBIT,up=MBIT, one per --profile (may be repeated)
   --scenario cold,warm,expected   connection states (default all three)
   --transports dot,doh,doq        candidates, each against the Do53 baseline (default all three)
-  --loads N                       cap: at most N loads per side of a row (default 20)
-  --min-loads N                   loads per side before a row may count as resolved (default 5)
+  --loads N                       loads per side of every row, fixed before the run (default 20)
   --dot-stub unbound|stubby       the machine's DoT stub (default unbound)
   --stub-nodelay                  force TCP_NODELAY on the DoT stub's sockets (an LD_PRELOAD shim; needs gcc)
   --server-idle S                 the lab resolver's idle timeout for encrypted connections (default: 1.5 × the DoT
@@ -76,7 +75,7 @@ export function parseCommand(argv: string[]): Command {
   });
   if (values.smoke) {
     if (values.out || values.json || values.raw || values.from) throw new Error('--smoke writes nothing: no --out, --json, --raw or --from with it');
-    Object.assign(values, { browser: ['chromium'], browsers: [], profile: ['fiber'], profiles: [], pages: '1', har: [], scenario: ['cold'], scenarios: [], transports: [], loads: '2', 'min-loads': '2' });
+    Object.assign(values, { browser: ['chromium'], browsers: [], profile: ['fiber'], profiles: [], pages: '1', har: [], scenario: ['cold'], scenarios: [], transports: [], loads: '2' });
   }
   const browsers = picks<RecordingBrowser>('--browser', all([...(values.browser ?? []), ...(values.browsers ?? [])]), BROWSERS);
   const hars = all(values.har);
@@ -90,7 +89,8 @@ export function parseCommand(argv: string[]): Command {
   const scenarios = picks<Scenario>('--scenario', all([...(values.scenario ?? []), ...(values.scenarios ?? [])]), SCENARIOS);
   // Do53 is the baseline of every row: naming it (the old spelling) is allowed and changes nothing.
   const transports = picks<Candidate>('--transports', all(values.transports).filter((t) => t !== 'do53'), CANDIDATES);
-  const loads = count('--loads', values.loads, 20);
+  if (values['min-loads'] !== undefined) throw new Error('--min-loads is gone: every row gets exactly --loads loads a side, fixed before the run');
+  const loads = count('--loads', values.loads, 20, 2);
   const dotStub = picks<DotStub>('--dot-stub', csv(values['dot-stub'] ?? 'unbound'), DOT_STUBS)[0]!;
   const options: ValidationOptions = {
     browsers: browsers.length ? browsers : [...BROWSERS],
@@ -100,7 +100,6 @@ export function parseCommand(argv: string[]): Command {
     scenarios: scenarios.length ? scenarios : [...SCENARIOS],
     transports: transports.length ? transports : [...CANDIDATES],
     loads,
-    minLoads: Math.min(loads, count('--min-loads', values['min-loads'], 5, 2)),
     repeat: count('--repeat', values.repeat, 1),
     seed: count('--seed', values.seed, 1, 0),
     dotStub,

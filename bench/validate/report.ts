@@ -75,7 +75,7 @@ Command: \`${command}\` (as root)
 Run: ${run.startedAt} → ${run.finishedAt}; machine: ${run.machine}; browsers: ${versions || '?'}.
 Profiles: ${run.profiles.map((p) => `${p.profile.name} (RTT ${p.profile.rttMs} ms${p.profile.jitterMs ? `, jitter ${p.profile.jitterMs} ms` : ''}${p.profile.lossPct ? `, loss ${p.profile.lossPct} %` : ''}${p.profile.downMbit ? `, ${p.profile.downMbit}/${p.profile.upMbit} Mbit/s` : ''})`).join(', ')}.
 Pages: ${[...new Set(run.profiles.flatMap((p) => p.pages.map((pg) => (pg.kind === 'har' ? `${pg.id} (HAR, ${pg.hosts} names)` : `${pg.id} hosts`))))].join(', ')}.
-Scenarios: ${o.scenarios.join(', ')}; candidates ${o.transports.join(', ')} against Do53; ${o.minLoads}–${o.loads} loads per side of a row; replay repeats ${o.repeat}; seed ${o.seed}.
+Scenarios: ${o.scenarios.join(', ')}; candidates ${o.transports.join(', ')} against Do53; ${o.minLoads ? `${o.minLoads}–${o.loads} loads per side of a row (stopped once resolved)` : `${o.loads} loads per side of every row (fixed)`}; replay repeats ${o.repeat}; seed ${o.seed}.
 
 ## Verdict
 

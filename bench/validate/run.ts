@@ -58,7 +58,7 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
       };
       writeFileSync(join(work, 'config.json'), JSON.stringify(config));
       log(`${profile.name}: RTT ${net.profile.rttMs} ms; ${opts.browsers.join(', ')}; pages ${[...opts.pages.map(String), ...opts.hars.map((f) => f.replace(/^.*\//, ''))].join(', ')}; ` +
-        `${opts.scenarios.join(', ')}; do53 vs ${opts.transports.join(', ')}; ${opts.minLoads}–${opts.loads} loads per side; server idle ${serverIdleS} s`);
+        `${opts.scenarios.join(', ')}; do53 vs ${opts.transports.join(', ')}; ${opts.loads} loads per side; server idle ${serverIdleS} s`);
       await runInner(net, work, log);
       const inner = JSON.parse(readFileSync(config.out, 'utf8')) as Omit<ProfileRun, 'profile'>;
       profiles.push({ profile: net.profile, ...inner });

@@ -1,10 +1,9 @@
-// How many loads, and when, pure: the book of loads per side of a row, when a row is done (resolved, or its cap
+// How many loads, and when, pure: the book of loads per side of a row, when a row is done (its fixed number of loads
 // reached), which side still needs a load (alternating sides until every row of theirs is done), the lab resolver's
 // idle timeout, each holder's effective idle limit, and a trace's gaps, drawn so they straddle those limits.
 import { HOLDERS, holderOf, pings } from '../../common/connection-state.js';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { seededRandom, shuffled } from '../../common/stats.js';
-import { measuredChange, rowKey, rowSeed } from './analysis.js';
 import type { Candidate, DotStub, Scenario, Side, ValidationOptions, Visit } from './types.js';
 
 /** The loads made so far on one side of a row: attempts (failed ones included) and the onLoads of those that finished. */
@@ -33,16 +32,14 @@ export class LoadBook {
 }
 
 /** What decides when a row is done. */
-export type Budget = Pick<ValidationOptions, 'loads' | 'minLoads' | 'transports'> & { profile: string };
+export type Budget = Pick<ValidationOptions, 'loads' | 'transports'>;
 
-/** A row is done when it is resolved (both sides at least minLoads) or both sides have had their cap of loads. */
+/**
+ * A row is done when both its sides have had their loads: the number is fixed before the run and never depends on the
+ * result (stopping a row once its interval looked narrow enough made the resolved rows' intervals too narrow).
+ */
 export function rowDone(book: LoadBook, b: Budget, browser: string, page: string, transport: Candidate, scenario: Scenario): boolean {
-  const base = book.get(browser, page, 'do53', scenario);
-  const cand = book.get(browser, page, transport, scenario);
-  if (base.attempts >= b.loads && cand.attempts >= b.loads) return true;
-  if (base.ok.length < b.minLoads || cand.ok.length < b.minLoads) return false;
-  const key = rowKey({ browser, profile: b.profile, page, transport, scenario });
-  return measuredChange(base.ok, cand.ok, rowSeed(key))?.resolved ?? false;
+  return book.get(browser, page, 'do53', scenario).attempts >= b.loads && book.get(browser, page, transport, scenario).attempts >= b.loads;
 }
 
 /** Whether `side` needs another load for this page and scenario: a candidate while its row is open, Do53 while any is. */

@@ -50,10 +50,13 @@ export interface ValidationOptions {
   scenarios: Scenario[];
   /** The candidates (Do53 is always loaded: it is the baseline). */
   transports: Candidate[];
-  /** The cap: at most this many loads per side of a row. */
+  /** Loads per side of every row, fixed before the run (never decided by the result). */
   loads: number;
-  /** Loads per side before a row may count as resolved. */
-  minLoads: number;
+  /**
+   * Runs before 2026-11-26 only: loads per side before a row could stop, which it did as soon as its interval was
+   * narrow enough (so `loads` was a cap). A run without it loaded every row exactly `loads` times a side.
+   */
+  minLoads?: number;
   /** Replay repeats per Do53 visit (the extension uses 3; 1 keeps the experiment's length bearable). */
   repeat: number;
   seed: number;

@@ -23,7 +23,7 @@ test('cost-model validation, smallest case: fiber × 1-host page and a HAR page 
   if (!existsSync(HAR)) return t.skip(`no HAR at ${HAR}`);
   const options = {
     browsers: ['chromium', 'firefox'] as const, profiles: [parseProfile('fiber')], pages: [1], hars: [HAR], scenarios: ['cold', 'warm'] as const,
-    transports: ['dot', 'doh'] as const, loads: LOADS, minLoads: LOADS, repeat: 1, seed: 7, dotStub: 'unbound' as const, stubNoDelay: true,
+    transports: ['dot', 'doh'] as const, loads: LOADS, repeat: 1, seed: 7, dotStub: 'unbound' as const, stubNoDelay: true,
   };
   const missing = missingFor({ ...options, browsers: [...options.browsers], transports: [...options.transports] });
   if (missing.length) assert.fail(missing.join('; '));
@@ -33,7 +33,7 @@ test('cost-model validation, smallest case: fiber × 1-host page and a HAR page 
   const [p] = run.profiles;
   assert.ok(p);
   assert.deepEqual(p.pages.map((x) => x.id), ['1', 'www.calibreapp.com.signin']);
-  // minLoads = loads: every side of every row gets exactly its loads.
+  // Every side of every row gets exactly its loads.
   assert.equal(p.visits.length, 2 * 2 * 2 * 3 * LOADS, 'browsers × pages × scenarios × sides × loads');
   for (const v of p.visits) {
     const what = `${v.browser} ${v.transport} ${v.scenario} ${v.page} #${v.round}`;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { analyse, measuredChange, modeFor, predictedShift, pricedPairs, shift, tolerance } from '../bench/validate/analysis.js';
 import { mannWhitneyNull, mosesRank, shiftInterval } from '../bench/validate/interval.js';
+import { report, rowsJson } from '../bench/validate/report.js';
 import { seededRandom } from '../common/stats.js';
 import { pageRecordOf, type PageTimings } from '../bench/validate/browser.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
@@ -170,6 +171,38 @@ test('rows: one per browser × page × transport × scenario, the prediction in 
   assert.equal(modeFor(visit('do53', 1, 1, 5_000), 'doh', 'expected', ctx), 'warm');
   assert.equal(modeFor(visit('do53', 1, 1, 25_000), 'doh', 'expected', ctx), 'cold');
   assert.equal(modeFor(visit('do53', 1, 1, 25_000), 'doh', 'warm', ctx), 'warm', 'the warm scenario is warm whatever the gap');
+});
+
+test('A/A controls: a second Do53 series against Do53 and a second DoT series against DoT, predicted 0; the naive rule beside the model', () => {
+  const visit = (transport: Visit['transport'], onLoad: number, round: number): Visit => ({
+    browser: 'firefox', page: '1', transport, scenario: 'cold', round, onLoad, error: null, startedAt: 0, endedAt: 1, openBefore: null,
+  });
+  const series = (transport: Visit['transport'], base: number) => Array.from({ length: 10 }, (_, i) => visit(transport, base + ((i * 7) % 10), i + 1));
+  const run: ValidationRun = {
+    format: 2, options: { browsers: ['firefox'], profiles: ['dsl'], pages: [1], hars: [], scenarios: ['cold'], transports: ['dot'], controls: ['do53-aa', 'dot-aa'], loads: 10, repeat: 1, seed: 1, dotStub: 'unbound', stubNoDelay: false },
+    startedAt: '', finishedAt: '', machine: '',
+    profiles: [{
+      profile: profileByName('dsl'), pages: [{ id: '1', kind: 'synthetic', hosts: 1, url: 'http://x/' }], browserVersions: {}, serverIdleS: 20, queryTypes: {},
+      // Do53 and its control alike; DoT 100 ms later, and its control another 300 ms later (a control that fails).
+      visits: [...series('do53', 500), ...series('do53-aa', 500), ...series('dot', 600), ...series('dot-aa', 900)],
+    }],
+  };
+  const rows = analyse(run);
+  assert.deepEqual(rows.map((r) => [r.transport, r.control]), [['dot', false], ['do53-aa', true], ['dot-aa', true]]);
+  const [dot, aa53, aaDot] = rows;
+  const near = (x: number | null | undefined, y: number) => x != null && Math.abs(x - y) < 1e-9;
+  assert.ok(near(dot!.naive?.delta, 2 * profileByName('dsl').rttMs), `naive: a cold DoT lookup costs 2 RTT (${dot!.naive?.delta})`);
+  assert.ok(near(dot!.naive?.error, 2 * profileByName('dsl').rttMs - 100));
+  assert.deepEqual(aa53!.predicted, { delta: 0, lower: 0, upper: 0 });
+  assert.equal(aa53!.measured, 0);
+  assert.equal(aa53!.inside, true, 'the same series again: 0 inside its interval');
+  assert.equal(aaDot!.measured, 300, 'the DoT control is measured against DoT, not Do53');
+  assert.equal(aaDot!.inside, false, 'a control whose series differ misses: the check can fail');
+  const text = report(run, 'test');
+  assert.match(text, /A\/A controls\*\* \(the same path twice; true change 0\): 0 inside the interval in \*\*1 of 2\*\* control rows \(50 %; goal ≥ 90 % of ≥ 30: not measured, 2 of the 30 needed\)/);
+  const json = JSON.parse(rowsJson(run, 'test')) as { summary: { rows: number }; controls: { rows: number; inside: number } };
+  assert.equal(json.summary.rows, 1, 'controls are not counted as the model\'s rows');
+  assert.deepEqual([json.controls.rows, json.controls.inside], [2, 1]);
 });
 
 test('replays: at most REPLAYS_PER_ROW Do53 visits per browser × page × scenario, spread over its loads', () => {

@@ -12,7 +12,7 @@ import { percentile } from '../../common/stats.js';
 import { shiftInterval } from './interval.js';
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode } from '../../common/transports.js';
-import { CANDIDATES, SCHEME_OF, type Candidate, type DotStub, type Scenario, type Side, type ValidationRun, type Visit } from './types.js';
+import { BASELINE_OF, CANDIDATES, isControl, SCHEME_OF, type Candidate, type Compared, type DotStub, type Scenario, type Side, type ValidationRun, type Visit } from './types.js';
 
 /** One model estimate: the change of onLoad with its bounds (ms). */
 export interface Estimate {
@@ -115,6 +115,15 @@ export function predictedShift(priced: readonly { onLoad: number; estimate: Esti
   return shift(priced.map((x) => x.onLoad), priced.map((x) => x.onLoad + of(x.estimate)));
 }
 
+/**
+ * The naive rule the model must beat: against Do53, a cold DoT or DoH lookup costs 2 round trips more (TCP and TLS
+ * 1.3 before the query), a cold DoQ lookup 1 (QUIC's handshake), a warm one nothing.
+ */
+export function naiveDelta(transport: Candidate, mode: Mode, rttMs: number): number {
+  if (mode === 'warm') return 0;
+  return (transport === 'doq' ? 1 : 2) * rttMs;
+}
+
 /** The target's tolerance for a measured change: 10 % of it, at least 10 ms. */
 export function tolerance(measured: number): number {
   return Math.max(0.1 * Math.abs(measured), 10);
@@ -182,8 +191,12 @@ export interface Row {
   rttMs: number;
   page: string;
   pageKind: 'synthetic' | 'har';
-  transport: Candidate;
+  /** The candidate, or an A/A control (`do53-aa`, `dot-aa`: its true change is 0). */
+  transport: Compared;
+  /** An A/A control row: its baseline is its own path's series, its prediction 0. */
+  control: boolean;
   scenario: Scenario;
+  /** Loads per side: the baseline's (Do53, or DoT for the DoT control) under `do53`, the compared side's under `candidate`. */
   loads: { do53: number; candidate: number; failed: number };
   /** onLoad medians [median, p25, p75] per side (ms). */
   onLoad: { do53: [number, number, number]; candidate: [number, number, number] } | null;
@@ -197,6 +210,10 @@ export interface Row {
   /** predicted − measured. */
   error: number | null;
   within: boolean | null;
+  /** The predicted change lies inside the measured change's 95 % interval (calibration; null without both). */
+  inside: boolean | null;
+  /** The naive rule's prediction (naiveDelta), shifted as the model's is; its error and whether it is within target. */
+  naive: { delta: number; error: number | null; within: boolean | null } | null;
   /** The modes priced: the scenario's with the Do53 visits priced in it; in a trace, the candidate loads' own modes with how many loads were in each. */
   modes: Partial<Record<Mode, number>>;
   /** Candidate loads whose side already had a connection to the resolver open as the navigation started (TCP transports). */
@@ -211,6 +228,49 @@ export interface Row {
 
 const quartiles = (xs: readonly number[]): [number, number, number] => [percentile(sorted(xs), 50)!, percentile(sorted(xs), 25)!, percentile(sorted(xs), 75)!];
 
+/** What a row's prediction side is: the model's, the naive rule's, the modes priced, the serial hosts' predictions. */
+interface Priced {
+  predicted: Estimate | null;
+  naive: number | null;
+  modes: Partial<Record<Mode, number>>;
+  document: number | null;
+  firstByte: number | null;
+}
+
+/** An A/A control's: every prediction 0 (the same path against itself). */
+function controlPrediction(base: readonly number[]): Priced {
+  const zero = base.length ? 0 : null;
+  return { predicted: zero === null ? null : { delta: 0, lower: 0, upper: 0 }, naive: zero, modes: {}, document: zero, firstByte: zero };
+}
+
+/** A candidate's: the model's prediction from the priced Do53 loads, and the naive rule's on the same loads. */
+function candidatePrediction(base: readonly Visit[], cand: readonly Visit[], transport: Candidate, scenario: Scenario, ctx: ExpectedContext, rttMs: number): Priced {
+  // The modes priced: in a trace each candidate load's own (from its own gap), else the scenario's.
+  const candModes = scenario === 'expected' ? cand.map((v) => modeFor(v, transport, scenario, ctx)) : [scenario];
+  const byVisit = base.map((v) => {
+    const byMode: Partial<Record<Mode, ReturnType<typeof visitPrediction>>> = {};
+    for (const m of new Set(candModes)) byMode[m] = visitPrediction(v, transport, m);
+    return { onLoad: v.onLoad!, byMode };
+  });
+  const pairs = pricedPairs(byVisit, candModes);
+  const withEstimate = pairs.flatMap((x) => (x.value.estimate ? [{ onLoad: x.onLoad, estimate: x.value.estimate }] : []));
+  const predictedOf = (f: (e: Estimate) => number) => predictedShift(withEstimate, f)!;
+  const predicted = withEstimate.length ? { delta: predictedOf((e) => e.delta), lower: predictedOf((e) => e.lower), upper: predictedOf((e) => e.upper) } : null;
+  // The naive rule on every Do53 load (it needs no replay), in the same modes, shifted the same way.
+  const naiveByMode = (): Partial<Record<Mode, number>> => Object.fromEntries(candModes.map((m) => [m, naiveDelta(transport, m, rttMs)]));
+  const naivePairs = pricedPairs(base.map((v) => ({ onLoad: v.onLoad!, byMode: naiveByMode() })), candModes);
+  const naive = naivePairs.length ? shift(naivePairs.map((x) => x.onLoad), naivePairs.map((x) => x.onLoad + x.value)) : null;
+  const modes: Partial<Record<Mode, number>> = {};
+  const pricedVisits = byVisit.filter((b) => Object.values(b.byMode).some((x) => x?.estimate)).length;
+  if (pricedVisits) {
+    if (scenario === 'expected') for (const m of candModes) modes[m] = (modes[m] ?? 0) + 1;
+    else modes[scenario] = pricedVisits;
+  }
+  const docPred = pairs.map((x) => x.value.document).filter((x): x is number => x !== null);
+  const fbPred = pairs.map((x) => x.value.serial).filter((x): x is number => x !== null);
+  return { predicted, naive, modes, document: docPred.length ? med(docPred) : null, firstByte: fbPred.length ? med(fbPred) : null };
+}
+
 /** The rows of a run, with the current model. */
 export function analyse(run: ValidationRun): Row[] {
   const rows: Row[] = [];
@@ -221,49 +281,35 @@ export function analyse(run: ValidationRun): Row[] {
         for (const scenario of run.options.scenarios) {
           const of = (side: Side) => p.visits.filter((v) => v.browser === browser && v.page === page.id && v.scenario === scenario && v.transport === side);
           const ok = (vs: Visit[]) => vs.filter((v) => v.onLoad !== null && !v.error);
-          const base = of('do53');
-          if (!base.length) continue;
-          for (const transport of run.options.transports) {
+          for (const transport of [...run.options.transports, ...(run.options.controls ?? [])] as Compared[]) {
+            const base = of(BASELINE_OF[transport]);
             const cand = of(transport);
-            if (!cand.length) continue;
+            if (!base.length || !cand.length) continue;
             const [a, b] = [ok(base).map((v) => v.onLoad!), ok(cand).map((v) => v.onLoad!)];
             const change = measuredChange(a, b);
-            // The modes priced: in a trace each candidate load's own (from its own gap), else the scenario's.
-            const candModes = scenario === 'expected' ? ok(cand).map((v) => modeFor(v, transport, scenario, ctx)) : [scenario];
-            const byVisit = ok(base).map((v) => {
-              const byMode: Partial<Record<Mode, ReturnType<typeof visitPrediction>>> = {};
-              for (const m of new Set(candModes)) byMode[m] = visitPrediction(v, transport, m);
-              return { onLoad: v.onLoad!, byMode };
-            });
-            const pairs = pricedPairs(byVisit, candModes);
-            const withEstimate = pairs.flatMap((x) => (x.value.estimate ? [{ onLoad: x.onLoad, estimate: x.value.estimate }] : []));
-            const predictedOf = (f: (e: Estimate) => number) => predictedShift(withEstimate, f)!;
-            const predicted = withEstimate.length ? { delta: predictedOf((e) => e.delta), lower: predictedOf((e) => e.lower), upper: predictedOf((e) => e.upper) } : null;
-            const modes: Partial<Record<Mode, number>> = {};
-            const pricedVisits = byVisit.filter((b) => Object.values(b.byMode).some((x) => x?.estimate)).length;
-            if (pricedVisits) {
-              if (scenario === 'expected') for (const m of candModes) modes[m] = (modes[m] ?? 0) + 1;
-              else modes[scenario] = pricedVisits;
-            }
             const docs = (vs: Visit[]) => ok(vs).filter((v) => v.pageRecord).map((v) => documentLookup(v.pageRecord!));
-            const [docA, docB] = [docs(base), docs(cand)];
-            const docPred = pairs.map((x) => x.value.document).filter((x): x is number => x !== null);
             const firstBytes = (vs: Visit[]) => ok(vs).filter((v) => v.pageRecord).map((v) => documentFirstByte(v.pageRecord!));
-            const [fbA, fbB] = [firstBytes(base), firstBytes(cand)];
-            const fbPred = pairs.map((x) => x.value.serial).filter((x): x is number => x !== null);
-            const watched = ok(cand).filter((v) => v.openBefore !== null);
+            const [docA, docB, fbA, fbB] = [docs(base), docs(cand), firstBytes(base), firstBytes(cand)];
+            // An A/A control's true change is 0, and so is every prediction of it, the naive rule's too.
+            const priced = isControl(transport) ? controlPrediction(a) : candidatePrediction(base.filter((v) => v.onLoad !== null && !v.error), cand.filter((v) => v.onLoad !== null && !v.error), transport, scenario, ctx, p.profile.rttMs);
+            const { predicted } = priced;
             const error = predicted && change ? predicted.delta - change.measured : null;
+            const naiveError = priced.naive !== null && change ? priced.naive - change.measured : null;
+            const watched = ok(cand).filter((v) => v.openBefore !== null);
             rows.push({
-              browser, profile: p.profile.name, rttMs: p.profile.rttMs, page: page.id, pageKind: page.kind, transport, scenario,
+              browser, profile: p.profile.name, rttMs: p.profile.rttMs, page: page.id, pageKind: page.kind, transport, control: isControl(transport), scenario,
               loads: { do53: a.length, candidate: b.length, failed: base.length - a.length + cand.length - b.length },
               onLoad: a.length && b.length ? { do53: quartiles(a), candidate: quartiles(b) } : null,
               measured: change?.measured ?? null, interval: change?.interval ?? null, halfWidth: change?.halfWidth ?? null,
               tolerance: change?.tolerance ?? null, resolved: change?.resolved ?? false,
-              predicted, error, within: error !== null && change ? Math.abs(error) <= change.tolerance : null, modes,
+              predicted, error, within: error !== null && change ? Math.abs(error) <= change.tolerance : null,
+              inside: predicted && change?.interval ? change.interval[0] <= predicted.delta && predicted.delta <= change.interval[1] : null,
+              naive: priced.naive === null ? null : { delta: priced.naive, error: naiveError, within: naiveError !== null && change ? Math.abs(naiveError) <= change.tolerance : null },
+              modes: priced.modes,
               openBefore: watched.length ? { open: watched.filter((v) => v.openBefore! > 0).length, closed: watched.filter((v) => v.openBefore === 0).length } : null,
-              document: { measured: docA.length && docB.length ? med(docB)! - med(docA)! : null, predicted: docPred.length ? med(docPred) : null },
-              firstByte: { measured: fbA.length && fbB.length ? med(fbB)! - med(fbA)! : null, predicted: fbPred.length ? med(fbPred) : null },
-              queries: { do53: queryCheck(base, 'do53'), candidate: queryCheck(cand, transport) },
+              document: { measured: docA.length && docB.length ? med(docB)! - med(docA)! : null, predicted: priced.document },
+              firstByte: { measured: fbA.length && fbB.length ? med(fbB)! - med(fbA)! : null, predicted: priced.firstByte },
+              queries: { do53: queryCheck(base, BASELINE_OF[transport]), candidate: queryCheck(cand, transport) },
             });
           }
         }

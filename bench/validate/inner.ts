@@ -19,7 +19,7 @@ import { harGroup, syntheticGroup, startSite, type PageGroup, type RunningSite }
 import { runRounds, runTraces, type PhaseContext } from './phases.js';
 import { attribute, QueryLog } from './querylog.js';
 import { modesOf, replay } from './replay.js';
-import { LoadBook, replayed } from './schedule.js';
+import { LoadBook, replayed, sidesOf } from './schedule.js';
 import { SideHandle } from './sides.js';
 import { REPLAY_PORTS, SERVER, SIDES, type InnerConfig, type ProfileRun, type Side, type Visit } from './types.js';
 
@@ -39,7 +39,7 @@ export async function inner(configFile: string): Promise<void> {
   for (const f of o.hars) groups.push(await harGroup(f, c.harAddress, certs.caFile, caKey));
   const siteDests: Dest[] = [...new Map(groups.flatMap((g) => g.dests).map((d) => [`${d.address}:${d.port ?? ''}`, d])).values()];
 
-  const sides: Side[] = SIDES.filter((s) => s === 'do53' || (o.transports as readonly string[]).includes(s));
+  const sides: Side[] = sidesOf(o);
   const workers = new Map<string, SideHandle>();
   const worker = (browser: RecordingBrowser, side: Side): SideHandle => {
     const key = `${browser}-${side}`;
@@ -81,7 +81,7 @@ export async function inner(configFile: string): Promise<void> {
         site = await startSite(group, c.serverNs);
         const ctx: PhaseContext = {
           group, browsers: o.browsers, sides, scenarios: o.scenarios, book, worker, seed: c.seed + 100 * gi, serverIdleMs: c.serverIdleS * 1000, dotStub: o.dotStub, versions,
-          budget: { loads: o.loads, transports: o.transports },
+          budget: { loads: o.loads, transports: o.transports, controls: o.controls ?? [] },
           record: (v) => {
             mine.push(v);
             book.add(v.browser, v.page, v.transport, v.scenario, v.error ? null : v.onLoad);

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { parseProfileList } from '../../lab/profiles.js';
 import { SMOKE_OPTION } from '../smoke.js';
-import { BROWSERS, CANDIDATES, DOT_STUBS, SCENARIOS, type Candidate, type DotStub, type Scenario, type ValidationOptions } from './types.js';
+import { BROWSERS, CANDIDATES, CONTROLS, DOT_STUBS, SCENARIOS, type Candidate, type Control, type DotStub, type Scenario, type ValidationOptions } from './types.js';
 
 /** The usage text. */
 export const USAGE = `usage: scripts/validate [options]          (as root; runs scripts/setup first, then dist/bench/validate/main.js)
@@ -16,6 +16,8 @@ export const USAGE = `usage: scripts/validate [options]          (as root; runs 
                                   rtt=MS,jitter=MS,loss=PCT,down=MBIT,up=MBIT, one per --profile (may be repeated)
   --scenario cold,warm,expected   connection states (default all three)
   --transports dot,doh,doq        candidates, each against the Do53 baseline (default all three)
+  --controls do53,dot             A/A controls: a second series of Do53 loads against Do53, of DoT against DoT (true
+                                  change 0: they test the interval); default none
   --loads N                       loads per side of every row, fixed before the run (default 20)
   --dot-stub unbound|stubby       the machine's DoT stub (default unbound)
   --stub-nodelay                  force TCP_NODELAY on the DoT stub's sockets (an LD_PRELOAD shim; needs gcc)
@@ -25,8 +27,9 @@ export const USAGE = `usage: scripts/validate [options]          (as root; runs 
   --out REPORT.md --json ROWS.json --raw RAW.json[.gz]   (a raw file named .gz is gzipped)
   --from RAW.json[,RAW.json…]     recompute predictions, rows and the report from raw files, merged (no loads;
                                   runs of one profile count as one, so a later run can add loads to its rows)
-  --smoke                         Chromium, fiber, the 1-host page, cold, every candidate, 2 loads a side: shows the
-                                  validation still runs (tests/browser/bench-smoke.test.ts); writes nothing
+  --smoke                         Chromium, fiber, the 1-host page, cold, every candidate and control, 2 loads a
+                                  side: shows the validation still runs (tests/browser/bench-smoke.test.ts); writes
+                                  nothing
 `;
 
 /** What the command does: run (or re-read) and where the results go. */
@@ -65,7 +68,7 @@ export function parseCommand(argv: string[]): Command {
       pages: { type: 'string' }, har: { type: 'string', multiple: true },
       profile: { type: 'string', multiple: true }, profiles: { type: 'string', multiple: true },
       scenario: { type: 'string', multiple: true }, scenarios: { type: 'string', multiple: true },
-      transports: { type: 'string', multiple: true },
+      transports: { type: 'string', multiple: true }, controls: { type: 'string', multiple: true },
       loads: { type: 'string' }, 'min-loads': { type: 'string' }, repeat: { type: 'string' }, seed: { type: 'string' },
       'dot-stub': { type: 'string' }, 'stub-nodelay': { type: 'boolean', default: false }, 'server-idle': { type: 'string' },
       raw: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, json: { type: 'string' },
@@ -75,7 +78,7 @@ export function parseCommand(argv: string[]): Command {
   });
   if (values.smoke) {
     if (values.out || values.json || values.raw || values.from) throw new Error('--smoke writes nothing: no --out, --json, --raw or --from with it');
-    Object.assign(values, { browser: ['chromium'], browsers: [], profile: ['fiber'], profiles: [], pages: '1', har: [], scenario: ['cold'], scenarios: [], transports: [], loads: '2' });
+    Object.assign(values, { browser: ['chromium'], browsers: [], profile: ['fiber'], profiles: [], pages: '1', har: [], scenario: ['cold'], scenarios: [], transports: [], controls: ['do53', 'dot'], loads: '2' });
   }
   const browsers = picks<RecordingBrowser>('--browser', all([...(values.browser ?? []), ...(values.browsers ?? [])]), BROWSERS);
   const hars = all(values.har);
@@ -91,6 +94,8 @@ export function parseCommand(argv: string[]): Command {
   const transports = picks<Candidate>('--transports', all(values.transports).filter((t) => t !== 'do53'), CANDIDATES);
   if (values['min-loads'] !== undefined) throw new Error('--min-loads is gone: every row gets exactly --loads loads a side, fixed before the run');
   const loads = count('--loads', values.loads, 20, 2);
+  // A control is named by its path (do53, dot) or its side (do53-aa, dot-aa).
+  const controls = picks<Control>('--controls', all(values.controls).map((c) => (c.endsWith('-aa') ? c : `${c}-aa`)), CONTROLS);
   const dotStub = picks<DotStub>('--dot-stub', csv(values['dot-stub'] ?? 'unbound'), DOT_STUBS)[0]!;
   const options: ValidationOptions = {
     browsers: browsers.length ? browsers : [...BROWSERS],
@@ -99,6 +104,7 @@ export function parseCommand(argv: string[]): Command {
     hars,
     scenarios: scenarios.length ? scenarios : [...SCENARIOS],
     transports: transports.length ? transports : [...CANDIDATES],
+    controls,
     loads,
     repeat: count('--repeat', values.repeat, 1),
     seed: count('--seed', values.seed, 1, 0),

@@ -6,32 +6,73 @@ import { analyse, type Row } from './analysis.js';
 import { checks, whatRan } from './report-checks.js';
 import type { ValidationRun } from './types.js';
 
-/** The issue's goal: this share of resolved rows within target. */
+/** The goals (issue 24): shares of rows, and the model's error against the naive rule's. */
 export const GOAL = 0.9;
+/** Calibration: the prediction inside the measured change's 95 % interval in at least this share of all rows. */
+export const CALIBRATION_GOAL = 0.9;
+/** A/A: 0 inside the interval in at least this share of at least CONTROL_ROWS control rows. */
+export const CONTROL_GOAL = 0.9;
+export const CONTROL_ROWS = 30;
+/** The aim for the share of rows resolved. */
+export const RESOLVED_AIM = 0.4;
 
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined ? '—' : x.toFixed(d));
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)} %` : '—');
 
-/** The target's tally over some rows: how many, how many resolved, how many of those within target. */
+/** The target's tally over some rows. */
 export interface Tally {
   rows: number;
+  /** Rows with a prediction and an interval, and of them those whose prediction lies inside it (calibration). */
+  calibrated: number;
+  inside: number;
   resolved: number;
+  /** Resolved rows within target, by the model and by the naive rule. */
   within: number;
+  naiveWithin: number;
+  /** Mean |error| over the resolved rows with both predictions, the model's and the naive rule's (ms). */
+  mae: number | null;
+  naiveMae: number | null;
+  /** Σ|error| / Σ|measured| over every row with a prediction: the error weighted by the size of the change. */
+  weighted: number | null;
+  naiveWeighted: number | null;
 }
+
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
 /** Tallies `rows`. */
 export function tally(rows: readonly Row[]): Tally {
   const resolved = rows.filter((r) => r.resolved);
-  return { rows: rows.length, resolved: resolved.length, within: resolved.filter((r) => r.within === true).length };
+  const calibrated = rows.filter((r) => r.inside !== null);
+  const both = resolved.filter((r) => r.error !== null && r.naive?.error != null);
+  const priced = rows.filter((r) => r.error !== null && r.measured !== null);
+  const sumAbs = (xs: readonly number[]) => xs.reduce((a, b) => a + Math.abs(b), 0);
+  const measuredSum = sumAbs(priced.map((r) => r.measured!));
+  const naivePriced = priced.filter((r) => r.naive?.error != null);
+  return {
+    rows: rows.length,
+    calibrated: calibrated.length,
+    inside: calibrated.filter((r) => r.inside).length,
+    resolved: resolved.length,
+    within: resolved.filter((r) => r.within === true).length,
+    naiveWithin: resolved.filter((r) => r.naive?.within === true).length,
+    mae: mean(both.map((r) => Math.abs(r.error!))),
+    naiveMae: mean(both.map((r) => Math.abs(r.naive!.error!))),
+    weighted: measuredSum ? sumAbs(priced.map((r) => r.error!)) / measuredSum : null,
+    naiveWeighted: naivePriced.length && measuredSum ? sumAbs(naivePriced.map((r) => r.naive!.error!)) / sumAbs(naivePriced.map((r) => r.measured!)) : null,
+  };
 }
 
 /** The machine-readable form of a run's rows (--json). */
 export function rowsJson(run: ValidationRun, command: string, rows: Row[] = analyse(run)): string {
-  const t = tally(rows);
+  const t = tally(rows.filter((r) => !r.control));
+  const c = tally(rows.filter((r) => r.control));
   return `${JSON.stringify({
     command, startedAt: run.startedAt, finishedAt: run.finishedAt, machine: run.machine,
-    target: 'resolved: the measured change\'s 95 % bootstrap half-width ≤ tolerance; within: |predicted − measured| ≤ tolerance; tolerance = max(10 % of |measured|, 10 ms)',
-    goal: GOAL, summary: { ...t, share: t.resolved ? t.within / t.resolved : null },
+    target: 'resolved: the measured change\'s 95 % interval (Moses, distribution-free) has a half-width ≤ tolerance; within: |predicted − measured| ≤ tolerance; ' +
+      'inside: the prediction lies inside that interval; tolerance = max(10 % of |measured|, 10 ms); control rows (A/A) predict 0',
+    goal: GOAL, calibrationGoal: CALIBRATION_GOAL, controlGoal: CONTROL_GOAL,
+    summary: { ...t, share: t.resolved ? t.within / t.resolved : null, calibration: t.calibrated ? t.inside / t.calibrated : null },
+    controls: { ...c, coverage: c.calibrated ? c.inside / c.calibrated : null },
     rows,
   }, null, 1)}\n`;
 }
@@ -41,7 +82,8 @@ function breakdown(rows: Row[], label: string, key: (r: Row) => string): string 
   for (const r of rows) (groups.get(key(r)) ?? groups.set(key(r), []).get(key(r))!).push(r);
   return [...groups].map(([k, rs]) => {
     const t = tally(rs);
-    return `| ${label} | ${k} | ${t.rows} | ${t.resolved} | ${t.within} | ${pct(t.within, t.resolved)} |`;
+    return `| ${label} | ${k} | ${t.rows} | ${t.inside}/${t.calibrated} (${pct(t.inside, t.calibrated)}) | ${t.resolved} (${pct(t.resolved, t.rows)}) | ` +
+      `${t.within}/${t.resolved} | ${t.naiveWithin}/${t.resolved} | ${f(t.mae, 1)} / ${f(t.naiveMae, 1)} | ${f(t.weighted, 2)} / ${f(t.naiveWeighted, 2)} |`;
   }).join('\n');
 }
 
@@ -52,49 +94,70 @@ function rowLine(r: Row): string {
   const qc = r.queries.candidate ? `${r.queries.candidate.complete}/${r.queries.candidate.visits}${r.queries.candidate.otherSchemes.length ? ` (+${r.queries.candidate.otherSchemes.join(',')})` : ''}` : '—';
   return `| ${r.browser} | ${r.profile} | ${r.page} | ${r.transport} | ${r.scenario} | ${r.loads.do53}/${r.loads.candidate}${r.loads.failed ? ` (${r.loads.failed} failed)` : ''} | ` +
     `${q(r.onLoad?.do53)} | ${q(r.onLoad?.candidate)} | **${f(r.measured)}** [${r.interval ? `${f(r.interval[0])}…${f(r.interval[1])}` : '—'}] | ${f(r.halfWidth)} | ${f(r.tolerance, 1)} | ` +
-    `${r.resolved ? 'yes' : '**no**'} | **${f(r.predicted?.delta)}** [${f(r.predicted?.lower)}…${f(r.predicted?.upper)}] | ${f(r.error)} | ${r.within === null ? '—' : r.within ? '✓' : '✗'} | ` +
+    `${r.resolved ? 'yes' : '**no**'} | **${f(r.predicted?.delta)}** [${f(r.predicted?.lower)}…${f(r.predicted?.upper)}] | ${r.inside === null ? '—' : r.inside ? '✓' : '✗'} | ${f(r.error)} | ${r.within === null ? '—' : r.within ? '✓' : '✗'} | ${f(r.naive?.delta)} | ` +
     `${modes} | ${open} | ${f(r.document.measured)} / ${f(r.document.predicted)} | ${f(r.firstByte.measured)} / ${f(r.firstByte.predicted)} | ${qc} |`;
 }
 
 /** The markdown report of a run. */
 export function report(run: ValidationRun, command: string): string {
-  const rows = analyse(run);
+  const all = analyse(run);
+  const rows = all.filter((r) => !r.control);
+  const controls = all.filter((r) => r.control);
   const t = tally(rows);
+  const c = tally(controls);
   const share = t.resolved ? t.within / t.resolved : null;
+  const calibration = t.calibrated ? t.inside / t.calibrated : null;
+  const coverage = c.calibrated ? c.inside / c.calibrated : null;
   const misses = rows.filter((r) => r.resolved && r.within === false);
+  const outside = rows.filter((r) => r.inside === false);
   const unresolved = rows.filter((r) => !r.resolved);
   const noPrediction = rows.filter((r) => r.resolved && r.within === null);
   const versions = [...new Set(run.profiles.flatMap((p) => Object.entries(p.browserVersions).map(([b, v]) => `${b} ${v}`)))].join(', ');
   const o = run.options;
-  const missLine = (r: Row) => `- ${r.browser} · ${r.profile} · ${r.page} · ${r.transport} · ${r.scenario}: measured ${f(r.measured)} ms [${r.interval ? `${f(r.interval[0])}…${f(r.interval[1])}` : '—'}], ` +
+  const met = (ok: boolean | null) => (ok === null ? 'not measured' : ok ? 'met' : '**not met**');
+  const name = (r: Row) => `${r.browser} · ${r.profile} · ${r.page} · ${r.transport} · ${r.scenario}`;
+  const missLine = (r: Row) => `- ${name(r)}: measured ${f(r.measured)} ms [${r.interval ? `${f(r.interval[0])}…${f(r.interval[1])}` : '—'}], ` +
     `predicted ${f(r.predicted?.delta)} ms [${f(r.predicted?.lower)}…${f(r.predicted?.upper)}], off by ${f(r.error)} ms against a tolerance of ${f(r.tolerance, 1)} ms` +
     `${Object.keys(r.modes).length > 1 ? ` (priced ${Object.entries(r.modes).map(([m, n]) => `${m} ${n}`).join(', ')})` : ''}; document lookup Δ measured ${f(r.document.measured)} / predicted ${f(r.document.predicted)} ms; first byte Δ measured ${f(r.firstByte.measured)} / predicted ${f(r.firstByte.predicted)} ms`;
+  const axes = (rs: Row[]) => [breakdown(rs, 'browser', (r) => r.browser), breakdown(rs, 'profile', (r) => r.profile), breakdown(rs, 'scenario', (r) => r.scenario),
+    breakdown(rs, 'transport', (r) => r.transport), breakdown(rs, 'kind of page', (r) => (r.pageKind === 'har' ? 'HAR pages' : 'synthetic pages')), breakdown(rs, 'page', (r) => r.page)].join('\n');
   return `# Cost model validation: predicted vs measured onLoad change in real browsers
 
 Command: \`${command}\` (as root)
 Run: ${run.startedAt} → ${run.finishedAt}; machine: ${run.machine}; browsers: ${versions || '?'}.
 Profiles: ${run.profiles.map((p) => `${p.profile.name} (RTT ${p.profile.rttMs} ms${p.profile.jitterMs ? `, jitter ${p.profile.jitterMs} ms` : ''}${p.profile.lossPct ? `, loss ${p.profile.lossPct} %` : ''}${p.profile.downMbit ? `, ${p.profile.downMbit}/${p.profile.upMbit} Mbit/s` : ''})`).join(', ')}.
 Pages: ${[...new Set(run.profiles.flatMap((p) => p.pages.map((pg) => (pg.kind === 'har' ? `${pg.id} (HAR, ${pg.hosts} names)` : `${pg.id} hosts`))))].join(', ')}.
-Scenarios: ${o.scenarios.join(', ')}; candidates ${o.transports.join(', ')} against Do53; ${o.minLoads ? `${o.minLoads}–${o.loads} loads per side of a row (stopped once resolved)` : `${o.loads} loads per side of every row (fixed)`}; replay repeats ${o.repeat}; seed ${o.seed}.
+Scenarios: ${o.scenarios.join(', ')}; candidates ${o.transports.join(', ')} against Do53${o.controls?.length ? `; A/A controls ${o.controls.join(', ')}` : ''}; ${o.minLoads ? `${o.minLoads}–${o.loads} loads per side of a row (stopped once resolved)` : `${o.loads} loads per side of every row (fixed)`}; replay repeats ${o.repeat}; seed ${o.seed}.
 
 ## Verdict
 
-Target per row: |predicted − measured| ≤ tolerance = max(10 % of |measured|, 10 ms); a row is *resolved* when the
-measured change's 95 % bootstrap interval has a half-width within its tolerance (loads were added, alternating the
-sides, until it was or the cap of ${o.loads} per side was reached).
+The measured change of a row is the Hodges–Lehmann shift of the candidate's onLoads against Do53's with its 95 %
+distribution-free interval (Moses, from Mann–Whitney's U); the tolerance is max(10 % of |measured|, 10 ms); a row is
+*resolved* when its interval's half-width is within the tolerance, and *within target* when |predicted − measured| is.
+The naive rule beside the model: a cold DoT or DoH lookup costs 2 RTT, a cold DoQ lookup 1 RTT, a warm one nothing.
 
-**${t.within} of ${t.resolved} resolved rows within target (${pct(t.within, t.resolved)}; the goal is ≥ ${GOAL * 100} %: ${share === null ? 'no resolved row' : share >= GOAL ? 'met' : 'not met'}).**
-${unresolved.length} of ${t.rows} rows unresolved (not counted above; each is in the table below, marked **no**)${noPrediction.length ? `; ${noPrediction.length} resolved row(s) without a prediction` : ''}.
+- **Calibration** (every row): the prediction inside the measured 95 % interval in **${t.inside} of ${t.calibrated}** rows (${pct(t.inside, t.calibrated)}; goal ≥ ${CALIBRATION_GOAL * 100} %: ${met(calibration === null ? null : calibration >= CALIBRATION_GOAL)}).
+- **Resolved**: ${t.resolved} of ${t.rows} rows (${pct(t.resolved, t.rows)}; aim ≥ ${RESOLVED_AIM * 100} %).
+- **Within target** (resolved rows): **${t.within} of ${t.resolved}** (${pct(t.within, t.resolved)}; goal ≥ ${GOAL * 100} %: ${met(share === null ? null : share >= GOAL)}); the naive rule ${t.naiveWithin} of ${t.resolved}.
+- **Mean absolute error** over the resolved rows: the model ${f(t.mae, 1)} ms, the naive rule ${f(t.naiveMae, 1)} ms (goal: the model's at most half: ${met(t.mae === null || t.naiveMae === null ? null : t.mae <= t.naiveMae / 2)}).
+- **Error weighted by the change** (Σ|error| / Σ|measured| over every row with a prediction): the model ${f(t.weighted, 2)}, the naive rule ${f(t.naiveWeighted, 2)}.
+- **A/A controls** (the same path twice; true change 0): 0 inside the interval in **${c.inside} of ${c.calibrated}** control rows (${pct(c.inside, c.calibrated)}; goal ≥ ${CONTROL_GOAL * 100} % of ≥ ${CONTROL_ROWS}: ${met(c.calibrated < CONTROL_ROWS ? null : coverage! >= CONTROL_GOAL)}${c.calibrated < CONTROL_ROWS ? `, ${c.calibrated} of the ${CONTROL_ROWS} needed` : ''}).
+${noPrediction.length ? `- ${noPrediction.length} resolved row(s) without a prediction.\n` : ''}
+Columns: rows; prediction inside the interval / rows with both; resolved (share); within target, model / naive, of the
+resolved; mean |error| over the resolved rows, model / naive (ms); Σ|error| / Σ|measured|, model / naive.
 
-| by | value | rows | resolved | within target | share |
-| --- | --- | ---: | ---: | ---: | ---: |
-${[breakdown(rows, 'browser', (r) => r.browser), breakdown(rows, 'profile', (r) => r.profile), breakdown(rows, 'scenario', (r) => r.scenario),
-  breakdown(rows, 'transport', (r) => r.transport), breakdown(rows, 'page', (r) => (r.pageKind === 'har' ? 'HAR pages' : 'synthetic pages'))].join('\n')}
+| by | value | rows | inside | resolved | within (model) | within (naive) | MAE ms model / naive | weighted model / naive |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${axes(rows)}
+${controls.length ? `\nA/A controls by axis (their prediction is 0):\n\n| by | value | rows | inside | resolved | within (model) | within (naive) | MAE ms model / naive | weighted model / naive |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n${axes(controls)}\n` : ''}
+## Outside the interval
 
-## Misses
+${outside.length ? outside.map(missLine).join('\n') : 'None: every prediction lies inside its row\'s measured 95 % interval.'}
+
+## Misses (resolved rows outside target)
 
 ${misses.length ? misses.map(missLine).join('\n') : 'None: every resolved row is within target.'}
-${unresolved.length ? `\nUnresolved rows (interval half-width over tolerance at the cap): ${unresolved.map((r) => `${r.browser} · ${r.profile} · ${r.page} · ${r.transport} · ${r.scenario} (±${f(r.halfWidth)} vs ${f(r.tolerance, 1)} ms)`).join('; ')}.` : ''}
+${unresolved.length ? `\nUnresolved rows (interval half-width over tolerance): ${unresolved.map((r) => `${name(r)} (±${f(r.halfWidth)} vs ${f(r.tolerance, 1)} ms)`).join('; ')}.` : ''}
 
 ${checks(run, rows)}
 
@@ -104,9 +167,12 @@ ${whatRan(run)}
 
 ## Rows
 
-Columns: loads per side (Do53/candidate) that finished; onLoad median [p25–p75] ms; measured Δ = the shift of
-candidate against Do53 (Hodges–Lehmann: the median of every candidate − Do53 difference) [bootstrap 95 %]; ± = the interval's half-width; tol = the tolerance; predicted Δ = the same shift with each
-priced Do53 load moved by its own prediction (point [lower…upper]; a mix of cold and warm loads shifts as a mixture); error = predicted − measured; modes = the replay mode and how many Do53 visits were
+Columns: loads per side (baseline/compared: Do53, or DoT for the DoT control) that finished; onLoad median [p25–p75]
+ms; measured Δ = the shift of the compared side against its baseline (Hodges–Lehmann: the median of every difference)
+[Moses 95 %]; ± = the interval's half-width; tol = the tolerance; predicted Δ = the same shift with each priced Do53
+load moved by its own prediction (point [lower…upper]; a mix of cold and warm loads shifts as a mixture; 0 for a
+control); in = the prediction inside the interval; error = predicted − measured; naive = the naive rule's prediction;
+modes = the replay mode and how many Do53 visits were
 priced in it (a trace: the candidate loads' own modes, from their own gaps, and how many loads were in each; every priced
 Do53 visit is priced in each); open = candidate loads whose side had its connection to the resolver open as the navigation started (DoT,
 DoH); document = the document lookup's change, measured / predicted; first byte = the change of the document's first
@@ -114,8 +180,8 @@ byte (responseStart: a redirect's legs and the document's lookup are paid before
 hosts' changes); queries = candidate loads whose every name reached
 the resolver over the candidate's scheme (+ other schemes seen).
 
-| browser | profile | page | transport | scenario | loads | onLoad Do53 | onLoad candidate | measured Δ | ± | tol | resolved | predicted Δ | error | within | modes | open | document Δ | first byte Δ | queries |
-| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | :---: | --- | --- | ---: | ---: | --- |
-${rows.map(rowLine).join('\n')}
+| browser | profile | page | transport | scenario | loads | onLoad baseline | onLoad compared | measured Δ | ± | tol | resolved | predicted Δ | in | error | within | naive | modes | open | document Δ | first byte Δ | queries |
+| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | :---: | ---: | :---: | ---: | --- | --- | ---: | ---: | --- |
+${all.map(rowLine).join('\n')}
 `;
 }

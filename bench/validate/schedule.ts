@@ -4,7 +4,7 @@
 import { HOLDERS, holderOf, pings } from '../../common/connection-state.js';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { seededRandom, shuffled } from '../../common/stats.js';
-import type { Candidate, DotStub, Scenario, Side, ValidationOptions, Visit } from './types.js';
+import { BASELINE_OF, SIDES, type Candidate, type Compared, type DotStub, type Scenario, type Side, type ValidationOptions, type Visit } from './types.js';
 
 /** The loads made so far on one side of a row: attempts (failed ones included) and the onLoads of those that finished. */
 export interface SideLoads {
@@ -31,22 +31,26 @@ export class LoadBook {
   }
 }
 
-/** What decides when a row is done. */
-export type Budget = Pick<ValidationOptions, 'loads' | 'transports'>;
+/** What decides which sides load and how often. */
+export type Budget = Pick<ValidationOptions, 'loads' | 'transports' | 'controls'>;
+
+/** The sides a run loads: Do53, its candidates, its controls and their baselines, in SIDES order. */
+export function sidesOf(b: Pick<Budget, 'transports' | 'controls'>): Side[] {
+  const compared: Compared[] = [...b.transports, ...(b.controls ?? [])];
+  return SIDES.filter((s) => s === 'do53' || compared.some((c) => c === s || BASELINE_OF[c] === s));
+}
 
 /**
  * A row is done when both its sides have had their loads: the number is fixed before the run and never depends on the
  * result (stopping a row once its interval looked narrow enough made the resolved rows' intervals too narrow).
  */
-export function rowDone(book: LoadBook, b: Budget, browser: string, page: string, transport: Candidate, scenario: Scenario): boolean {
-  return book.get(browser, page, 'do53', scenario).attempts >= b.loads && book.get(browser, page, transport, scenario).attempts >= b.loads;
+export function rowDone(book: LoadBook, b: Budget, browser: string, page: string, compared: Compared, scenario: Scenario): boolean {
+  return book.get(browser, page, BASELINE_OF[compared], scenario).attempts >= b.loads && book.get(browser, page, compared, scenario).attempts >= b.loads;
 }
 
-/** Whether `side` needs another load for this page and scenario: a candidate while its row is open, Do53 while any is. */
+/** Whether `side` needs another load for this page and scenario: every side of the run gets its loads, no more. */
 export function needsLoad(book: LoadBook, b: Budget, browser: string, page: string, side: Side, scenario: Scenario): boolean {
-  if (book.get(browser, page, side, scenario).attempts >= b.loads) return false;
-  if (side !== 'do53') return !rowDone(book, b, browser, page, side, scenario);
-  return b.transports.some((t) => !rowDone(book, b, browser, page, t, scenario));
+  return sidesOf(b).includes(side) && book.get(browser, page, side, scenario).attempts < b.loads;
 }
 
 /**

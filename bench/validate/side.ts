@@ -25,7 +25,7 @@ import { clearHostCache, loadIn, lookUp, newContext, RENDERER_SETTLE_MS, validat
 import { stop } from './children.js';
 import { closeAll, connectionsOf, processTree, type Dest } from './connections.js';
 import { startStub, type Stub } from './stubs.js';
-import { RESOLVER_PORT, SERVER, type DotStub, type Side } from './types.js';
+import { PATH_OF, RESOLVER_PORT, SERVER, type DotStub, type Side } from './types.js';
 
 /** What one side worker is (written by the inner half to a JSON file named by DNSCOST_VALIDATION_SIDE). */
 export interface SideConfig {
@@ -78,13 +78,18 @@ class SideWorker {
   private trace: BrowserContext | null = null;
   private lastEnd = 0;
 
-  constructor(private readonly c: SideConfig) {}
+  /** The DNS path this side takes (an A/A control takes its baseline's). */
+  private readonly path: (typeof PATH_OF)[Side];
+
+  constructor(private readonly c: SideConfig) {
+    this.path = PATH_OF[c.side];
+  }
 
   async run(cmd: SideCommand): Promise<SideReply> {
     switch (cmd.op) {
       case 'open': {
         this.b = await launchDnsBrowser(this.c.browser, {
-          path: this.c.side === 'doh' ? 'doh' : 'system', caFile: this.c.caFile, dohUrl: `https://${SERVER}/dns-query`, workDir: this.c.work, ...validationBrowserSettings(),
+          path: this.path === 'doh' ? 'doh' : 'system', caFile: this.c.caFile, dohUrl: `https://${SERVER}/dns-query`, workDir: this.c.work, ...validationBrowserSettings(),
         });
         // Process start-up and first compilation, not counted; no name is looked up.
         await warmUp(this.b.browser, 300);
@@ -123,7 +128,7 @@ class SideWorker {
 
   /** The processes whose connections to the resolver are this side's: the browser's (DoH) or the stub's (DoT). */
   private owners(): Set<number> {
-    const pid = this.c.side === 'doh' ? this.b?.browser.process()?.pid : this.stub?.child.pid;
+    const pid = this.path === 'doh' ? this.b?.browser.process()?.pid : this.stub?.child.pid;
     return pid === undefined ? new Set() : processTree(pid);
   }
 
@@ -138,10 +143,10 @@ class SideWorker {
 
   private async freshStub(): Promise<void> {
     await this.stopStub();
-    if (this.c.side !== 'dot' && this.c.side !== 'doq') return;
+    if (this.path !== 'dot' && this.path !== 'doq') return;
     this.stub = await startStub({
-      kind: this.c.side === 'doq' ? 'dnsproxy' : this.c.dotStub, address: this.c.stubAddress, work: this.c.work,
-      caFile: this.c.caFile, certFile: this.c.certFile, keyFile: this.c.keyFile, preload: this.c.side === 'dot' ? this.c.stubPreload : undefined,
+      kind: this.path === 'doq' ? 'dnsproxy' : this.c.dotStub, address: this.c.stubAddress, work: this.c.work,
+      caFile: this.c.caFile, certFile: this.c.certFile, keyFile: this.c.keyFile, preload: this.path === 'dot' ? this.c.stubPreload : undefined,
     });
   }
 
@@ -169,7 +174,7 @@ class SideWorker {
           // Once more just before the navigation: a browser may have opened one in the meantime (Chromium's DoH probe;
           // Chromium looks accounts.google.com up for a new context). Nothing ends a QUIC connection from outside, so
           // for DoQ the cold stub is a fresh one started now.
-          if (state === 'cold' && this.c.side === 'doq') await this.freshStub();
+          if (state === 'cold' && this.path === 'doq') await this.freshStub();
           if (state === 'cold') await closeAll(() => this.owners(), resolver, 50, 3);
           open = await this.openNow();
         });
@@ -217,7 +222,7 @@ class SideWorker {
 export async function sideWorker(configFile: string): Promise<void> {
   const c = JSON.parse(readFileSync(configFile, 'utf8')) as SideConfig;
   isolateDns(c.work);
-  setSystemResolver(c.side === 'do53' ? SERVER : c.stubAddress);
+  setSystemResolver(PATH_OF[c.side] === 'do53' ? SERVER : c.stubAddress);
   const worker = new SideWorker(c);
   const lines = createInterface({ input: process.stdin });
   for await (const line of lines) {

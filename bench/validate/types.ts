@@ -14,10 +14,29 @@ export const BROWSERS = ['chromium', 'firefox'] as const satisfies readonly Reco
 export const CANDIDATES = ['dot', 'doh', 'doq'] as const;
 /** One of CANDIDATES. */
 export type Candidate = (typeof CANDIDATES)[number];
-/** How a browser resolves in one run of loads: the baseline `do53`, or a candidate. */
-export const SIDES = ['do53', ...CANDIDATES] as const;
+/**
+ * The A/A controls: a second, independent series of Do53 loads (compared with Do53) and of DoT loads (compared with
+ * DoT). Their rows' true change is 0, so they test the measured change's interval, never the model.
+ */
+export const CONTROLS = ['do53-aa', 'dot-aa'] as const;
+/** One of CONTROLS. */
+export type Control = (typeof CONTROLS)[number];
+/** How a browser resolves in one run of loads: the baseline `do53`, a candidate, or a control. */
+export const SIDES = ['do53', ...CANDIDATES, ...CONTROLS] as const;
 /** One of SIDES (called a transport in rows and the raw file). */
 export type Side = (typeof SIDES)[number];
+/** What a row compares against its baseline. */
+export type Compared = Candidate | Control;
+/** The DNS path a side's browser takes (a control takes its baseline's). */
+export const PATH_OF: Record<Side, 'do53' | Candidate> = { do53: 'do53', dot: 'dot', doh: 'doh', doq: 'doq', 'do53-aa': 'do53', 'dot-aa': 'dot' };
+/** The side each compared side is measured against: Do53 for the candidates, the same path for a control. */
+export const BASELINE_OF: Record<Compared, Side> = { dot: 'do53', doh: 'do53', doq: 'do53', 'do53-aa': 'do53', 'dot-aa': 'dot' };
+
+/** True for the A/A controls. */
+export function isControl(side: string): side is Control {
+  return (CONTROLS as readonly string[]).includes(side);
+}
+
 /** The connection states a load is validated in (see the report's "What ran"). */
 export const SCENARIOS = ['cold', 'warm', 'expected'] as const;
 /** One of SCENARIOS. */
@@ -27,12 +46,14 @@ export const DOT_STUBS = ['unbound', 'stubby'] as const;
 /** One of DOT_STUBS. */
 export type DotStub = (typeof DOT_STUBS)[number];
 
+const PATH_SCHEME = { do53: 'dns', dot: 'tls', doh: 'https', doq: 'quic' } as const;
 /** The CoreDNS log scheme each side must show up on. */
-export const SCHEME_OF: Record<Side, string> = { do53: 'dns', dot: 'tls', doh: 'https', doq: 'quic' };
+export const SCHEME_OF = Object.fromEntries(SIDES.map((s) => [s, PATH_SCHEME[PATH_OF[s]]])) as Record<Side, string>;
 /** The resolver's encrypted TCP port each side's connection goes to (null: no TCP connection to watch: Do53, QUIC). */
-export const RESOLVER_PORT: Record<Side, number | null> = {
-  do53: null, dot: TRANSPORTS.dot.url.defaultPort, doh: TRANSPORTS.doh.url.defaultPort, doq: null,
-};
+export const RESOLVER_PORT = Object.fromEntries(SIDES.map((s) => {
+  const path = PATH_OF[s];
+  return [s, path === 'dot' || path === 'doh' ? TRANSPORTS[path].url.defaultPort : null];
+})) as Record<Side, number | null>;
 
 /** The server namespace's address: the browser's CoreDNS, the replay CoreDNS and the synthetic site listen on it. */
 export const SERVER = '192.0.2.2';
@@ -50,6 +71,8 @@ export interface ValidationOptions {
   scenarios: Scenario[];
   /** The candidates (Do53 is always loaded: it is the baseline). */
   transports: Candidate[];
+  /** The A/A controls loaded beside them (absent in runs before 2026-11-26: none). */
+  controls?: Control[];
   /** Loads per side of every row, fixed before the run (never decided by the result). */
   loads: number;
   /**

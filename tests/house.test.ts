@@ -1,6 +1,7 @@
 // The shape of the house, checked: no import cycle anywhere in the source, nothing outside tests/ imports tests/, the
-// product imports neither the lab nor the benchmarks, the engine names no transport, no source file is oversized without a stated reason, the pure folder is pure by its own
-// type check (and that check really fails on a DOM or node: use), and the README's layout table is the tree.
+// product imports neither the lab nor the benchmarks, one transport table, READMEs short, the engine names no
+// transport, no source file is oversized without a stated reason, the pure folder is pure by its own type check (and
+// that check really fails on a DOM or node: use), and the README's layout table is the tree.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -151,6 +152,18 @@ test('the pure folder type-checks without DOM or node types, and that check fail
   assert.match(node.out, /Cannot find module 'node:fs'/);
   const timer = pureCheck(`export const later = setTimeout;\n`);
   assert.notEqual(timer.code, 0, 'setTimeout is a host API, not the language');
+});
+
+test('READMEs a newcomer reads in minutes: README.md ≤ 200 lines, each component\'s ≤ 250, no line over 120 characters', () => {
+  // Results files (bench/results/) are records of runs, not READMEs to read first.
+  const readmes = files(/^README\.md$/).filter((f) => !f.startsWith('bench/results/'));
+  for (const c of ['native-host', 'extension', 'collector', 'lab', 'bench']) assert.ok(readmes.includes(`${c}/README.md`), `${c}/README.md exists`);
+  const lines = (f: string) => readFileSync(join(ROOT, f), 'utf8').replace(/\n$/, '').split('\n');
+  assert.ok(lines('README.md').length <= 200, `README.md: ${lines('README.md').length} lines`);
+  const long = readmes.filter((f) => f !== 'README.md' && lines(f).length > 250).map((f) => `${f}: ${lines(f).length} lines`);
+  assert.deepEqual(long, []);
+  const wide = readmes.flatMap((f) => lines(f).flatMap((l, i) => ([...l].length > 120 ? [`${f}:${i + 1}: ${[...l].length} characters`] : [])));
+  assert.deepEqual(wide, []);
 });
 
 test('the README layout table names every top-level folder, and every folder it names exists', () => {

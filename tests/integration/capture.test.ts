@@ -251,7 +251,7 @@ function compare(run: Run): { rows: Row[]; connections: ConnectionRow[]; problem
     const irregular = candidates.filter((f) => f.n > startPre && f.n < endPost && (f.retransmission || f.sack));
     // Under load the server may resend data our late ACK had not yet covered, and our ACKs then carry SACK
     // options: no per-connection kernel counter shows either, so for such exchanges a `counted` byte figure is
-    // held to the estimate's tolerance (packets stay exact). README: "Bytes and packets".
+    // held to the estimate's tolerance (packets stay exact). native-host/README.md: "Bytes and packets".
     const provenance: ExchangeRecord['provenance'] = irregular.length ? { ...record.provenance, bytes: 'estimated' } : record.provenance;
     if (irregular.length) {
       const blind = irregular.reduce((n, f) => n + invisible(f, sentBy(f)), 0);

@@ -307,7 +307,7 @@ test('kill -9 under load, 100 cycles on PostgreSQL: after each restart every ack
 });
 
 test('kill -9 under load, 5 cycles on the embedded store: after each restart every acknowledged upload is stored', { timeout: 300_000 }, async () => {
-  // The embedded store is declared not crash-safe against power loss (README); a killed process is another matter:
+  // The embedded store is declared not crash-safe against power loss (collector/README.md); a killed process is another matter:
   // what it wrote is in the operating system's cache. Fewer cycles: PGlite takes seconds to start.
   const CYCLES = 5;
   const data = join(dir, 'kill-pglite');

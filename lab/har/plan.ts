@@ -52,6 +52,19 @@ export interface PlanResource {
   startMs: number;
   /** The recorded response had Timing-Allow-Origin. */
   tao: boolean;
+  /**
+   * The answers the URL gave before this one in the recording, in order (a 302 to itself that sets a cookie, then
+   * the page): served first, one per request on a connection, so the browser walks the same chain. Usually empty.
+   */
+  earlier: PlanAnswer[];
+}
+
+/** One recorded answer of a URL: what the site sends for it. */
+export interface PlanAnswer {
+  status: number;
+  redirectTo: string | null;
+  bytes: number;
+  waitMs: number;
 }
 
 /** The page to rebuild. */
@@ -143,24 +156,32 @@ export function pagePlan(har: Har, limits: typeof PLAN_LIMITS = PLAN_LIMITS): Pa
 
   const list = [...groups.values()];
   const byKey = new Map(list.map((g, i) => [g.key, i]));
-  // A group's request: the first that is not a CORS preflight (the browser sends those by itself).
-  const main = list.map((g) => g.entries.find((e) => e.initiator.kind !== 'preflight' && e.method !== 'OPTIONS') ?? g.entries[0]!);
+  // A group's answers: its requests that are not CORS preflights (the browser sends those by itself) nor 304s (a
+  // cache's answer the rebuild cannot give), in order; the resource is the last of them, the answer the browser went
+  // on from, and the others are served before it.
+  const answers = list.map((g) => {
+    const real = g.entries.filter((e) => e.initiator.kind !== 'preflight' && e.method !== 'OPTIONS');
+    const fresh = real.filter((e) => e.status !== 304);
+    return fresh.length ? fresh : real.length ? [real[0]!] : [g.entries[0]!];
+  });
+  const main = answers.map((a) => a.at(-1)!);
+  const redirectOf = (r: HarRequest): string | null => (r.redirectURL && r.status >= 300 && r.status < 400 ? withoutHash(new URL(r.redirectURL)) : null);
+  const answerOf = (r: HarRequest): PlanAnswer => ({
+    status: r.status, redirectTo: redirectOf(r), bytes: Math.round(clamp(r.contentSize ?? r.transferSize ?? r.bodySize ?? 0, limits.maxBytes)), waitMs: clamp(r.waitMs ?? 0, limits.maxWaitMs),
+  });
   const resources: PlanResource[] = list.map((g, id) => {
     const r = main[id]!;
     const u = g.url;
-    let redirectTo: string | null = null;
-    if (r.redirectURL && r.status >= 300 && r.status < 400) redirectTo = withoutHash(new URL(r.redirectURL));
     return {
       id, url: g.key, host: u.hostname.replace(/\.$/, ''), scheme: u.protocol === 'https:' ? 'https' : 'http',
       port: Number(u.port) || (u.protocol === 'https:' ? 443 : 80), path: u.pathname + u.search,
-      method: r.method, status: r.status, redirectTo, type: typeOf(r, u), mimeType: r.mimeType,
-      bytes: Math.round(clamp(r.contentSize ?? r.transferSize ?? r.bodySize ?? 0, limits.maxBytes)),
-      waitMs: clamp(r.waitMs ?? 0, limits.maxWaitMs), parent: null, discovery: 'root', delayMs: 0, startMs: 0,
-      tao: r.timingAllowOrigin,
+      method: r.method, ...answerOf(r), type: typeOf(r, u), mimeType: r.mimeType, parent: null, discovery: 'root', delayMs: 0, startMs: 0,
+      tao: r.timingAllowOrigin, earlier: answers[id]!.slice(0, -1).map(answerOf),
     };
   });
   const start = (id: number) => list[id]!.start;
-  const end = (id: number) => start(id) + main[id]!.timeMs;
+  // A resource's response ended when its last answer did.
+  const end = (id: number) => Math.max(start(id), main[id]!.startMs) + main[id]!.timeMs;
   const idOf = (url: string | null): number | undefined => {
     if (!url) return undefined;
     try {

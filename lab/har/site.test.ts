@@ -34,6 +34,9 @@ const plan = pagePlan(parseHar(JSON.stringify({ log: { entries: [
   entry('https://c.example/x.js', 30, '203.0.113.2', { content: { size: 777, mimeType: 'application/javascript' } }),
   entry('http://d.example/plain', 40, '203.0.113.3', { status: 204 }),
   entry('http://10.1.2.3/by-address', 50, '10.1.2.3'),
+  // A URL answered twice: a 302 to itself (a server setting a cookie), then on to another host.
+  entry('https://e.example/loop', 60, '203.0.113.4', { status: 302, redirectURL: 'https://e.example/loop', content: { size: 0 } }),
+  entry('https://e.example/loop', 70, '203.0.113.4', { status: 302, redirectURL: 'https://b.example/new', content: { size: 0 } }),
 ] } })));
 
 const wanted = (path: string, host: string) => plan.resources.find((r) => r.host === host && r.path === path)!;
@@ -121,8 +124,32 @@ describe('the HAR site', () => {
       session.close();
     }
   });
+  test("a URL the recording answered twice gives its answers in order on a connection, then its last one; a new connection starts over", async () => {
+    const loop = wanted('/loop', 'e.example');
+    assert.deepEqual([loop.redirectTo, loop.earlier.map((a) => a.redirectTo)], ['https://b.example/new', ['https://e.example/loop']]);
+    const answers = async (n: number) => {
+      const session = h2connect(`https://e.example:${port.https}`, { ca: caPem, servername: 'e.example', host: '127.0.0.1' } as never);
+      try {
+        const out: string[] = [];
+        for (let i = 0; i < n; i++) {
+          out.push(await new Promise<string>((resolve, reject) => {
+            const req = session.request({ ':path': '/loop', ':authority': 'e.example' });
+            req.on('response', (h) => resolve(`${h[':status']} ${h.location}`));
+            req.on('error', reject);
+            req.resume();
+            req.end();
+          }));
+        }
+        return out;
+      } finally {
+        session.close();
+      }
+    };
+    assert.deepEqual(await answers(3), ['302 https://e.example/loop', '302 https://b.example/new', '302 https://b.example/new']);
+    assert.deepEqual(await answers(1), ['302 https://e.example/loop'], 'another load, another connection: the chain again');
+  });
   test('one certificate per recorded server: hosts that shared one share it, no other', async () => {
-    assert.deepEqual(plan.hostGroups, [['a.example'], ['b.example', 'c.example'], ['d.example'], ['10.1.2.3']]);
+    assert.deepEqual(plan.hostGroups, [['a.example'], ['b.example', 'c.example'], ['d.example'], ['10.1.2.3'], ['e.example']]);
     const sans = async (name: string) => (await peerCert(name)).subjectaltname;
     assert.equal(await sans('a.example'), 'DNS:a.example');
     assert.equal(await sans('b.example'), 'DNS:b.example, DNS:c.example');
@@ -153,7 +180,7 @@ describe('the HAR site', () => {
         const s = tlsConnect({ host: '127.0.0.1', port: p, servername: 'c.example', ca: certs.caPem }, () => { resolve(s.getPeerCertificate()); s.end(); });
         s.on('error', reject);
       });
-      for (const h of ['a.example', 'b.example', 'c.example', 'd.example', 'dns.test']) assert.ok(cert.subjectaltname?.includes(`DNS:${h}`), h);
+      for (const h of ['a.example', 'b.example', 'c.example', 'd.example', 'e.example', 'dns.test']) assert.ok(cert.subjectaltname?.includes(`DNS:${h}`), h);
     } finally {
       await one.close();
     }
@@ -162,7 +189,7 @@ describe('the HAR site', () => {
 
 describe('the zone of a plan', () => {
   test('every name answers the site, IP literals are left out', () => {
-    assert.deepEqual(harZone(plan, '192.0.2.3'), { zone: ['a.example', 'b.example', 'c.example', 'd.example'], a: '192.0.2.3' });
+    assert.deepEqual(harZone(plan, '192.0.2.3'), { zone: ['a.example', 'b.example', 'c.example', 'd.example', 'e.example'], a: '192.0.2.3' });
     assert.deepEqual(harZone(plan, '192.0.2.3', '2001:db8::3').aaaa, '2001:db8::3');
     assert.deepEqual(zoneNames(plan).left, [{ host: '10.1.2.3', reason: 'an IP address' }]);
   });

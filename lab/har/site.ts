@@ -96,7 +96,7 @@ export function resourceIndex(plan: PagePlan): (scheme: string, host: string, pa
 }
 
 // The HAR's status as a browser without a cache can take it: no 1xx or 304 as a final answer, no status 0.
-function statusOf(r: PlanResource): number {
+function statusOf(r: Pick<PlanResource, 'status'>): number {
   if (r.status === 304 || r.status < 200 || r.status > 599) return 200;
   return r.status;
 }
@@ -107,6 +107,15 @@ export async function startHarSite(plan: PagePlan, o: HarSiteOptions): Promise<H
   const bodies = new Map<number, Body>();
   const body = (id: number) => bodies.get(id) ?? bodies.set(id, bodyFor(plan, id)).get(id)!;
   const served: Served[] = [];
+  // Requests per connection and resource: a URL the recording answered several times (a 302 to itself, then the page)
+  // gives its earlier answers in order, one per request on a connection, then its last one to every request after.
+  const asked = new WeakMap<object, Map<number, number>>();
+  const nthOn = (conn: object, id: number): number => {
+    const m = asked.get(conn) ?? asked.set(conn, new Map()).get(conn)!;
+    const n = m.get(id) ?? 0;
+    m.set(id, n + 1);
+    return n;
+  };
 
   const handle = async (req: Req, res: Res, scheme: 'http' | 'https') => {
     const authority = String(req.headers[':authority'] ?? req.headers.host ?? '');
@@ -131,12 +140,15 @@ export async function startHarSite(plan: PagePlan, o: HarSiteOptions): Promise<H
       payload = Buffer.alloc(0);
       Object.assign(headers, { 'access-control-allow-methods': '*', 'access-control-allow-headers': '*' });
     } else if (r) {
-      await sleep(r.waitMs);
-      status = statusOf(r);
-      const b = body(r.id);
+      const conn = 'stream' in req ? req.stream.session ?? req.socket : req.socket;
+      const before = r.earlier.length ? r.earlier[nthOn(conn, r.id)] : undefined;
+      const answer = before ?? r;
+      await sleep(answer.waitMs);
+      status = statusOf(answer);
+      const b = before ? { body: Buffer.alloc(before.bytes, ' '), contentType: 'text/html' } : body(r.id);
       payload = status === 204 || status === 205 ? Buffer.alloc(0) : b.body;
       headers['content-type'] = b.contentType;
-      if (r.redirectTo) headers.location = r.redirectTo;
+      if (answer.redirectTo) headers.location = answer.redirectTo;
       if (r.tao) headers['timing-allow-origin'] = '*';
     } else headers['content-type'] = 'text/plain';
     if (res.writableEnded || res.destroyed) return;

@@ -40,6 +40,15 @@ test('the command line: defaults, the issue\'s spellings, custom profiles, clear
   assert.throws(() => parseCommand(['--profile', 'rtt=x']), /KEY=NUMBER/);
 });
 
+test('a queue file: one chunk per line, comments and blank lines skipped; a chunk needs its raw file', async () => {
+  const { queueChunks } = await import('../bench/validate/main.js');
+  assert.deepEqual(queueChunks('# the final matrix\n\n--profile dsl --pages 1,10   --raw a.raw.json.gz  # fixed loads\n  --profile 3g --har x.har --raw b.raw.json.gz\n'),
+    [['--profile', 'dsl', '--pages', '1,10', '--raw', 'a.raw.json.gz'], ['--profile', '3g', '--har', 'x.har', '--raw', 'b.raw.json.gz']]);
+  const cmd = parseCommand(['--queue', 'q.txt', '--chunks', '2']);
+  assert.deepEqual(cmd.queue, { file: 'q.txt', chunks: 2 });
+  assert.throws(() => parseCommand(['--chunks', '2', '--pages', '1']), /--chunks goes with --queue/);
+});
+
 test('the target: 10 % of the measured change, at least 10 ms; resolved when the interval is that narrow', () => {
   assert.equal(tolerance(50), 10);
   assert.equal(tolerance(-300), 30);

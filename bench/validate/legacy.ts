@@ -77,11 +77,13 @@ export function mergeRuns(runs: readonly ValidationRun[]): ValidationRun {
       ...first.options,
       browsers: union((r) => r.options.browsers), profiles: union((r) => r.options.profiles), pages: union((r) => r.options.pages),
       hars: union((r) => r.options.hars), scenarios: union((r) => r.options.scenarios), transports: union((r) => r.options.transports),
+      controls: union((r) => r.options.controls ?? []),
     },
     command: union((r) => [r.command ?? '(not recorded)']).join('`; `'),
     startedAt: runs.map((r) => r.startedAt).sort()[0]!,
     finishedAt: runs.map((r) => r.finishedAt).sort().at(-1)!,
     machine: machines.join('; '),
+    code: union((r) => [r.code ?? 'not recorded']).join('; '),
     profiles: mergeProfiles(runs.flatMap((r) => r.profiles)),
   };
 }

@@ -27,6 +27,9 @@ export const USAGE = `usage: scripts/validate [options]          (as root; runs 
   --out REPORT.md --json ROWS.json --raw RAW.json[.gz]   (a raw file named .gz is gzipped)
   --from RAW.json[,RAW.json…]     recompute predictions, rows and the report from raw files, merged (no loads;
                                   runs of one profile count as one, so a later run can add loads to its rows)
+  --queue FILE [--chunks N]       run a queue of chunks: each line of FILE holds one chunk's options (with --raw
+                                  RAW.json.gz; # starts a comment); chunks whose raw file exists are done and skipped,
+                                  so a stopped queue resumes where it was; at most N chunks this time (default all)
   --smoke                         Chromium, fiber, the 1-host page, cold, every candidate and control, 2 loads a
                                   side: shows the validation still runs (tests/browser/bench-smoke.test.ts); writes
                                   nothing
@@ -42,6 +45,8 @@ export interface Command {
   help: boolean;
   /** --smoke: fail when any load failed. */
   smoke: boolean;
+  /** --queue: the file of chunks, and how many to run now (null: all). */
+  queue?: { file: string; chunks: number | null };
 }
 
 const csv = (s: string | undefined): string[] => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
@@ -72,6 +77,7 @@ export function parseCommand(argv: string[]): Command {
       loads: { type: 'string' }, 'min-loads': { type: 'string' }, repeat: { type: 'string' }, seed: { type: 'string' },
       'dot-stub': { type: 'string' }, 'stub-nodelay': { type: 'boolean', default: false }, 'server-idle': { type: 'string' },
       raw: { type: 'string' }, from: { type: 'string' }, out: { type: 'string' }, json: { type: 'string' },
+      queue: { type: 'string' }, chunks: { type: 'string' },
       help: { type: 'boolean', default: false },
       ...SMOKE_OPTION,
     },
@@ -112,10 +118,12 @@ export function parseCommand(argv: string[]): Command {
     stubNoDelay: values['stub-nodelay'] ?? false,
     ...(values['server-idle'] !== undefined ? { serverIdleS: count('--server-idle', values['server-idle'], 0) } : {}),
   };
-  if (!options.pages.length && !options.hars.length && !values.from && !values.help) throw new Error('nothing to load: give --pages or --har');
+  if (!options.pages.length && !options.hars.length && !values.from && !values.help && !values.queue) throw new Error('nothing to load: give --pages or --har');
+  if (values.chunks !== undefined && !values.queue) throw new Error('--chunks goes with --queue');
   return {
     options, help: values.help ?? false, smoke: values.smoke ?? false,
     ...(values.from ? { from: values.from } : {}), ...(values.raw ? { raw: values.raw } : {}),
     ...(values.out ? { out: values.out } : {}), ...(values.json ? { json: values.json } : {}),
+    ...(values.queue ? { queue: { file: values.queue, chunks: values.chunks === undefined ? null : count('--chunks', values.chunks, 1) } } : {}),
   };
 }

@@ -98,8 +98,8 @@ function rowLine(r: Row): string {
     `${modes} | ${open} | ${f(r.document.measured)} / ${f(r.document.predicted)} | ${f(r.firstByte.measured)} / ${f(r.firstByte.predicted)} | ${qc} |`;
 }
 
-/** The markdown report of a run. */
-export function report(run: ValidationRun, command: string): string {
+/** The markdown report of a run; `model` names the code whose model made the predictions (run.ts codeAt). */
+export function report(run: ValidationRun, command: string, model = 'this checkout'): string {
   const all = analyse(run);
   const rows = all.filter((r) => !r.control);
   const controls = all.filter((r) => r.control);
@@ -125,6 +125,7 @@ export function report(run: ValidationRun, command: string): string {
 
 Command: \`${command}\` (as root)
 Run: ${run.startedAt} → ${run.finishedAt}; machine: ${run.machine}; browsers: ${versions || '?'}.
+Code: the loads were made by ${run.code ?? 'a version not recorded'}; the predictions below are the model at ${model}.
 Profiles: ${run.profiles.map((p) => `${p.profile.name} (RTT ${p.profile.rttMs} ms${p.profile.jitterMs ? `, jitter ${p.profile.jitterMs} ms` : ''}${p.profile.lossPct ? `, loss ${p.profile.lossPct} %` : ''}${p.profile.downMbit ? `, ${p.profile.downMbit}/${p.profile.upMbit} Mbit/s` : ''})`).join(', ')}.
 Pages: ${[...new Set(run.profiles.flatMap((p) => p.pages.map((pg) => (pg.kind === 'har' ? `${pg.id} (HAR, ${pg.hosts} names)` : `${pg.id} hosts`))))].join(', ')}.
 Scenarios: ${o.scenarios.join(', ')}; candidates ${o.transports.join(', ')} against Do53${o.controls?.length ? `; A/A controls ${o.controls.join(', ')}` : ''}; ${o.minLoads ? `${o.minLoads}–${o.loads} loads per side of a row (stopped once resolved)` : `${o.loads} loads per side of every row (fixed)`}; replay repeats ${o.repeat}; seed ${o.seed}.

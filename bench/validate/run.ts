@@ -4,13 +4,14 @@
 // namespace, which starts the resolvers, the sites and the side workers there and loads the pages; it collects the
 // inner half's visits into the raw run. Importable from the sources (the browser test runs it under vitest); the
 // inner half and the side workers always run compiled. As root; nothing leaves loopback and the namespaces it creates.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBrowser } from '../../lab/browsers.js';
 import { addLiteralAddresses, addSiteAddress } from '../../lab/har/address.js';
 import { createLabNet, type LabNet } from '../../lab/netns.js';
-import { distPath, labBin } from '../../lab/paths.js';
+import { distPath, labBin, ROOT } from '../../lab/paths.js';
 import { harLiterals } from './groups.js';
 import { serverIdleFor } from './schedule.js';
 import { buildNoDelayShim } from './stubs.js';
@@ -32,6 +33,20 @@ export function missingFor(opts: Pick<ValidationOptions, 'browsers' | 'transport
   if (!existsSync(INNER_ENTRY)) out.push(`${INNER_ENTRY} is missing: scripts/setup builds dist/`);
   for (const f of opts.hars) if (!existsSync(f)) out.push(`no HAR file ${f}`);
   return out;
+}
+
+/**
+ * The code this checkout runs: its commit, and whether files differ from it (the model that predicts is this code;
+ * a frozen model is a commit named before its final run). "unknown" outside a git checkout.
+ */
+export function codeAt(root = ROOT): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const commit = git('rev-parse', '--short=12', 'HEAD');
+    return git('status', '--porcelain', '--untracked-files=no') ? `${commit} with uncommitted changes` : commit;
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Runs the experiment for every profile; returns the raw run (predictions and rows come from it: analysis.ts). */
@@ -79,6 +94,7 @@ function snapshot(opts: ValidationOptions, startedAt: string, profiles: ProfileR
     startedAt,
     finishedAt: new Date().toISOString(),
     machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB, Linux ${os.release()}`,
+    code: codeAt(),
     profiles: [...profiles],
   };
 }

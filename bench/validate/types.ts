@@ -167,6 +167,8 @@ export interface ValidationRun {
   startedAt: string;
   finishedAt: string;
   machine: string;
+  /** The code that made the loads (run.ts codeAt: a commit, maybe with changes); absent before 2026-11-26. */
+  code?: string;
   profiles: ProfileRun[];
 }
 

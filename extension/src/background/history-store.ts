@@ -2,6 +2,7 @@
 // order, so adding an entry writes two small keys and the caps drop the oldest without reading them. Writes run one
 // after another; an entry that does not read back as one (an older version, a damaged store) is skipped and counted.
 import { HISTORY_CAPS, isHistoryEntry, matchesFilter, type HistoryEntry, type HistoryFilter } from '../history.js';
+import { QueuedArea, type StorageArea } from './storage.js';
 
 export const HISTORY_KEYS = {
   index: 'history:index',
@@ -14,21 +15,16 @@ interface IndexEntry {
   chars: number;
 }
 
-/** The part of a storage area the store uses. */
-export interface HistoryArea {
-  get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
-  set(items: Record<string, unknown>): Promise<void>;
-  remove(keys: string | string[]): Promise<void>;
-}
-
 export class HistoryStore {
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes: QueuedArea;
 
-  constructor(private readonly area: HistoryArea) {}
+  constructor(private readonly area: StorageArea) {
+    this.writes = new QueuedArea(area);
+  }
 
   /** Adds (or replaces, by id) an entry; the oldest go beyond HISTORY_CAPS. */
   add(entry: HistoryEntry): Promise<void> {
-    return this.queue(async () => {
+    return this.writes.run(async () => {
       const index = (await this.index()).filter((e) => e.id !== entry.id);
       index.push({ id: entry.id, at: entry.at, chars: JSON.stringify(entry).length });
       index.sort((a, b) => a.at - b.at);
@@ -46,7 +42,7 @@ export class HistoryStore {
 
   /** The entries that match `filter`, oldest first, and how many stored entries did not read back. */
   async list(filter: HistoryFilter = {}): Promise<{ entries: HistoryEntry[]; total: number; unreadable: number }> {
-    await this.writes;
+    await this.writes.settled();
     const index = await this.index();
     const wanted = index.filter((e) => (filter.since === undefined || e.at >= filter.since) && (filter.until === undefined || e.at <= filter.until));
     const stored = wanted.length > 0 ? await this.area.get(wanted.map((e) => HISTORY_KEYS.entry(e.id))) : {};
@@ -62,7 +58,7 @@ export class HistoryStore {
 
   /** Removes the entries whose page host `excluded` says (a site the person excluded); how many. */
   remove(excluded: (host: string) => boolean): Promise<number> {
-    return this.queue(async () => {
+    return this.writes.run(async () => {
       const index = await this.index();
       if (index.length === 0) return 0;
       const stored = await this.area.get(index.map((e) => HISTORY_KEYS.entry(e.id)));
@@ -79,7 +75,7 @@ export class HistoryStore {
 
   /** Removes every entry. */
   clear(): Promise<void> {
-    return this.queue(async () => {
+    return this.writes.run(async () => {
       const keys = Object.keys(await this.area.get(null)).filter((k) => k.startsWith('history:'));
       if (keys.length > 0) await this.area.remove(keys);
     });
@@ -90,11 +86,5 @@ export class HistoryStore {
     return Array.isArray(raw)
       ? raw.filter((e): e is IndexEntry => typeof e === 'object' && e !== null && typeof e.id === 'string' && Number.isFinite(e.at) && Number.isFinite(e.chars))
       : [];
-  }
-
-  private queue<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writes.then(fn);
-    this.writes = run.catch(() => {});
-    return run;
   }
 }

@@ -8,23 +8,8 @@ import { dispatchExtensionMessage } from '../messages/index.js';
 import type { ResolverSpec } from '../../../common/schema.js';
 import { defaultSettings } from '../settings.js';
 import { handlers, type BackgroundContext } from './handlers.js';
-import { SETTINGS_KEY, SettingsStore, applyChanges, isNoManagedManifestError, policyStatus, type StorageAreaLike } from './settings-store.js';
-
-class FakeArea implements StorageAreaLike {
-  data: Record<string, unknown> = {};
-  async get(keys?: string | string[] | null): Promise<Record<string, unknown>> {
-    const copy = JSON.parse(JSON.stringify(this.data)) as Record<string, unknown>;
-    if (keys === null || keys === undefined) return copy;
-    const wanted = Array.isArray(keys) ? keys : [keys];
-    return Object.fromEntries(Object.entries(copy).filter(([k]) => wanted.includes(k)));
-  }
-  async set(items: Record<string, unknown>): Promise<void> {
-    Object.assign(this.data, JSON.parse(JSON.stringify(items)));
-  }
-  async remove(keys: string | string[]): Promise<void> {
-    for (const k of Array.isArray(keys) ? keys : [keys]) delete this.data[k];
-  }
-}
+import { SETTINGS_KEY, SettingsStore, applyChanges, isNoManagedManifestError, policyStatus } from './settings-store.js';
+import { FakeArea } from './test-fixtures.js';
 
 const lab: ResolverSpec = { id: 'lab', name: 'Lab', endpoints: [{ transport: 'dot', address: '127.0.0.1', port: 8853, serverName: 'dns.test' }] };
 
@@ -41,7 +26,7 @@ test('defaults when nothing is stored; corrupt stored settings fall back to defa
   assert.deepEqual(v.settings, defaultSettings([...PUBLIC_RESOLVERS]));
   assert.deepEqual(v.fixed, []);
   assert.equal(v.policy.state, 'none');
-  local.data[SETTINGS_KEY] = { version: 1, resolvers: 'x' };
+  local.data.set(SETTINGS_KEY, { version: 1, resolvers: 'x' });
   const broken = await s.view();
   assert.deepEqual(broken.own, defaultSettings([...PUBLIC_RESOLVERS]));
   assert.match(broken.storedProblems.join(';'), /resolvers/);
@@ -158,8 +143,8 @@ test('consent holds for the resolvers and current DNS it was given for; a change
   assert.equal((await s.loadSettings()).consent.given, false);
   // Consent stored before it was bound (no `for`) is asked again.
   await s.setConsent(true);
-  const stored = local.data[SETTINGS_KEY] as { consent: Record<string, unknown> };
-  local.data[SETTINGS_KEY] = { ...stored, consent: { given: true, at: 5 } };
+  const stored = local.data.get(SETTINGS_KEY) as { consent: Record<string, unknown> };
+  local.data.set(SETTINGS_KEY, { ...stored, consent: { given: true, at: 5 } });
   assert.equal((await s.loadSettings()).consent.given, false);
 });
 
@@ -193,14 +178,14 @@ test('an import that changes the resolvers or the collector clears consent or up
 test('data-clear removes every key but the settings and tells its listeners', async () => {
   const { s, local } = store();
   await s.set({ exclusions: ['a.example'] });
-  local.data.pages = [1];
-  local.data['result:1'] = {};
+  local.data.set('pages', [1]);
+  local.data.set('result:1', {});
   let cleared = 0;
   s.onDataCleared(() => {
     cleared++;
   });
   assert.deepEqual(await s.clearData(), { ok: true, removed: ['pages', 'result:1'] });
-  assert.deepEqual(Object.keys(local.data), [SETTINGS_KEY]);
+  assert.deepEqual([...local.data.keys()], [SETTINGS_KEY]);
   assert.equal(cleared, 1);
 });
 

@@ -14,20 +14,14 @@ import { type PolicyField, type PolicyStatus, type SettingsFailure, type Setting
 import { applyPolicy, boundConsent, consentScope, defaultSettings, parseSettings, type Settings } from '../settings.js';
 import type { ResolverSpec } from '../../../common/schema.js';
 import { CODES } from '../../../common/errors.js';
+import { QueuedArea, type StorageArea } from './storage.js';
 
 /** The storage.local key holding the person's own settings; data-clear keeps it and removes every other key. */
 export const SETTINGS_KEY = 'settings';
 
-/** The part of a storage area (storage.local) the store uses. */
-export interface StorageAreaLike {
-  get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
-  set(items: Record<string, unknown>): Promise<void>;
-  remove(keys: string | string[]): Promise<void>;
-}
-
 /** What the store needs from its surroundings. */
 export interface SettingsStoreDeps {
-  local: StorageAreaLike;
+  local: StorageArea;
   /** Reads managed storage (storage.managed.get()); null where the browser or context has none. */
   readManaged: (() => Promise<Record<string, unknown>>) | null;
   /** The default resolvers (common/default-resolvers.ts in the extension). */
@@ -97,11 +91,13 @@ function failure(code: SettingsFailure['code'], message: string, problems: strin
 
 /** The settings store of the background (see the lifecycle note at the top). */
 export class SettingsStore {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writes: QueuedArea;
   private readonly changeListeners = new Set<(view: SettingsView) => void>();
   private readonly clearListeners = new Set<() => void | Promise<void>>();
 
-  constructor(private readonly deps: SettingsStoreDeps) {}
+  constructor(private readonly deps: SettingsStoreDeps) {
+    this.writes = new QueuedArea(deps.local);
+  }
 
   /** The settings in force (the person's, policy on top): what measuring must obey. */
   async loadSettings(): Promise<Settings> {
@@ -126,7 +122,7 @@ export class SettingsStore {
 
   /** Validates and stores `settings` as the person's own (the whole object); the new view, or the problems. */
   saveSettings(settings: unknown): Promise<SettingsView | SettingsFailure> {
-    return this.serial(async () => {
+    return this.writes.run(async () => {
       const parsed = parseSettings(settings);
       if (!parsed.ok) return failure(CODES.INVALID_SETTINGS, 'The settings are not valid.', parsed.problems);
       return this.write(parsed.settings);
@@ -135,7 +131,7 @@ export class SettingsStore {
 
   /** settings-set: a partial change; refuses to change what the policy fixes. */
   set(changes: SettingsChanges): Promise<SettingsView | SettingsFailure> {
-    return this.serial(async () => {
+    return this.writes.run(async () => {
       const current = await this.view();
       const blocked = current.fixed.filter(
         (f) => (f === 'resolvers' && changes.resolvers !== undefined && !sameJson(changes.resolvers, current.settings.resolvers)) || (f === 'currentDns' && changes.currentDns !== undefined && changes.currentDns !== current.settings.currentDns),
@@ -164,7 +160,7 @@ export class SettingsStore {
    * are stored as the person's own but stay overridden while the policy is in force.
    */
   import(json: string): Promise<(SettingsView & { consentKept: boolean; policyOverrides: PolicyField[] }) | SettingsFailure> {
-    return this.serial(async () => {
+    return this.writes.run(async () => {
       let value: unknown;
       try {
         value = JSON.parse(json);
@@ -185,7 +181,7 @@ export class SettingsStore {
 
   /** consent-give / consent-withdraw: records the person's decision and when; refused when the policy fixes it. */
   setConsent(given: boolean): Promise<SettingsView | SettingsFailure> {
-    return this.serial(async () => {
+    return this.writes.run(async () => {
       const current = await this.view();
       if (current.fixed.includes('consent')) {
         return failure(CODES.POLICY_FIXED, "Your administrator's policy decides consent; it cannot be changed here.", [], ['consent']);
@@ -200,7 +196,7 @@ export class SettingsStore {
    * tokens are what lets the person delete those uploads later); the keys removed.
    */
   clearData(): Promise<{ ok: true; removed: string[] }> {
-    return this.serial(async () => {
+    return this.writes.run(async () => {
       const all = await this.deps.local.get(null);
       const removed = Object.keys(all).filter((k) => !KEPT_ON_CLEAR.has(k)).sort();
       if (removed.length > 0) await this.deps.local.remove(removed);
@@ -266,12 +262,5 @@ export class SettingsStore {
         // A listener's bug must not fail the save that triggered it.
       }
     }
-  }
-
-  /** Runs `fn` after every earlier write has finished (read-change-write must not interleave). */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }

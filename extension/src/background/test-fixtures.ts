@@ -3,6 +3,7 @@ import type { MeasurementMeta } from '../messages/measure.js';
 import type { ExchangeRecord } from '../../../common/record.js';
 import type { PageHost, PageRecord } from '../../../common/page-record.js';
 import { storedRecord, type StoredRecord } from '../../../common/stored-record.js';
+import type { StorageArea } from './storage.js';
 
 /** A page host as the recorder keeps it (names under .localhost, .local or single-label are internal). */
 export function host(name: string, firstNeededMs: number, extra: Partial<PageHost> = {}): PageHost {
@@ -26,7 +27,7 @@ export function pageRecord(pageId: string, hosts: PageHost[], tabId = 7): PageRe
 }
 
 /** A storage area in memory, with a count of writes. */
-export class FakeArea {
+export class FakeArea implements StorageArea {
   data = new Map<string, unknown>();
   sets = 0;
   async get(keys?: string | string[] | null): Promise<Record<string, unknown>> {

@@ -14,6 +14,7 @@ import type { HistoryEntry } from '../history.js';
 import type { UploadPage } from '../../../common/upload-batch.js';
 import type { Settings } from '../settings.js';
 import type { UploadStatus } from '../messages/upload.js';
+import { QueuedArea, type StorageArea } from './storage.js';
 
 export const UPLOAD_KEYS = { pending: 'upload:pending', queue: 'upload:queue', sent: 'upload:sent', refused: 'upload:refused' } as const;
 export const UPLOAD_TIMING = { sealPages: 20, sealAfterMs: 3_600_000, retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000 } as const;
@@ -53,13 +54,8 @@ interface RefusedBatch {
   message: string;
 }
 
-export interface UploaderArea {
-  get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
-  set(items: Record<string, unknown>): Promise<void>;
-}
-
 export interface UploaderDeps {
-  area: UploaderArea;
+  area: StorageArea;
   loadSettings(): Promise<Settings>;
   fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<{ status: number; headers: { get(name: string): string | null }; text(): Promise<string> }>;
   /** `bytes` random bytes as base64url. */
@@ -78,11 +74,13 @@ interface State {
 }
 
 export class Uploader {
-  private lock: Promise<unknown> = Promise.resolve();
+  private readonly lock: QueuedArea;
   private sending: string | null = null;
   private timer: unknown = null;
 
-  constructor(private readonly deps: UploaderDeps) {}
+  constructor(private readonly deps: UploaderDeps) {
+    this.lock = new QueuedArea(deps.area, (err) => deps.log(`upload: ${String(err)}`));
+  }
 
   /** A finished measurement's history entry: queued as a page when uploads are on. */
   onHistory(entry: HistoryEntry): Promise<void> {
@@ -275,16 +273,14 @@ export class Uploader {
 
   /** Runs `fn` on the stored state, one at a time; writes the state back when `write`. */
   private serial<T>(fn: (s: State, settings: Settings) => Promise<T>, write = true): Promise<T> {
-    const run = this.lock.then(async () => {
-      const [got, settings] = await Promise.all([this.deps.area.get(Object.values(UPLOAD_KEYS)), this.deps.loadSettings()]);
+    return this.lock.run(async (area) => {
+      const [got, settings] = await Promise.all([area.get(Object.values(UPLOAD_KEYS)), this.deps.loadSettings()]);
       const list = <X>(k: string) => (Array.isArray(got[k]) ? (got[k] as X[]) : []);
       const s: State = { pending: list(UPLOAD_KEYS.pending), queue: list(UPLOAD_KEYS.queue), sent: list(UPLOAD_KEYS.sent), refused: list(UPLOAD_KEYS.refused) };
       const out = await fn(s, settings);
-      if (write) await this.deps.area.set({ [UPLOAD_KEYS.pending]: s.pending, [UPLOAD_KEYS.queue]: s.queue, [UPLOAD_KEYS.sent]: s.sent, [UPLOAD_KEYS.refused]: s.refused });
+      if (write) await area.set({ [UPLOAD_KEYS.pending]: s.pending, [UPLOAD_KEYS.queue]: s.queue, [UPLOAD_KEYS.sent]: s.sent, [UPLOAD_KEYS.refused]: s.refused });
       return out;
     });
-    this.lock = run.catch((err) => this.deps.log(`upload: ${String(err)}`));
-    return run;
   }
 }
 

@@ -1,15 +1,9 @@
 // Which DNS record types real browsers ask for each host of a page, measured (issue 11, item 3): Chromium and Firefox,
 // each through the machine's resolver (Chromium's built-in resolver, Firefox's getaddrinfo) and through its own
 // encrypted DNS (Chromium's DoH in secure mode, Firefox's TRR in mode 3), on a machine without and with a global IPv6
-// address and route. The lab resolver (CoreDNS) logs every query with its type; a page of the validation site with 3
-// hosts is loaded once per case in a fresh browser. dnscost's replay asks what this table finds
-// (common/browser-queries.ts), and the validation checks it against the same log.
-//
+// address and route. The lab resolver (CoreDNS) logs every query with its type; dnscost's replay asks what this table
+// finds (common/browser-queries.ts), and the validation checks it against the same log.
 //   node dist/bench/browser-queries.js [--out bench/results/browser-queries.md] [--smoke]     (as root, after scripts/setup)
-//
-// Each IPv6 case runs in a network and mount namespace of its own (re-running this file inside `unshare`): a dummy
-// interface with the lab's addresses and a default route, /etc/resolv.conf and /etc/chromium bind-mounted from the run's
-// files. Nothing leaves the namespace: it has no link to anywhere.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +31,7 @@ export interface QueryCase {
 
 const PAGE = 3;
 
+/** A page of the validation site with 3 hosts is loaded once per case in a fresh browser. */
 async function inner(ipv6: boolean, out: string): Promise<void> {
   isolatedNetwork(ipv6);
   const work = mkdtempSync(join(tmpdir(), 'dnscost-queries-'));
@@ -115,6 +110,9 @@ function report(cases: QueryCase[], command: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+// Each IPv6 case runs in a network and mount namespace of its own (re-running this file inside `unshare`): a dummy
+// interface with the lab's addresses and a default route, /etc/resolv.conf and /etc/chromium bind-mounted from the
+// run's files. Nothing leaves the namespace: it has no link to anywhere.
 if (process.env.DNSCOST_QUERIES_INNER) {
   const [ipv6, out] = process.env.DNSCOST_QUERIES_INNER.split(':', 2) as [string, string];
   await inner(ipv6 === '1', out);

@@ -1,14 +1,6 @@
-// Benchmark (not a test): the extension's effect on onLoad in headless Chromium. The same local page (9 hostnames,
-// a redirect and an iframe) loaded N times with the extension (and the real native host, page recording on, no
-// consent so nothing is measured), N times with an extension that has the same permissions and only no-op
-// listeners on the same events (what the browser charges for the APIs the recording needs), N times with an empty
-// extension, and N times without, on fresh profiles, cache disabled, in alternating blocks; onLoad is the
-// navigation entry's loadEventStart. Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
-// --profile NAME (lab/profiles.ts) holds the site's packets for the profile's RTT (and jitter) with the lab's
-// netem delayer on loopback, so the page loads as over that network (no rate or loss: a delay only).
-// --pause MS waits between loads (default 0: back to back, so what the extension does after a load — the timing
-// report, storage writes — competes with the next load; a person reading a page leaves it that time).
-//
+// Benchmark (not a test): the extension's effect on onLoad in headless Chromium: the same local page loaded with the
+// extension, with a floor extension (same permissions, no-op listeners), with an empty extension and without (see
+// inner()). Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
 //   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--pause 0] [--out bench/results/extension-overhead.md] [--smoke]
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,9 +19,17 @@ import { inLoopbackNamespace } from './loopback-namespace.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, pause: { type: 'string', default: '0' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+/**
+ * --pause MS waits between loads (default 0: back to back, so what the extension does after a load — the timing
+ * report, storage writes — competes with the next load; a person reading a page leaves it that time).
+ */
 const PAUSE_MS = Number(values.pause);
 // --smoke: one load per block.
 const LOADS = values.smoke ? 3 : Number(values.loads);
+/**
+ * --profile NAME (lab/profiles.ts) holds the site's packets for the profile's RTT (and jitter) with the lab's netem
+ * delayer on loopback, so the page loads as over that network (no rate or loss: a delay only).
+ */
 const PROFILE = profileByName(values.profile!);
 const BLOCKS = 3;
 
@@ -66,6 +66,13 @@ async function delaySite(port: number): Promise<ChildProcess> {
   return child;
 }
 
+/**
+ * The same local page (9 hostnames, a redirect and an iframe) loaded N times with the extension (and the real native
+ * host, page recording on, no consent so nothing is measured), N times with an extension that has the same
+ * permissions and only no-op listeners on the same events (what the browser charges for the APIs the recording
+ * needs), N times with an empty extension, and N times without, on fresh profiles, cache disabled, in alternating
+ * blocks; onLoad is the navigation entry's loadEventStart.
+ */
 async function inner(): Promise<void> {
   const executablePath = findBrowser('chromium')!;
   const extensionDir = requireBuiltExtension('chromium');

@@ -1,15 +1,9 @@
 // How long a browser's encrypted DNS connection stays open when idle, and when it handshakes again, measured with the
 // real browsers and stubs (issue 11, item 2): Chromium's DoH, Firefox's TRR, and the DoT stubs unbound and stubby as
 // Debian configures them (the browser asks the stub on 127.0.0.1 over Do53; the stub holds the TLS connection).
-// For each gap G: a page load (a fresh name, so the browser must look it up), G seconds of nothing, another load of a
-// fresh name; the lab resolver's new TCP connections during the gap and the second load (a SYN counter in the
-// namespace's firewall) say whether the encrypted connection was still open. The lab resolver keeps idle connections for 30
-// minutes, so what ends one is the client. common/connection-state.ts reads the figures this writes.
-//
+// common/connection-state.ts reads the figures this writes.
 //   node dist/bench/idle-lifetimes.js [--cases chromium-doh,firefox-trr,unbound,stubby] [--gaps 5,12,30,65,130,300]
 //        [--out bench/results/idle-lifetimes.md] [--smoke]          (as root, after scripts/setup; about 2 × the gaps' sum per case)
-//
-// Runs in a network and mount namespace of its own (re-running this file inside `unshare`), as browser-queries.ts.
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,7 +41,10 @@ export interface CaseResult {
 }
 
 const ZONE = 'idle.example';
-/** The lab resolver's own idle limit: far beyond every gap, so the client is what closes a connection. */
+/**
+ * The lab resolver's own idle limit (it keeps idle connections for 30 minutes): far beyond every gap, so the client
+ * is what closes a connection.
+ */
 const SERVER_IDLE_S = 1800;
 
 /** SYNs the resolver's `port` has received so far (the counter of a rule this run added to INPUT). */
@@ -63,6 +60,11 @@ function feedLog(text: string): void {
   for (const m of text.matchAll(/dnscost-query (\S+ \S+ \S+)/g)) queryLog.push({ at: Date.now(), line: m[1]! });
 }
 
+/**
+ * For each gap G: a page load (a fresh name, so the browser must look it up), G seconds of nothing, another load of a
+ * fresh name; the lab resolver's new TCP connections during the gap and the second load (a SYN counter in the
+ * namespace's firewall) say whether the encrypted connection was still open.
+ */
 async function runCase(c: IdleCase, gaps: number[], work: string, caFile: string): Promise<CaseResult> {
   const port = c === 'chromium-doh' || c === 'firefox-trr' ? 443 : 853;
   const browserName = c === 'firefox-trr' ? 'firefox' : 'chromium';
@@ -168,6 +170,7 @@ function report(results: CaseResult[], command: string): string {
   return `${[...lines, ...(errors.length ? ['', 'Errors:', ...errors] : [])].join('\n')}\n`;
 }
 
+// Runs in a network and mount namespace of its own (re-running this file inside `unshare`), as browser-queries.ts.
 if (process.env.DNSCOST_IDLE_INNER) {
   const { cases, gaps, out } = JSON.parse(process.env.DNSCOST_IDLE_INNER) as { cases: IdleCase[]; gaps: number[]; out: string };
   await inner(cases, gaps, out);

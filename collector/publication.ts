@@ -2,22 +2,13 @@
 // transport × mode × network type × site) of one epoch (a UTC day), with ε-differential privacy, so that an attacker
 // who uploads many forged pages of known values into the same cell still cannot tell a real upload's values from the
 // published figures beyond the stated noise.
-//
-// Per cell and epoch, every released statistic gets a share of PUBLICATION.epsilon (sequential composition):
-// - the page count, with Laplace noise (sensitivity 1: one upload is one page); the cell, and a site's name, are
-//   published only when the noisy count reaches PUBLICATION.minPages (the count's release decides it, no extra cost);
-// - the failure share (the sum of per-page failure fractions in [0, 1], Laplace noise, over the noisy count);
-// - the 5th, 50th and 95th percentiles of the pages' median lookup time and of their estimated onLoad change, and
-//   the medians of bytes and packets per lookup: each chosen by the exponential mechanism over the upload grid's
-//   values (common/upload-batch.ts coarse), with the distance of the wanted rank from a value's rank interval as the
-//   utility (sensitivity 2: one page moves the ranks by one and the wanted rank by at most one).
-// Epochs are disjoint in data (a page belongs to the epoch of its hour), so they compose in parallel; a page that
-// carries n results is in n cells, so an upload as a whole is (n × ε)-DP. Noise is drawn from a keyed stream
-// (HMAC-SHA-256 of the collector's secret and the cell's name), so asking again returns the same figures: repeating
-// a question cannot average the noise away.
 import { createHmac } from 'node:crypto';
 import { coarse, UPLOAD_LIMITS } from '../common/upload-batch.js';
 
+/**
+ * Epochs are disjoint in data (a page belongs to the epoch of its hour), so they compose in parallel; a page that
+ * carries n results is in n cells, so an upload as a whole is (n × ε)-DP.
+ */
 export const PUBLICATION = {
   /** Total ε per published cell of one epoch. */
   epsilon: 2,
@@ -55,7 +46,11 @@ export interface PublishedCell {
   packetsPerLookup: number | null;
 }
 
-/** A deterministic stream of uniforms in (0, 1) keyed by the secret and a label. */
+/**
+ * A deterministic stream of uniforms in (0, 1) keyed by the secret and a label. Noise is drawn from a keyed stream
+ * (HMAC-SHA-256 of the collector's secret and the cell's name), so asking again returns the same figures: repeating
+ * a question cannot average the noise away.
+ */
 export function uniforms(secret: Buffer, label: string): () => number {
   let counter = 0;
   let block = Buffer.alloc(0);
@@ -136,6 +131,15 @@ export function noisyCount(pages: number, secret: Buffer, cell: string, epsilon:
 /**
  * The published figures of one cell of one epoch, or null when its noisy count is under the threshold. `cell` names
  * it (epoch and every coordinate): it keys the noise.
+ *
+ * Per cell and epoch, every released statistic gets a share of PUBLICATION.epsilon (sequential composition):
+ * - the page count, with Laplace noise (sensitivity 1: one upload is one page); the cell, and a site's name, are
+ *   published only when the noisy count reaches PUBLICATION.minPages (the count's release decides it, no extra cost);
+ * - the failure share (the sum of per-page failure fractions in [0, 1], Laplace noise, over the noisy count);
+ * - the 5th, 50th and 95th percentiles of the pages' median lookup time and of their estimated onLoad change, and
+ *   the medians of bytes and packets per lookup: each chosen by the exponential mechanism over the upload grid's
+ *   values (common/upload-batch.ts coarse), with the distance of the wanted rank from a value's rank interval as the
+ *   utility (sensitivity 2: one page moves the ranks by one and the wanted rank by at most one).
  */
 export function publishCell(pages: readonly PageValues[], secret: Buffer, cell: string, epsilon: number = PUBLICATION.epsilon, minPages: number = PUBLICATION.minPages): PublishedCell | null {
   const count = noisyCount(pages.length, secret, cell, epsilon);

@@ -1,18 +1,9 @@
 // What /v1/aggregates serves: per epoch (a UTC day), the ε-differentially-private figures of collector/publication.ts,
 // computed once when the day has closed and a delay has passed, stored (publications table) and held in memory.
 // Requests only filter what was published; no request, filter or restart computes anything again.
-//
 // Lifecycle: a Publisher is created by server.ts with the store and the secret. answer() first brings the published
-// epochs up to date when there may be something new: at the first request, when another day has become due, when an
-// upload for a due but unpublished day was stored here (noteStored), or at most every recheckMs (uploads stored by
-// other instances). Bringing up to date loads what the store already has for the due days of the last
-// UPLOAD_LIMITS.maxAgeDays and publishes each due day that has pages but no publication; a day's first publication is
-// its only one (a page of that day arriving later is stored, never published). One update runs at a time.
-//
-// Sites: a site's cell (resolver × transport × mode × network type × site) is named when its noisy page count reaches
-// the threshold; otherwise its pages join that resolver × transport × mode × network's "other" cell, which is
-// published by the same rule. The site's count draw is the one publishCell would make for the cell (same key), so a
-// page costs ε in the cell it is published in, plus ε/10 for its own site's count when it was folded into "other".
+// epochs up to date when there may be something new (update()); a day's first publication is its only one. One
+// update runs at a time.
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_LIMITS } from '../common/upload-batch.js';
 import { noisyCount, PUBLICATION, publishCell, type PageValues } from './publication.js';
@@ -73,7 +64,13 @@ export function dueEpochs(now: number, delayMs: number, maxAgeDays: number = UPL
 
 type Coords = Pick<PublishedRow, 'epoch' | 'resolver' | 'transport' | 'mode' | 'network' | 'site'>;
 
-/** The published cells of one epoch from its pages' results (pure: the same input and secret, the same cells). */
+/**
+ * The published cells of one epoch from its pages' results (pure: the same input and secret, the same cells).
+ * Sites: a site's cell (resolver × transport × mode × network type × site) is named when its noisy page count reaches
+ * the threshold; otherwise its pages join that resolver × transport × mode × network's "other" cell, which is
+ * published by the same rule. The site's count draw is the one publishCell would make for the cell (same key), so a
+ * page costs ε in the cell it is published in, plus ε/10 for its own site's count when it was folded into "other".
+ */
 export function publishEpoch(epoch: string, results: readonly EpochResult[], opts: Pick<PublicationOptions, 'secret' | 'epsilon' | 'minPages'>): PublishedRow[] {
   const groups = new Map<string, { coords: Coords; pages: PageValues[] }>();
   const groupOf = (coords: Coords) => {
@@ -159,6 +156,11 @@ export class Publisher {
     };
   }
 
+  /**
+   * Brings the published epochs up to date when there may be something new: at the first request, when another day
+   * has become due, when an upload for a due but unpublished day was stored here (noteStored), or at most every
+   * recheckMs (uploads stored by other instances). One update runs at a time.
+   */
   private async update(): Promise<void> {
     // Bounded: one update, and at most one more for what was noticed while it ran.
     for (let round = 0; round < 2; round++) {
@@ -180,6 +182,11 @@ export class Publisher {
     }
   }
 
+  /**
+   * Bringing up to date loads what the store already has for the due days of the last UPLOAD_LIMITS.maxAgeDays and
+   * publishes each due day that has pages but no publication; a day's first publication is its only one (a page of
+   * that day arriving later is stored, never published).
+   */
   private async publishDue(due: readonly string[]): Promise<void> {
     const keep = new Set(due);
     for (const epoch of this.published.keys()) if (!keep.has(epoch)) this.published.delete(epoch);

@@ -1,14 +1,6 @@
 // The papers' bytes model (Hounsel et al. §4.5): what a client SENDS to resolve r names, assuming 10-byte names,
 // 18-byte DNS headers, one TLS connection for all r queries and as many queries per TCP segment as fit in 1460
 // bytes (Nagle). It is a reference to compare counted bytes against (`bytes.sent`), never a substitute for counting.
-//
-//   Do53 = 56·r                              UDP 8 + IPv4 20 + DNS header 18 + name 10, one datagram per query
-//   DoT  = 40·⌈r/⌊1460/33⌋⌉ + 33·r + C       TLS record header 5 + DNS 28 per query; 40 B TCP/IP per full segment
-//   DoH  = 40·⌈r/⌊1460/55⌋⌉ + 55·r + 872     DoT's 33 + 22 B of minimal HTTP/2 headers per query
-//
-// DoT's static overhead C: the paper's formula adds 285 B, its text itemises 506 B (TCP handshake 80 + ClientHello
-// 260 + client Finished 166); its worked example (r = 10 → 876 B) only holds with 506. Both are exposed; 'formula'
-// (285) is the default because it is the equation the paper plots and DESIGN.md quotes. DoH's 872 B agree in both.
 // Pure: no DOM, no node: imports.
 import type { TransportId } from './transports.js';
 
@@ -29,7 +21,12 @@ export const DOT_STATIC_TEXT = 506;
 /** DoH static overhead (TCP handshake 80, ClientHello 260, client Finished 166, HTTP/2 settings 366). */
 export const DOH_STATIC = 872;
 
-/** Which DoT static overhead a figure uses: the formula's 285 B or the text's 506 B. */
+/**
+ * Which DoT static overhead a figure uses: the formula's 285 B or the text's 506 B.
+ * DoT's static overhead C: the paper's formula adds 285 B, its text itemises 506 B (TCP handshake 80 + ClientHello
+ * 260 + client Finished 166); its worked example (r = 10 → 876 B) only holds with 506. Both are exposed; 'formula'
+ * (285) is the default because it is the equation the paper plots and DESIGN.md quotes. DoH's 872 B agree in both.
+ */
 export type DotOverhead = 'formula' | 'text';
 
 /** Bytes a client sends for r Do53 queries (Hounsel §4.5). */
@@ -62,7 +59,13 @@ export interface ModelBytes {
   formula: string;
 }
 
-/** The bytes model for r queries over `transport`; null for transports the paper does not model. */
+/**
+ * The bytes model for r queries over `transport`; null for transports the paper does not model.
+ *
+ *   Do53 = 56·r                              UDP 8 + IPv4 20 + DNS header 18 + name 10, one datagram per query
+ *   DoT  = 40·⌈r/⌊1460/33⌋⌉ + 33·r + C       TLS record header 5 + DNS 28 per query; 40 B TCP/IP per full segment
+ *   DoH  = 40·⌈r/⌊1460/55⌋⌉ + 55·r + 872     DoT's 33 + 22 B of minimal HTTP/2 headers per query
+ */
 export function modelBytes(transport: TransportId, r: number, overhead: DotOverhead = 'formula'): ModelBytes | null {
   switch (transport) {
     case 'udp':

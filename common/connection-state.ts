@@ -3,28 +3,28 @@
 // for a while after the last lookup. From the person's own timeline — how long their browser had been idle before
 // the page (PageRecord.idleBeforeMs) — each visit has an expected state, cold or warm, and the expected cost is the
 // cost in that state.
-//
-// How long each holder keeps an idle connection, measured with the real programs in the lab
-// (bench/idle-lifetimes.ts, bench/results/idle-lifetimes.md) and read in their sources (the constants named):
-// - Chromium's DoH: no idle limit of its own (an HTTP/2 session lives until the server closes it; after 10 s without
-//   a read the next request carries a PING: net/spdy kDefaultConnectionAtRiskOfLossSeconds).
-// - Firefox's TRR: 3,400 s after the last data read (network.http.http2.timeout 170 × largeKeepaliveFactor 20).
-// - unbound forwarding over TLS: configured 60 s (tcp-reuse-timeout); stubby: configured 10 s (idle_timeout,
-//   Debian's configuration). The figures used are the configured ones. bench/results/idle-lifetimes-stubs.md saw
-//   them kept longer (80 s, 20 s), but its gaps were not quiet: the browser's own background lookups (Chromium asks
-//   accounts.google.com for a new context) go through the stub, which the lab resolver refused without logging, and
-//   each one keeps the connection alive. In the 4G validation traces (bench/results/validation/), stubby's
-//   connection was closed after 11.7–16 s idle in 16 of 18 loads (the two open ones after such a lookup);
-//   systemd-resolved with DNSOverTLS: 10 s (DNS_STREAM_ESTABLISHED_TIMEOUT_USEC) — the default DoT path on Linux.
-// - AdGuard dnsproxy towards a DoQ upstream: none, and the server's idle limit does not end it either: quic-go sends
-//   a keep-alive PING every min(20 s, half the server's idle timeout) (seen on the wire in the lab: with a 5 s server
-//   limit a ping every 2.5 s, and a query after 20 s idle on the same connection).
-// The server may close sooner; where its limit is known (serverIdleMs) the shorter one applies, except for a holder
-// that pings.
 import type { RecordingBrowser } from './browser-queries.js';
 import type { Mode, TransportId } from './transports.js';
 
-/** What holds an encrypted DNS connection between a browser's lookups. */
+/**
+ * What holds an encrypted DNS connection between a browser's lookups.
+ *
+ * How long each holder keeps an idle connection, measured with the real programs in the lab
+ * (bench/idle-lifetimes.ts, bench/results/idle-lifetimes.md) and read in their sources (the constants named):
+ * - Chromium's DoH: no idle limit of its own (an HTTP/2 session lives until the server closes it; after 10 s without
+ *   a read the next request carries a PING: net/spdy kDefaultConnectionAtRiskOfLossSeconds).
+ * - Firefox's TRR: 3,400 s after the last data read (network.http.http2.timeout 170 × largeKeepaliveFactor 20).
+ * - unbound forwarding over TLS: configured 60 s (tcp-reuse-timeout); stubby: configured 10 s (idle_timeout,
+ *   Debian's configuration). The figures used are the configured ones. bench/results/idle-lifetimes-stubs.md saw
+ *   them kept longer (80 s, 20 s), but its gaps were not quiet: the browser's own background lookups (Chromium asks
+ *   accounts.google.com for a new context) go through the stub, which the lab resolver refused without logging, and
+ *   each one keeps the connection alive. In the 4G validation traces (bench/results/validation/), stubby's
+ *   connection was closed after 11.7–16 s idle in 16 of 18 loads (the two open ones after such a lookup);
+ *   systemd-resolved with DNSOverTLS: 10 s (DNS_STREAM_ESTABLISHED_TIMEOUT_USEC) — the default DoT path on Linux.
+ * - AdGuard dnsproxy towards a DoQ upstream: none, and the server's idle limit does not end it either: quic-go sends
+ *   a keep-alive PING every min(20 s, half the server's idle timeout) (seen on the wire in the lab: with a 5 s server
+ *   limit a ping every 2.5 s, and a query after 20 s idle on the same connection).
+ */
 export const HOLDERS = {
   'chromium-doh': { name: "Chromium's DNS over HTTPS", idleMs: null },
   'firefox-trr': { name: "Firefox's DNS over HTTPS (TRR)", idleMs: 3_400_000 },
@@ -69,6 +69,8 @@ export function pings(holder: Holder): boolean {
  * The state the candidate's connection would have been in at this visit: warm when the holder keeps an idle
  * connection at least as long as the browser had been idle before the page (and the server does too), else cold. A
  * visit with nothing before it (the browser's first page) is cold; a transport without a connection is cold.
+ * The server may close sooner; where its limit is known (serverIdleMs) the shorter one applies, except for a holder
+ * that pings.
  */
 export function expectedMode(idleBeforeMs: number | null | undefined, holder: Holder | null, serverIdleMs: number | null = null): Mode {
   if (holder === null || idleBeforeMs === null || idleBeforeMs === undefined) return 'cold';

@@ -1,18 +1,5 @@
 // Which names may go to which resolver (issue 13): one rule, enforced by the extension when it plans a measurement
 // and again by the host before it sends anything.
-//
-// A resolver on a globally routable address (Cloudflare, Google, Quad9, any public one) may be asked a name only if
-// - it is not special-use: RFC 6761 (test, localhost, invalid, example), 6762 (local), 7686 (onion), 8375
-//   (home.arpa), 9476 (alt), ICANN's private-use `internal`, and the suffixes home and office networks use (lan,
-//   home, corp, intranet, private, localdomain, i2p …);
-// - it is not private to the person's network: not a single label, not reached by the browser at a non-global
-//   address, not under the system's search domains, and not answered by the person's current DNS with a non-global
-//   address (split horizon: the host asks the current DNS first).
-// A resolver on a non-global address (loopback, RFC 1918, CGNAT, link-local, ULA, the TEST-NETs …) is inside the
-// person's own network and may be asked private names, and — only when the person turned the lab setting on —
-// special-use names too (a loopback stub such as systemd-resolved or dnsmasq forwards what it cannot answer upstream,
-// so special-use names go nowhere by default). `.onion` never goes to DNS at all (RFC 7686 §2).
-//
 // Pure: no I/O; the host's split-horizon lookup (native-host/src/private-names.ts) feeds `answeredNonGlobal`.
 import { isGlobalAddress, isIpAddress } from './ip-address.js';
 
@@ -63,6 +50,18 @@ export function isSpecialUseName(name: string): boolean {
  * Why `name` may not be asked of a resolver at `resolverAddress` (an IP literal), or null when it may. The order of
  * the checks is the order of the reasons' strength: `.onion` never, special-use names only in the lab on the
  * person's own network, private names only on the person's own network.
+ *
+ * A resolver on a globally routable address (Cloudflare, Google, Quad9, any public one) may be asked a name only if
+ * - it is not special-use: RFC 6761 (test, localhost, invalid, example), 6762 (local), 7686 (onion), 8375
+ *   (home.arpa), 9476 (alt), ICANN's private-use `internal`, and the suffixes home and office networks use (lan,
+ *   home, corp, intranet, private, localdomain, i2p …);
+ * - it is not private to the person's network: not a single label, not reached by the browser at a non-global
+ *   address, not under the system's search domains, and not answered by the person's current DNS with a non-global
+ *   address (split horizon: the host asks the current DNS first).
+ * A resolver on a non-global address (loopback, RFC 1918, CGNAT, link-local, ULA, the TEST-NETs …) is inside the
+ * person's own network and may be asked private names, and — only when the person turned the lab setting on —
+ * special-use names too (a loopback stub such as systemd-resolved or dnsmasq forwards what it cannot answer upstream,
+ * so special-use names go nowhere by default). `.onion` never goes to DNS at all (RFC 7686 §2).
  */
 export function withheldFrom(name: string, resolverAddress: string, ctx: NameContext = {}): Withheld | null {
   const n = clean(name);

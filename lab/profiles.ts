@@ -1,32 +1,34 @@
 // Named network conditions from the research dnscost builds on (shared/seeds), and custom ones written
 // `rtt=MS,jitter=MS,loss=PCT,down=MBIT,up=MBIT` (parseProfile).
-//
-// Conventions, so a profile means the same thing everywhere in the lab:
-// - rttMs is the round-trip delay added by the lab; createLabNet holds packets rttMs/2 on each side.
-// - jitterMs bounds the RTT's deviation: each direction draws uniformly within ±jitterMs/2.
-// - lossPct is the chance that one query/answer round trip loses a packet; each direction drops
-//   1 - sqrt(1 - lossPct/100), so the two directions together lose lossPct.
-// - downMbit is server→client, upMbit client→server; null means unshaped.
-//
-// Hounsel et al. shaped only the measurement node's OUTGOING traffic ("an additional latency of
-// 53.3 ms", netem on one side), so 53.3 ms (and 150 ms for 3G) is added to every round trip: it is
-// the RTT, not the one-way delay. Their Table 1 agrees: 4G "Default" (the on-site resolver,
-// 0.44 ms when wired) measures 52.67 min / 53.91 avg, 3G 142.44 / 150.75. Their rates are given as
-// "uplink 7.44 Mb/s, downlink 22.1 Mb/s", i.e. down 22.1 / up 7.44. Kosek et al. (Table II) give
-// delay explicitly as RTT, split symmetrically, with download/upload columns.
 
-/** One emulated access network. */
+/** One emulated access network. Conventions, so a profile means the same thing everywhere in the lab: */
 export interface NetProfile {
   name: string;
+  /** The round-trip delay added by the lab; createLabNet holds packets rttMs/2 on each side. */
   rttMs: number;
+  /** Bounds the RTT's deviation: each direction draws uniformly within ±jitterMs/2. */
   jitterMs: number;
+  /**
+   * The chance that one query/answer round trip loses a packet; each direction drops 1 - sqrt(1 - lossPct/100), so
+   * the two directions together lose lossPct.
+   */
   lossPct: number;
+  /** Server→client; null means unshaped. */
   downMbit: number | null;
+  /** Client→server; null means unshaped. */
   upMbit: number | null;
   source: string;
 }
 
+/**
+ * Hounsel et al. shaped only the measurement node's OUTGOING traffic ("an additional latency of
+ * 53.3 ms", netem on one side), so 53.3 ms (and 150 ms for 3G) is added to every round trip: it is
+ * the RTT, not the one-way delay. Their Table 1 agrees: 4G "Default" (the on-site resolver,
+ * 0.44 ms when wired) measures 52.67 min / 53.91 avg, 3G 142.44 / 150.75. Their rates are given as
+ * "uplink 7.44 Mb/s, downlink 22.1 Mb/s", i.e. down 22.1 / up 7.44.
+ */
 const HOUNSEL = 'Hounsel et al., "Analyzing the Costs (and Benefits) of DNS, DoT, and DoH for the Modern Web", §3.2';
+/** Kosek et al. (Table II) give delay explicitly as RTT, split symmetrically, with download/upload columns. */
 const KOSEK = 'Sengupta, Kosek et al., "Evaluating Cross-Layer Interactions of QUIC, Encrypted DNS and HTTP/3", Table II';
 
 function p(name: string, rttMs: number, downMbit: number | null, upMbit: number | null, source: string, jitterMs = 0, lossPct = 0): NetProfile {

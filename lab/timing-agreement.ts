@@ -2,21 +2,6 @@
 // bench/timing-vs-reference.ts. Both clients run as separate processes in the client namespace of a lab link
 // with an emulated RTT, against one CoreDNS in the server namespace, in alternating blocks so neither
 // gets systematically better conditions.
-//
-// What each side's figure spans (the fairness contract; refclient's main.go states its side):
-//   - Both ask the same question in the same bytes: EDNS0 with a 1232-byte buffer and, on encrypted transports,
-//     padding to a 128-octet block, as browsers pad (refclient's buildQuery), so the server does the same work.
-//   - cold: dnscost `timings.total` and refclient `ms` both run from just before the dial (UDP: the socket) to
-//     the parsed answer: connect + TLS + HTTP preface + query. Over QUIC dnscost's total leaves out the pipe to its
-//     companion process (the companion times handshake and query itself), which refclient, one process, has not;
-//     over HTTP/2 it leaves out node:http2's own stepping (the request written in the event loop's next check phase,
-//     the answer handed over a step after its last byte): its query runs from the request's departure to the
-//     answer's last byte (native-host/src/transports/doh.ts).
-//   - warm: the connection is opened before the clock starts (untimed) and reused; both figures span sending
-//     the query to the parsed answer.
-//   - Each process's first `warmup` exchanges are discarded on both sides: they pay one-off process costs
-//     (module loading, JIT, lazily built state) that belong to neither protocol nor path. Their medians are
-//     reported separately.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import tls from 'node:tls';
@@ -271,6 +256,21 @@ export function splitCount(count: number, blocks: number): number[] {
 /**
  * Builds a lab link with `rttMs`, starts CoreDNS behind it, and measures every row with dnscost-host and the
  * reference client, alternating which goes first by block and row; tears everything down before returning.
+ *
+ * What each side's figure spans (the fairness contract; refclient's main.go states its side):
+ *   - Both ask the same question in the same bytes: EDNS0 with a 1232-byte buffer and, on encrypted transports,
+ *     padding to a 128-octet block, as browsers pad (refclient's buildQuery), so the server does the same work.
+ *   - cold: dnscost `timings.total` and refclient `ms` both run from just before the dial (UDP: the socket) to
+ *     the parsed answer: connect + TLS + HTTP preface + query. Over QUIC dnscost's total leaves out the pipe to its
+ *     companion process (the companion times handshake and query itself), which refclient, one process, has not;
+ *     over HTTP/2 it leaves out node:http2's own stepping (the request written in the event loop's next check phase,
+ *     the answer handed over a step after its last byte): its query runs from the request's departure to the
+ *     answer's last byte (native-host/src/transports/doh.ts).
+ *   - warm: the connection is opened before the clock starts (untimed) and reused; both figures span sending
+ *     the query to the parsed answer.
+ *   - Each process's first `warmup` exchanges are discarded on both sides: they pay one-off process costs
+ *     (module loading, JIT, lazily built state) that belong to neither protocol nor path. Their medians are
+ *     reported separately.
  */
 export async function compareTimings(opts: CompareOptions): Promise<RowResult[]> {
   const name = opts.name ?? TIMING_NAME;

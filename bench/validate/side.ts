@@ -2,19 +2,8 @@
 // own, so sides can run side by side (a trace's browsers stay open together). The inner half (inner.ts, through
 // sides.ts) starts it; main.ts dispatches here when DNSCOST_VALIDATION_SIDE names its config. It takes one command a
 // line on stdin and answers each with one `reply {json}` line on stdout; logs go to stderr.
-//
-// Lifecycle: at start it gives its mount namespace its own /etc/resolv.conf and /etc/chromium (lab/browser-dns.ts
-// isolateDns) naming its path: Do53 the lab resolver; DoT and DoQ its own stub's loopback address (stubs.ts, started
-// per load or per trace); DoH a loopback address where nothing listens (a fallback to Do53 would fail the load) with
-// Chromium's secure-DNS policy or Firefox's TRR mode 3. `open` launches the browser, `close` ends it (and any stub).
-// - `visit` (cold and warm): a fresh stub, a fresh context (Chromium's incognito context, Firefox's container), a
-//   pause of 1 s (Chromium's DoH probes a new context's connection in it); cold ends this side's connections to the
-//   resolver and checks none is left (DoQ: starts its stub afresh just before the navigation), warm looks a fresh
-//   name up through the same browser and stub; then the load.
-// - `trace-start` / `trace-visit` / `trace-end` (expected): one stub and, in Chromium, one context for the whole
-//   trace (its DoH connection lives in it; its host cache is emptied before each load); in Firefox a container per
-//   load (its TRR connection is the browser's). Before each load the side's leftover connections to the pages'
-//   servers are ended, so each load looks its names up again; nothing is done to its encrypted connection.
+// Lifecycle: at start it isolates its DNS, naming its path (sideWorker()); `open` launches the browser, `close` ends
+// it (and any stub); `visit` makes a cold or warm load, `trace-start` / `trace-visit` / `trace-end` a trace.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { BrowserContext } from 'puppeteer-core';
@@ -155,7 +144,13 @@ class SideWorker {
     this.stub = null;
   }
 
-  /** A cold or warm load: fresh stub and context, the state set up, the load; retried once on ERR_NETWORK_CHANGED. */
+  /**
+   * A cold or warm load: fresh stub and context, the state set up, the load; retried once on ERR_NETWORK_CHANGED.
+   * `visit` (cold and warm): a fresh stub, a fresh context (Chromium's incognito context, Firefox's container), a
+   * pause of 1 s (Chromium's DoH probes a new context's connection in it); cold ends this side's connections to the
+   * resolver and checks none is left (DoQ: starts its stub afresh just before the navigation), warm looks a fresh
+   * name up through the same browser and stub; then the load.
+   */
   private async visit(url: string, state: 'cold' | 'warm', warmName: string): Promise<VisitResult> {
     const startedAt = Date.now();
     let retried = false;
@@ -194,7 +189,13 @@ class SideWorker {
     }
   }
 
-  /** A trace's load: nothing done to the encrypted connection; the host cache and the pages' connections cleared. */
+  /**
+   * A trace's load: nothing done to the encrypted connection; the host cache and the pages' connections cleared.
+   * `trace-start` / `trace-visit` / `trace-end` (expected): one stub and, in Chromium, one context for the whole
+   * trace (its DoH connection lives in it; its host cache is emptied before each load); in Firefox a container per
+   * load (its TRR connection is the browser's). Before each load the side's leftover connections to the pages'
+   * servers are ended, so each load looks its names up again; nothing is done to its encrypted connection.
+   */
   private async traceVisit(url: string): Promise<VisitResult> {
     const startedAt = Date.now();
     const chromium = this.c.browser === 'chromium';
@@ -218,7 +219,13 @@ class SideWorker {
   }
 }
 
-/** The side worker for the config file `configFile`: isolates its DNS, then answers commands until stdin ends. */
+/**
+ * The side worker for the config file `configFile`: isolates its DNS, then answers commands until stdin ends.
+ * At start it gives its mount namespace its own /etc/resolv.conf and /etc/chromium (lab/browser-dns.ts isolateDns)
+ * naming its path: Do53 the lab resolver; DoT and DoQ its own stub's loopback address (stubs.ts, started per load or
+ * per trace); DoH a loopback address where nothing listens (a fallback to Do53 would fail the load) with Chromium's
+ * secure-DNS policy or Firefox's TRR mode 3.
+ */
 export async function sideWorker(configFile: string): Promise<void> {
   const c = JSON.parse(readFileSync(configFile, 'utf8')) as SideConfig;
   isolateDns(c.work);

@@ -1,24 +1,5 @@
 // The bodies of a rebuilt page (lab/har/): for each resource of a plan (plan.ts), bytes that make a browser discover
 // its children the way the HAR's initiators say, padded to the HAR's size. Pure: site.ts serves what this returns.
-//
-// How each discovery is rebuilt:
-// - `parser` (a document's child): a real tag in the document's HTML, in HAR order — <script async src>,
-//   <link rel=stylesheet>, <img>, <iframe>, <link rel=preload as=font crossorigin> for fonts and
-//   <link rel=preload as=fetch crossorigin> for anything else (so every one delays onload, as tags do).
-// - `script` / `other` with the document as parent: an inline script at the top of <head> starts them `delayMs`
-//   after the document's response ended (its navigation entry's responseEnd), as a script's children below.
-// - `script` with a script as parent: the generated script starts them `delayMs` after its own response ended (its
-//   Resource Timing entry; else when it runs), by a timer or, within SYNC_MS, while it runs: scripts by inserting
-//   <script> (so they run and continue the chain), stylesheets by <link>, images by `new Image()`, documents by
-//   <iframe>, fonts by FontFace.load(), the rest by fetch(…, {mode: 'no-cors'}) with the HAR's method when GET, HEAD
-//   or POST (else GET).
-// - `css` (a stylesheet's child): `@import` for stylesheets; `@font-face` plus a rule that uses the face for fonts;
-//   a `background-image: url()` rule for anything else. The HAR does not say which rule or element, so every
-//   generated document holds one element per CSS-discovered resource (`<i class="dnscost-rID">`), and the rule in
-//   the discovering stylesheet targets it: the resource is requested when that stylesheet applies.
-// - `redirect`: nothing to write; the server answers with the HAR's status and Location.
-// A tag cannot wait, so `parser` and `css` children start as soon as the browser finds them; their delayMs is kept in
-// the plan but not enacted. Bodies are exactly `bytes` long unless the markup needed is longer (then it is sent whole).
 import type { PagePlan, PlanResource } from './plan.js';
 
 /** A generated response body and its Content-Type. */
@@ -55,7 +36,14 @@ const fetchMethod = (m: string) => (m === 'POST' || m === 'HEAD' ? m : 'GET');
 export const SYNC_MS = 50;
 
 // The starter: `L` is [type, url, method, delayMs][]; `BASE` picks the time the delays count from. One copy per
-// script, so every script works alone on any origin and in any frame.
+// script, so every script works alone on any origin and in any frame. How it rebuilds a discovery:
+// - `script` / `other` with the document as parent: an inline script at the top of <head> starts them `delayMs`
+//   after the document's response ended (its navigation entry's responseEnd), as a script's children below.
+// - `script` with a script as parent: the generated script starts them `delayMs` after its own response ended (its
+//   Resource Timing entry; else when it runs), by a timer or, within SYNC_MS, while it runs: scripts by inserting
+//   <script> (so they run and continue the chain), stylesheets by <link>, images by `new Image()`, documents by
+//   <iframe>, fonts by FontFace.load(), the rest by fetch(…, {mode: 'no-cors'}) with the HAR's method when GET, HEAD
+//   or POST (else GET).
 function starter(children: PlanResource[], base: 'document' | 'script'): string {
   const list = children.map((c) => [c.type, c.url, fetchMethod(c.method), c.delayMs]);
   const from = base === 'document'
@@ -82,6 +70,13 @@ function starter(children: PlanResource[], base: 'document' | 'script'): string 
     `${from}})();`;
 }
 
+/**
+ * `parser` (a document's child): a real tag in the document's HTML, in HAR order — <script async src>,
+ * <link rel=stylesheet>, <img>, <iframe>, <link rel=preload as=font crossorigin> for fonts and
+ * <link rel=preload as=fetch crossorigin> for anything else (so every one delays onload, as tags do).
+ * A tag cannot wait, so `parser` and `css` children start as soon as the browser finds them; their delayMs is kept in
+ * the plan but not enacted.
+ */
 function tag(r: PlanResource): { head: boolean; markup: string } {
   const u = html(r.url);
   switch (r.type) {
@@ -118,7 +113,13 @@ export function scriptJs(plan: PagePlan, r: PlanResource): Buffer {
   return padTo(text, r.bytes, '/*', '*/');
 }
 
-/** The CSS of stylesheet `r`: @import for stylesheets, @font-face and a use for fonts, background images for the rest. */
+/**
+ * The CSS of stylesheet `r`: @import for stylesheets, @font-face and a use for fonts, background images for the rest.
+ * `css` (a stylesheet's child): `@import` for stylesheets; `@font-face` plus a rule that uses the face for fonts;
+ * a `background-image: url()` rule for anything else. The HAR does not say which rule or element, so every
+ * generated document holds one element per CSS-discovered resource (`<i class="dnscost-rID">`), and the rule in
+ * the discovering stylesheet targets it: the resource is requested when that stylesheet applies.
+ */
 export function stylesheetCss(plan: PagePlan, r: PlanResource): Buffer {
   const imports: string[] = [];
   const rules: string[] = [];
@@ -134,7 +135,11 @@ export function stylesheetCss(plan: PagePlan, r: PlanResource): Buffer {
 
 const mime = (m: string) => m.split(';')[0]!.trim();
 
-/** The body and Content-Type the site sends for resource `id` of `plan` (status and headers are the site's). */
+/**
+ * The body and Content-Type the site sends for resource `id` of `plan` (status and headers are the site's).
+ * `redirect`: nothing to write; the server answers with the HAR's status and Location. Bodies are exactly `bytes`
+ * long unless the markup needed is longer (then it is sent whole).
+ */
 export function bodyFor(plan: PagePlan, id: number): Body {
   const r = plan.resources[id];
   if (!r) throw new Error(`no resource ${id} in the plan`);

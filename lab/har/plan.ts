@@ -2,17 +2,6 @@
 // each with the resource whose response discovered it, how it was discovered, its size, its server's wait and how long
 // after its parent's response the recording browser started it. site.ts serves the tree, bodies.ts writes the bodies
 // that make a browser discover it again, zone.ts names its hosts to the lab resolver.
-//
-// What a HAR says and what is decided here:
-// - parser initiator: the initiator's URL is the document (a tag) or a stylesheet (a CSS rule);
-// - script initiator: the first stack frame whose URL is a resource of the page (a script; the document for inline
-//   scripts), searching async parent stacks too; no usable frame → the document's inline script;
-// - a redirect target's parent is the redirect; anything a redirected URL discovered is its final target's;
-// - anything else (browser-initiated, preflights, no initiator) → the document (landing page after redirects);
-// - a parent must have started earlier and be able to discover (a document, or a script/stylesheet with a usable
-//   response); otherwise its nearest such ancestor takes over (e.g. code eval'd from an XHR's body), with the delay
-//   measured from that ancestor's response — so the tree has no cycles by construction.
-// - the same URL requested several times is one resource (a CORS preflight folds into its request).
 import type { Har, HarRequest } from './har.js';
 
 /** What a resource is, as far as rebuilding it goes (xhr, fetch, ping and beacon are all `fetch`). */
@@ -133,7 +122,20 @@ export function canDiscover(r: Pick<PlanResource, 'type' | 'status' | 'redirectT
 
 interface Group { key: string; url: URL; entries: HarRequest[]; start: number }
 
-/** The page a HAR recorded, as a tree of resources to serve and discover again (pure; errors only on an empty page). */
+/**
+ * The page a HAR recorded, as a tree of resources to serve and discover again (pure; errors only on an empty page).
+ *
+ * What a HAR says and what is decided here:
+ * - parser initiator: the initiator's URL is the document (a tag) or a stylesheet (a CSS rule);
+ * - script initiator: the first stack frame whose URL is a resource of the page (a script; the document for inline
+ *   scripts), searching async parent stacks too; no usable frame → the document's inline script;
+ * - a redirect target's parent is the redirect; anything a redirected URL discovered is its final target's;
+ * - anything else (browser-initiated, preflights, no initiator) → the document (landing page after redirects);
+ * - a parent must have started earlier and be able to discover (a document, or a script/stylesheet with a usable
+ *   response); otherwise its nearest such ancestor takes over (e.g. code eval'd from an XHR's body), with the delay
+ *   measured from that ancestor's response — so the tree has no cycles by construction.
+ * - the same URL requested several times is one resource (a CORS preflight folds into its request).
+ */
 export function pagePlan(har: Har, limits: typeof PLAN_LIMITS = PLAN_LIMITS): PagePlan {
   const skipped: PagePlan['skipped'] = [];
   const ordered = [...har.requests].sort((a, b) => a.startMs - b.startMs || a.index - b.index);

@@ -1,21 +1,7 @@
 // The server of a page rebuilt from a HAR (lab/har/), run inside the lab's server namespace: every host of the plan
 // on one address, HTTPS (HTTP/2 and HTTP/1.1) and plain HTTP on the ports the HAR used (443 and 80 as a rule),
-// answering by Host (or :authority) and path. Each response waits the HAR's `wait`, then sends the HAR's status and
-// exactly its body size (bodies.ts writes what makes a browser discover the page again); redirects carry the HAR's
-// Location. Every response is recorded (what, when asked, first byte, last byte), so a test can check the page loaded
-// the way the HAR says. Nothing is cacheable; every response allows any origin (fonts and no-cors fetches).
-//
-// TLS: certificates from the lab CA, on 443 for every host. Given the CA (`ca`, `--ca-cert/--ca-key`), one
-// certificate per group of hosts that shared a server in the recording (host-certs.ts), chosen by SNI, so a browser
-// pools connections only where the real page could have; given one certificate naming every host (`cert`/`key`,
-// makeCerts(dir, names) in lab/certs.ts), a browser may pool every host onto a few connections. HTTPS answers
-// whatever scheme the HAR used: browsers upgrade some http URLs by themselves (the HSTS preload list, which now
-// holds hosts an older HAR reached over http; HTTPS-Upgrades; mixed-content image upgrades), and a declined handshake
-// fails the load outright. A resource is found by host and path, so either scheme gets the same answer. (An http page
-// that ends up over https needs the browser to allow its http subresources: load.ts does.)
-//
-// Lifecycle: startHarSite() listens and returns; close() drops every connection and stops. As a script, for
-// `net.spawnIn('server', …)`:
+// answering by Host (or :authority) and path. Lifecycle: startHarSite() listens and returns; close() drops every
+// connection and stops. As a script, for `net.spawnIn('server', …)`:
 //   node dist/lab/har/site.js --har FILE --address 192.0.2.3 [--address 2001:db8::3] --ca-cert F --ca-key F (or --cert F --key F)
 // prints `ready` when listening, then one `served {json}` line per response; SIGTERM stops it.
 import { once } from 'node:events';
@@ -117,6 +103,10 @@ export async function startHarSite(plan: PagePlan, o: HarSiteOptions): Promise<H
     return n;
   };
 
+  // Each response waits the HAR's `wait`, then sends the HAR's status and exactly its body size (bodies.ts writes
+  // what makes a browser discover the page again); redirects carry the HAR's Location. Every response is recorded
+  // (what, when asked, first byte, last byte), so a test can check the page loaded the way the HAR says. Nothing is
+  // cacheable; every response allows any origin (fonts and no-cors fetches).
   const handle = async (req: Req, res: Res, scheme: 'http' | 'https') => {
     const authority = String(req.headers[':authority'] ?? req.headers.host ?? '');
     // As URL.hostname writes it (an IPv6 address keeps its brackets), without a trailing dot.
@@ -168,6 +158,10 @@ export async function startHarSite(plan: PagePlan, o: HarSiteOptions): Promise<H
     else res.end();
   };
 
+  // TLS: certificates from the lab CA, on 443 for every host. Given the CA (`ca`, `--ca-cert/--ca-key`), one
+  // certificate per group of hosts that shared a server in the recording (host-certs.ts), chosen by SNI, so a browser
+  // pools connections only where the real page could have; given one certificate naming every host (`cert`/`key`,
+  // makeCerts(dir, names) in lab/certs.ts), a browser may pool every host onto a few connections.
   const contexts = new Map<string, SecureContext>();
   let fallback = o.cert && o.key ? { cert: o.cert, key: o.key } : undefined;
   if (o.ca) {
@@ -184,6 +178,10 @@ export async function startHarSite(plan: PagePlan, o: HarSiteOptions): Promise<H
   const tls = contexts.size > 0 || !!fallback;
   if (!tls && plan.resources.some((r) => r.scheme === 'https')) throw new Error('the plan has https URLs: startHarSite needs the lab CA or a certificate');
   // The plan's ports, and always 80 and 443 (where a browser goes when it upgrades or downgrades by itself).
+  // HTTPS answers whatever scheme the HAR used: browsers upgrade some http URLs by themselves (the HSTS preload list,
+  // which now holds hosts an older HAR reached over http; HTTPS-Upgrades; mixed-content image upgrades), and a
+  // declined handshake fails the load outright. A resource is found by host and path, so either scheme gets the same
+  // answer. (An http page that ends up over https needs the browser to allow its http subresources: load.ts does.)
   const pairs = new Map<string, { scheme: 'http' | 'https'; port: number }>([['http:80', { scheme: 'http', port: 80 }]]);
   if (tls) pairs.set('https:443', { scheme: 'https', port: 443 });
   for (const r of plan.resources) pairs.set(`${r.scheme}:${r.port}`, { scheme: r.scheme, port: r.port });

@@ -2,15 +2,6 @@
 // some chained (a script on one host loads a script or an image from a host nobody named before), served by one
 // node:http server that answers by Host header. Its names live in their own zone (VALIDATION_ZONE), which the lab
 // resolver answers with the server's address inside the lab namespaces, so a browser resolves every one for real.
-//
-// Page n (`http://p<n>-h0.<zone>/`): the document on host 0, then hosts 1…n-1. A third of them (rounded down) are
-// chained: chains of up to three, each started by an async script on a directly named host, every link a script
-// inserted by the previous one, the last link an image. The rest are named by the document: host 1 a render-blocking
-// stylesheet, host 2 a synchronous script in <head> (parser-blocking), the chain starters async scripts, the others
-// images. Even-numbered hosts send Timing-Allow-Origin (their lookups are visible to Resource Timing), odd ones not,
-// as on the web where only some third parties do. Bodies are padded so the page has some weight (document 8 KB,
-// each resource 2 KB). Nothing is cacheable.
-//
 //   node dist/lab/site/validation-site.js --address 192.0.2.2 --port 80   (prints "ready PORT" when listening)
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -45,7 +36,15 @@ export function pageUrl(n: number, port = 80): string {
   return `http://${pageHost(n, 0)}${port === 80 ? '' : `:${port}`}/`;
 }
 
-/** Every host of page n with its role (deterministic; the plan both the server and the report use). */
+/**
+ * Every host of page n with its role (deterministic; the plan both the server and the report use).
+ * Page n (`http://p<n>-h0.<zone>/`): the document on host 0, then hosts 1…n-1. A third of them (rounded down) are
+ * chained: chains of up to three, each started by an async script on a directly named host, every link a script
+ * inserted by the previous one, the last link an image. The rest are named by the document: host 1 a render-blocking
+ * stylesheet, host 2 a synchronous script in <head> (parser-blocking), the chain starters async scripts, the others
+ * images. Even-numbered hosts send Timing-Allow-Origin (their lookups are visible to Resource Timing), odd ones not,
+ * as on the web where only some third parties do.
+ */
 export function pagePlan(n: number): PageHostPlan[] {
   if (!Number.isInteger(n) || n < 1 || n > 500) throw new Error(`page sizes are 1…500 hostnames, not ${n}`);
   const hosts: PageHostPlan[] = [{ name: pageHost(n, 0), index: 0, role: 'document', tao: true }];
@@ -107,6 +106,7 @@ function documentHtml(n: number, port: number): string {
   return pad(8192, html) + '--></body></html>';
 }
 
+// Bodies are padded so the page has some weight (document 8 KB, each resource 2 KB). Nothing is cacheable.
 function route(req: IncomingMessage, res: ServerResponse, port: number): void {
   const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
   const m = /^p(\d+)-h(\d+)\./.exec(host);

@@ -1,16 +1,5 @@
-// The options page of the built extension in real Chromium and Firefox, driven as a person would: give consent, add
-// a custom DoT resolver (after an inline error for a bad address), set the budget, turn a default off, exclude a site,
-// export the settings (the file equals what was set), import a modified file (applied), import broken files (clear
-// error with the path, nothing changed), clear data behind a confirmation. Then, in a fresh profile with an
-// administrator's policy in managed storage, the policy's resolvers and consent are in force, shown as fixed, and a
-// change is refused with policy-fixed.
-//
-// Managed storage comes from where each browser reads enterprise policy: Firefox from
-// $HOME/.mozilla/managed-storage/dnscost@dnscost.org.json under the harness's private HOME; Chromium from
-// /etc/chromium/policies/managed/*.json (3rdparty.extensions.ID). The real /etc is never written: the Chromium run
-// happens in its own mount namespace (unshare --mount, private propagation) where a temporary copy of /etc/chromium
-// is bind-mounted over it; the copy is removed afterwards and the mount dies with the namespace.
-// Like tests/browser/host.test.ts this file re-runs itself under `unshare --net` (root only), one browser at a time.
+// The options page of the built extension in real Chromium and Firefox, driven as a person would (personScenario),
+// then in a fresh profile with an administrator's policy in managed storage (policyScenario).
 import { test } from 'vitest';
 import { linesOf, runInNamespace, vitestCommand } from '../support/namespace.js';
 import assert from 'node:assert/strict';
@@ -98,6 +87,12 @@ async function openOptions(b: Awaited<ReturnType<typeof launchWithExtension>>): 
   return page;
 }
 
+/**
+ * Driven as a person would: give consent, add a custom DoT resolver (after an inline error for a bad address), set
+ * the budget, turn a default off, exclude a site, export the settings (the file equals what was set), import a
+ * modified file (applied), import broken files (clear error with the path, nothing changed), clear data behind a
+ * confirmation.
+ */
 async function personScenario(name: BrowserName, work: string, timings: string[]): Promise<void> {
   const extensionDir = requireBuiltExtension(name);
   let started = Date.now();
@@ -203,7 +198,11 @@ async function personScenario(name: BrowserName, work: string, timings: string[]
   }
 }
 
-/** Writes the administrator's policy where `name` reads it; returns a function that removes it. */
+/**
+ * Writes the administrator's policy where `name` reads it; returns a function that removes it. Managed storage comes
+ * from where each browser reads enterprise policy: Firefox from $HOME/.mozilla/managed-storage/dnscost@dnscost.org.json
+ * under the harness's private HOME; Chromium from /etc/chromium/policies/managed/*.json (3rdparty.extensions.ID).
+ */
 function writePolicy(name: BrowserName, work: string, policy: Record<string, unknown>): () => void {
   if (name === 'firefox') {
     // The harness's private HOME for Firefox is <workDir>/home (lab/browsers.ts).
@@ -221,6 +220,10 @@ function writePolicy(name: BrowserName, work: string, policy: Record<string, unk
   return () => rmSync(file, { force: true });
 }
 
+/**
+ * In a fresh profile with an administrator's policy in managed storage, the policy's resolvers and consent are in
+ * force, shown as fixed, and a change is refused with policy-fixed.
+ */
 async function policyScenario(name: BrowserName, work: string, timings: string[]): Promise<void> {
   const started = Date.now();
   const removePolicy = writePolicy(name, work, { resolvers: [POLICY_RESOLVER], consent: true });
@@ -276,6 +279,7 @@ function innerTests(name: BrowserName): void {
   });
 }
 
+// Like tests/browser/host.test.ts this file re-runs itself under `unshare --net` (root only), one browser at a time.
 if (INNER) {
   innerTests(INNER);
 } else {
@@ -288,7 +292,10 @@ if (INNER) {
       let script = `ip link set lo up && ${inner}`;
       let privateEtc: string | null = null;
       if (name === 'chromium') {
-        // Chromium reads policy only from /etc/chromium/policies: give this namespace its own /etc/chromium.
+        // Chromium reads policy only from /etc/chromium/policies: give this namespace its own /etc/chromium. The real
+        // /etc is never written: the Chromium run happens in its own mount namespace (unshare --mount, private
+        // propagation) where a temporary copy of /etc/chromium is bind-mounted over it; the copy is removed afterwards
+        // and the mount dies with the namespace.
         if (!existsSync('/etc/chromium')) assert.fail('/etc/chromium is missing (Debian\'s chromium package ships it)');
         privateEtc = mkdtempSync(join(tmpdir(), 'dnscost-etc-chromium-'));
         t.onTestFinished(() => rmSync(privateEtc!, { recursive: true, force: true }));

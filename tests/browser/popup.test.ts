@@ -1,20 +1,6 @@
-// The per-site cost panel in real Chromium and Firefox, end to end: the built extension with the real native host,
-// configured through `settings-set` for the lab resolver only (CoreDNS on loopback, every transport: udp, tcp, dot,
-// doh, doh1; the lab CA in the resolver's `ca`) and consent given, visits the local site (lab/site/); an extension
-// page starts the measurement of that tab (`measure-start`), polls `measure-status` until it is done, and checks
-// that every host of the page was measured over every transport of the lab resolver, cold and warm (the page's
-// hosts are `*.site.localhost`: special-use names, sent only because the lab setting is on and every resolver in
-// force is on loopback). Then `popup.html?tab=ID` must show the results: a summary row per transport × mode, a waterfall row
-// per host, the bytes table; a screenshot per browser goes to tests/.run/cost-panel-BROWSER.png.
-// Chromium only: the service worker is killed in the middle of a second measurement (the records it had stored stay,
-// the measurement reads `interrupted`, measuring again completes), and a synthetic finished 200-host measurement
-// (12,000 records) written to storage is read back by a restarted worker and drawn by the panel (time logged).
-//
-// The lab zone is `test.`: CoreDNS answers the site's names REFUSED, so every lookup is a (fast, recorded) failure
-// and the panel's verdicts read "would fail"; what is checked is that each lookup was made and shown.
-//
-// Same structure as tests/browser/page-records.test.ts: re-runs itself under `unshare --net` (root) with DNSCOST_COST_INNER
-// naming the browser, one browser at a time; the site and the lab resolver run inside that namespace.
+// The per-site cost panel in real Chromium and Firefox, end to end: the built extension with the real native host
+// measures a page of the local site (lab/site/) through the lab resolver, and the panel (`popup.html?tab=ID`) must
+// show the results.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -39,6 +25,19 @@ const RUN_DIR = join(ROOT, 'tests/.run');
 const BUDGET_MS: Record<BrowserName, number> = { chromium: 90_000, firefox: 100_000 };
 const TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1'] as const;
 
+/**
+ * The built extension with the real native host, configured through `settings-set` for the lab resolver only (CoreDNS
+ * on loopback, every transport: udp, tcp, dot, doh, doh1; the lab CA in the resolver's `ca`) and consent given,
+ * visits the local site (lab/site/); an extension page starts the measurement of that tab (`measure-start`), polls
+ * `measure-status` until it is done, and checks that every host of the page was measured over every transport of the
+ * lab resolver, cold and warm (the page's hosts are `*.site.localhost`: special-use names, sent only because the lab
+ * setting is on and every resolver in force is on loopback). Then `popup.html?tab=ID` must show the results: a
+ * summary row per transport × mode, a waterfall row per host, the bytes table; a screenshot per browser goes to
+ * tests/.run/cost-panel-BROWSER.png.
+ * Chromium only: the service worker is killed in the middle of a second measurement (the records it had stored stay,
+ * the measurement reads `interrupted`, measuring again completes), and a synthetic finished 200-host measurement
+ * (12,000 records) written to storage is read back by a restarted worker and drawn by the panel (time logged).
+ */
 function innerTests(name: BrowserName): void {
   test(`${name}: measure a page through the real host and the lab resolver; the cost panel shows it`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
     const extensionDir = requireBuiltExtension(name);
@@ -288,6 +287,9 @@ function innerTests(name: BrowserName): void {
   });
 }
 
+// Same structure as tests/browser/page-records.test.ts: re-runs itself under `unshare --net` (root) with
+// DNSCOST_COST_INNER naming the browser, one browser at a time; the site and the lab resolver run inside that
+// namespace.
 if (INNER) {
   innerTests(INNER);
 } else {

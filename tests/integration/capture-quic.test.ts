@@ -1,23 +1,4 @@
 // DoQ and DoH3 wire bytes and packets per exchange equal a packet capture of the same exchanges (tshark on lo).
-//
-// The companion counts every UDP datagram of a connection at its socket and reads the counters when the answer is
-// parsed; each reply carries that moment (`wire.at`, µs on the Unix clock the capture stamps frames with). A
-// record's figures are the connection's counters at its answer less those at the previous record's answer on the
-// same connection (zero for a new one: the QUIC handshake, padded Initials included, is on the first exchange). So
-// per record the capture figure is the datagrams of its connection's UDP port pair stamped after the previous cut
-// and up to its own. Connections map to the capture's QUIC connections by order: the engine runs one exchange at a
-// time and opens connections in order, so the n-th connection of the run is the n-th seen (no warm-up, no priming).
-// A capture connection is a client port from its first datagram until the port starts another: the kernel may give a
-// later connection a port an earlier one used, and a client Initial after that port's own 1-RTT packets is a new one.
-// After the last cut come the ACK of the answer and the CONNECTION_CLOSE: no record could have seen them (as for
-// TCP's teardown in capture.test.ts); they are counted and shown.
-//
-// Sent datagrams are cut exactly (the companion counts a datagram under the same lock a snapshot takes, around the
-// send). A received datagram is counted when QUIC reads it, and the capture stamps it when the server sends it: one
-// the server sent just after the answer (typically its ACK) can sit in our socket's queue at the cut and be counted
-// on the next record. So on the received side a record may differ from its window by the last datagrams stamped
-// within CUT_SLACK_US before a cut, moved to the next window (FIFO); such records are counted and shown, and every
-// connection's records plus its "after" datagrams must add up to its capture exactly.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -36,9 +17,26 @@ import { REGISTRY } from '../../native-host/src/transports/registry.js';
 import { labDir, startCoreDNS } from '../../lab/resolver.js';
 import { canCapture, Capture, run } from '../../lab/capture.js';
 
+/**
+ * Sent datagrams are cut exactly (the companion counts a datagram under the same lock a snapshot takes, around the
+ * send). A received datagram is counted when QUIC reads it, and the capture stamps it when the server sends it: one
+ * the server sent just after the answer (typically its ACK) can sit in our socket's queue at the cut and be counted
+ * on the next record. So on the received side a record may differ from its window by the last datagrams stamped
+ * within CUT_SLACK_US before a cut, moved to the next window (FIFO); such records are counted and shown, and every
+ * connection's records plus its "after" datagrams must add up to its capture exactly.
+ */
 const CUT_SLACK_US = 1000;
 
-/** Remembers every answer the companion sends, in order: their `wire.at` are the cuts. */
+/**
+ * Remembers every answer the companion sends, in order: their `wire.at` are the cuts.
+ *
+ * The companion counts every UDP datagram of a connection at its socket and reads the counters when the answer is
+ * parsed; each reply carries that moment (`wire.at`, µs on the Unix clock the capture stamps frames with). A
+ * record's figures are the connection's counters at its answer less those at the previous record's answer on the
+ * same connection (zero for a new one: the QUIC handshake, padded Initials included, is on the first exchange). So
+ * per record the capture figure is the datagrams of its connection's UDP port pair stamped after the previous cut
+ * and up to its own.
+ */
 class SpyCompanion extends QuicCompanion {
   readonly answers: Array<{ conn: number; at: number }> = [];
   override async request(message: Parameters<QuicCompanion['request']>[0], timeoutMs: number): Promise<CompanionFrame> {
@@ -57,6 +55,13 @@ interface Datagram {
   ipBytes: number;
 }
 
+/**
+ * The capture's datagrams to and from the server ports, each given its QUIC connection. Connections map to the
+ * capture's QUIC connections by order: the engine runs one exchange at a time and opens connections in order, so the
+ * n-th connection of the run is the n-th seen (no warm-up, no priming). A capture connection is a client port from
+ * its first datagram until the port starts another: the kernel may give a later connection a port an earlier one
+ * used, and a client Initial after that port's own 1-RTT packets is a new one.
+ */
 async function datagrams(file: string, serverPorts: Set<number>): Promise<Datagram[]> {
   const out = await run('tshark', ['-r', file, '-n', '-Y', 'udp', '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'udp.srcport', '-e', 'udp.dstport', '-e', 'ip.len', '-e', 'udp.payload'], 60_000);
   const list: Datagram[] = [];
@@ -175,7 +180,9 @@ test('DoQ and DoH3 bytes and packets equal a capture on lo', { timeout: 120_000 
       assert.equal(rec.provenance.packets, 'counted');
     });
     // What no record could see: after each connection's last answer (ACKs, CONNECTION_CLOSE). With it, every
-    // connection's records add up to its capture exactly.
+    // connection's records add up to its capture exactly. After the last cut come the ACK of the answer and the
+    // CONNECTION_CLOSE: no record could have seen them (as for TCP's teardown in capture.test.ts); they are counted
+    // and shown.
     let after = 0;
     for (const [conn, cut] of lastCut) {
       const mine = frames.filter((f) => f.conn === conn);

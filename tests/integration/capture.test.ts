@@ -1,33 +1,5 @@
 // Wire bytes and packets per exchange agree with a packet capture of the same exchanges (tshark on lo): exact where
 // a record says `counted`, within 10 % where it says `estimated`.
-//
-// What is compared, and where the capture is cut
-// ----------------------------------------------
-// A record's figures are differences of two snapshots of its connection's cumulative counters: the one at its end,
-// taken when the answer has been parsed, less the connection's previous snapshot if an earlier exchange used the
-// connection (zero otherwise: a new connection's set-up — SYN, SYN-ACK, TLS handshake, HTTP/2 preface — is counted
-// on its first exchange). The test wraps each transport's Session so that every snapshot (Session.wire()) is
-// bracketed by two marker segments written to a port of the test's own; a marker written on an idle loopback
-// socket with Nagle off passes the capture tap inside its write() call, so the capture itself shows which frames
-// came before each snapshot. Per exchange, the capture figure is the frames of the exchange's TCP stream (for UDP:
-// the datagrams to and from the Do53 port) after the starting snapshot's markers and before the ending one's. A
-// frame captured between the two markers of one snapshot is ambiguous (either side is right) and is reported.
-//
-// Excluded, by that definition, is everything on a connection after its last record's snapshot: the teardown
-// (HTTP/2 GOAWAY both ways, TLS close_notify, FIN, RST — the engine closes a cold connection right after reading
-// its counters, so its teardown is part of no exchange) and anything else after the last answer was parsed (a
-// delayed ACK of that answer, a late server frame): no record could have seen it. These frames are counted and
-// shown in the table ("after"). Frames between two records of one warm connection are not excluded: the
-// per-connection check requires every frame up to the last snapshot to be on exactly one record.
-//
-// Not visible to TCP_INFO, and so left out of the capture figure (and named in the output when they occur): SACK
-// option bytes (the header model has none) and payload the server sent twice (a spurious retransmission, e.g. a
-// tail loss probe when our ACK was late: a segment in, but tcpi_bytes_received counts new data only). Both only
-// happen here when the host is starved of CPU; packets stay exact even then.
-//
-// Connections map to TCP streams by order: the engine runs one exchange at a time, so the n-th session it opens
-// over TCP is the n-th stream whose SYN went to a lab port (sessions of discarded warm-up exchanges included);
-// each mapping is checked against the transport's port, and Do53 datagrams against the query name.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { runInNamespace, vitestCommand } from '../support/namespace.js';
 import assert from 'node:assert/strict';
@@ -75,6 +47,8 @@ const zero = (): Figures => ({ bytes: { sent: 0, received: 0 }, packets: { sent:
  * Bytes of a frame that TCP_INFO cannot show the client: the SACK option of a segment (the model's header has
  * none) and, for a segment received, payload the server had sent before (tcpi_bytes_received counts new data only;
  * a spurious retransmission — a tail loss probe when our ACK was late — is a segment in, but no payload).
+ * They are left out of the capture figure (and named in the output when they occur). Both only happen here when
+ * the host is starved of CPU; packets stay exact even then.
  */
 function invisible(frame: Frame, sent: boolean): number {
   return frame.sackBytes + (sent ? 0 : frame.dupBytes);
@@ -99,7 +73,12 @@ function agrees(record: Figures, capture: Figures, provenance: ExchangeRecord['p
     within(record.packets.received, capture.packets.received, provenance.packets);
 }
 
-/** Starts a capture of the lab's ports, runs the measurement with traced transports, stops and reads the capture. */
+/**
+ * Starts a capture of the lab's ports, runs the measurement with traced transports, stops and reads the capture.
+ * The test wraps each transport's Session so that every snapshot (Session.wire()) is bracketed by two marker
+ * segments written to a port of the test's own; a marker written on an idle loopback socket with Nagle off passes
+ * the capture tap inside its write() call, so the capture itself shows which frames came before each snapshot.
+ */
 async function measureCaptured(lab: LabResolver, scenario: Scenario, dir: string, name: string): Promise<Run> {
   const port = (url: string) => Number(new URL(url).port);
   const ports = { dns: port(lab.endpoints.udp), tls: port(lab.endpoints.dot), https: port(lab.endpoints.doh) };
@@ -162,7 +141,24 @@ interface ConnectionRow {
   afterBeforeFin: number;
 }
 
-/** Compares every record and every connection of a run with the capture; returns rows for the table. */
+/**
+ * Compares every record and every connection of a run with the capture; returns rows for the table.
+ *
+ * What is compared, and where the capture is cut: a record's figures are differences of two snapshots of its
+ * connection's cumulative counters: the one at its end, taken when the answer has been parsed, less the connection's
+ * previous snapshot if an earlier exchange used the connection (zero otherwise: a new connection's set-up — SYN,
+ * SYN-ACK, TLS handshake, HTTP/2 preface — is counted on its first exchange). Per exchange, the capture figure is
+ * the frames of the exchange's TCP stream (for UDP: the datagrams to and from the Do53 port) after the starting
+ * snapshot's markers and before the ending one's (markers: see measureCaptured()). A frame captured between the two
+ * markers of one snapshot is ambiguous (either side is right) and is reported.
+ *
+ * Excluded, by that definition, is everything on a connection after its last record's snapshot: the teardown
+ * (HTTP/2 GOAWAY both ways, TLS close_notify, FIN, RST — the engine closes a cold connection right after reading
+ * its counters, so its teardown is part of no exchange) and anything else after the last answer was parsed (a
+ * delayed ACK of that answer, a late server frame): no record could have seen it. These frames are counted and
+ * shown in the table ("after"). Frames between two records of one warm connection are not excluded: the
+ * per-connection check requires every frame up to the last snapshot to be on exactly one record.
+ */
 function compare(run: Run): { rows: Row[]; connections: ConnectionRow[]; problems: string[]; gaps: string[]; notes: string[] } {
   const { result, reads, sessions, frames, markers, ports } = run;
   const problems: string[] = [];
@@ -176,7 +172,10 @@ function compare(run: Run): { rows: Row[]; connections: ConnectionRow[]; problem
     return n;
   };
 
-  // TCP streams to a lab port in SYN order ↔ the engine's TCP sessions in open order.
+  // TCP streams to a lab port in SYN order ↔ the engine's TCP sessions in open order: the engine runs one exchange at
+  // a time, so the n-th session it opens over TCP is the n-th stream whose SYN went to a lab port (sessions of
+  // discarded warm-up exchanges included); each mapping is checked against the transport's port, and Do53
+  // datagrams against the query name.
   const streams = new Map<number, Frame[]>();
   for (const f of frames) {
     if (f.proto !== 'tcp' || !(labPorts.has(f.dstPort) || labPorts.has(f.srcPort))) continue;

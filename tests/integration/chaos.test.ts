@@ -3,26 +3,6 @@
 // lab/native-port.ts) while one fault at a time hits it. For every fault, every round, the measurement reaches a
 // final state (done, failed or interrupted) within the deadline stated beside it, the records it had stored stay,
 // every earlier measurement stays as it was, and the connection comes back.
-//
-//   (a) the host stopped (SIGSTOP) in the middle of a frame: while writing one to the browser (its pipe full), never
-//       continued → failed `host-stalled` by the stall watchdog; continued after 2 s → done. While reading one from
-//       the browser (half a request arrived), continued after 2.5 s → done.
-//   (b) the host killed (SIGKILL) mid-measurement → interrupted.
-//   (c) UDP 53 black-holed: a resolver endpoint on a bound socket that never answers → done, its exchanges `timeout`,
-//       the other resolver's records whole; the host's heartbeat keeps the stall watchdog quiet meanwhile.
-//   (d) a 4,000-record answer (the fault server's `many-4000`, ~64 KB over UDP and TCP) → done; asked with
-//       `answers: true`, 16 answers per record and every frame under 1 MiB.
-//   (e) a 1.2 MiB request frame reaches the host → refused with `frame-too-large`, the host exits 1, the measurement
-//       is interrupted and the browser's next connection measures again. (The extension itself never sends one:
-//       measure-limits.test.ts.)
-//
-// Where these faults are covered piece by piece: the host's framing errors alone (tests/integration/native.test.ts),
-// every resolver fault by code (tests/integration/faults.test.ts), a 4,000-record answer's parse and cap
-// (native-host/src/dns-wire.test.ts), the watchdog and the port closing with fakes (extension/src/background/
-// measurements.test.ts, host-connection.test.ts), the heartbeat on streams (native-host/src/native.test.ts).
-//
-// Timing: the host's heartbeat is shortened to 1 s (DNSCOST_HEARTBEAT_MS) and the watchdog to 6 s, the same 1 : 6 as
-// in use (10 s : 60 s); the host's per-exchange timeout is its default (5 s), as the extension asks.
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
@@ -47,6 +27,10 @@ import { MAX_FRAME_BYTES } from '../../common/schema.js';
 
 /** Each fault this many times (DNSCOST_CHAOS_ROUNDS; 3 by default). */
 const ROUNDS = Math.max(1, Math.min(10, Number(process.env.DNSCOST_CHAOS_ROUNDS) || 3));
+/**
+ * Timing: the host's heartbeat is shortened to 1 s (DNSCOST_HEARTBEAT_MS) and the watchdog to 6 s, the same 1 : 6 as
+ * in use (10 s : 60 s); the host's per-exchange timeout is its default (5 s), as the extension asks.
+ */
 const HEARTBEAT_MS = 1000;
 const STALL_MS = 6000;
 /** Scheduling slack on 2 busy cores (a benchmark runs beside the tests). */
@@ -189,6 +173,10 @@ async function final(fault: Fault, round: number, tabId: number, since: number, 
 
 const names = (n: number, label = '') => Array.from({ length: n }, (_, i) => `${label}h${i}.chaos.test`);
 
+// Where these faults are covered piece by piece: the host's framing errors alone (tests/integration/native.test.ts),
+// every resolver fault by code (tests/integration/faults.test.ts), a 4,000-record answer's parse and cap
+// (native-host/src/dns-wire.test.ts), the watchdog and the port closing with fakes (extension/src/background/
+// measurements.test.ts, host-connection.test.ts), the heartbeat on streams (native-host/src/native.test.ts).
 describe('chaos: the extension reaches a final state within its deadline, every time, and keeps every other record', { timeout: 600_000 }, () => {
   test('a page measured with nothing wrong (the records every fault below must leave alone)', async () => {
     const { tabId } = await startPage('healthy', names(3));
@@ -200,6 +188,8 @@ describe('chaos: the extension reaches a final state within its deadline, every 
   });
 
   test('(a) the host stopped in the middle of writing a frame: never continued → failed host-stalled; continued → done', async () => {
+    // The host stopped (SIGSTOP) in the middle of a frame while writing one to the browser (its pipe full): never
+    // continued → failed `host-stalled` by the stall watchdog; continued after 2 s → done.
     for (let round = 1; round <= ROUNDS; round++) {
       for (const resume of [false, true]) {
         const port = await connected();
@@ -238,6 +228,7 @@ describe('chaos: the extension reaches a final state within its deadline, every 
   });
 
   test('(a) the host stopped in the middle of reading a request frame, continued after 2.5 s (over its 1 s frame stall) → done', async () => {
+    // The host stopped (SIGSTOP) while reading a frame from the browser (half a request arrived).
     for (let round = 1; round <= ROUNDS; round++) {
       const port = await connected();
       const release = port.splitNextWrite(40);
@@ -266,6 +257,8 @@ describe('chaos: the extension reaches a final state within its deadline, every 
   });
 
   test('(c) UDP 53 black-holed → done within 9 timeouts, the silent resolver\'s exchanges time out, the other\'s are whole', async () => {
+    // A resolver endpoint on a bound socket that never answers → done, its exchanges `timeout`, the other resolver's
+    // records whole; the host's heartbeat keeps the stall watchdog quiet meanwhile.
     for (let round = 1; round <= ROUNDS; round++) {
       await connected();
       const { tabId } = await startPage('blackhole', names(2), [LAB, VOID]);
@@ -281,6 +274,8 @@ describe('chaos: the extension reaches a final state within its deadline, every 
   });
 
   test('(d) a 4,000-record answer over UDP and TCP → done; asked for answers, 16 per record and every frame under 1 MiB', async () => {
+    // The fault server's `many-4000` (~64 KB over UDP and TCP) → done; asked with `answers: true`, 16 answers per
+    // record and every frame under 1 MiB.
     for (let round = 1; round <= ROUNDS; round++) {
       const port = await connected();
       const { tabId } = await startPage('many', ['many-4000.h0.chaos.test', 'h1.chaos.test']);
@@ -302,6 +297,9 @@ describe('chaos: the extension reaches a final state within its deadline, every 
   });
 
   test('(e) a 1.2 MiB request frame → the host refuses it (frame-too-large) and exits 1, the measurement is interrupted, the next connection measures', async () => {
+    // A 1.2 MiB request frame reaches the host → refused with `frame-too-large`, the host exits 1, the measurement is
+    // interrupted and the browser's next connection measures again. (The extension itself never sends one:
+    // measure-limits.test.ts.)
     for (let round = 1; round <= ROUNDS; round++) {
       const port = await connected();
       const seen: unknown[] = [];

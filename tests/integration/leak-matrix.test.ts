@@ -1,18 +1,5 @@
 // The leak matrix (issue 13): names private to the person's network never reach a resolver on a global address, in
-// a network namespace of the test's own where a capture on its only interface sees every packet. The page's hosts:
-// a public name (the current DNS answers it with a global address), a split-horizon name under a public suffix (the
-// current DNS answers it with 10.0.0.5), x.onion, printer.internal, a.test, and a name the browser reached at
-// 192.168.1.20. Resolvers: CoreDNS on 9.9.9.9 (a global-looking address, inside the namespace), CoreDNS on 10.53.0.1
-// (private), and the current DNS on 10.53.0.2 (the namespace's resolv.conf; a fixture that answers per name, since
-// split horizon needs different answers for names of one zone).
-// - The extension's plan (extension/src/background/measure-plan.ts) for the global resolver keeps the names it
-//   knows are private; the host (a real dnscost-host process) asks the current DNS and keeps the split-horizon one.
-// - The host alone, sent every name, keeps all but the public one from the global resolver.
-// - The private resolver gets the private names (special-use ones with the lab setting), never x.onion.
-// - The capture: the only DNS questions 9.9.9.9 ever saw are for the public name.
-//
-// Re-runs itself under `unshare --net --mount` (root) with DNSCOST_LEAK_INNER set; resolv.conf is bind-mounted in
-// that mount namespace only.
+// a network namespace of the test's own where a capture on its only interface sees every packet.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -29,9 +16,15 @@ import type { ResolverSpec } from '../../common/schema.js';
 import { runInNamespace, vitestCommand } from '../support/namespace.js';
 
 const INNER = process.env.DNSCOST_LEAK_INNER;
+// Resolvers: CoreDNS on 9.9.9.9 (a global-looking address, inside the namespace), CoreDNS on 10.53.0.1 (private),
+// and the current DNS on 10.53.0.2 (the namespace's resolv.conf; a fixture that answers per name, since split horizon
+// needs different answers for names of one zone).
 const PUBLIC_ADDR = '9.9.9.9';
 const PRIVATE_ADDR = '10.53.0.1';
 const CURRENT_ADDR = '10.53.0.2';
+// The page's hosts: a public name (the current DNS answers it with a global address), a split-horizon name under a
+// public suffix (the current DNS answers it with 10.0.0.5), x.onion, printer.internal, a.test, and a name the browser
+// reached at 192.168.1.20.
 const PUBLIC_NAME = 'www.dnscost-lab.net';
 const SPLIT = 'jira.intra.dnscost-lab.net';
 const REACHED = 'nas.dnscost-lab.net';
@@ -62,6 +55,8 @@ const asked = (lab: LabResolver) => new Set([...lab.logs().matchAll(/dnscost-que
   .filter((m) => !(m[1] === READY_PROBE.type && m[2] === READY_PROBE.name))
   .map((m) => m[2]!.toLowerCase().replace(/\.$/, '')));
 
+// Re-runs itself under `unshare --net --mount` (root) with DNSCOST_LEAK_INNER set; resolv.conf is bind-mounted in
+// that mount namespace only.
 if (INNER) {
   test('inside the namespace: private names reach no global resolver, by the extension\'s plan and by the host alone', { timeout: 110_000 }, async (t) => {
     const work = mkdtempSync(join(tmpdir(), 'dnscost-leak-'));
@@ -98,14 +93,17 @@ if (INNER) {
       return replies.at(-1)!;
     };
 
-    // 1. The extension's plan for the global resolver, then the host: only the public name is asked.
+    // 1. The extension's plan for the global resolver, then the host: only the public name is asked. The extension's
+    // plan (extension/src/background/measure-plan.ts) for the global resolver keeps the names it knows are private;
+    // the host (a real dnscost-host process) asks the current DNS and keeps the split-horizon one.
     const plan = planMeasurement(page, [udpResolver('public', PUBLIC_ADDR)], { lab: true })!;
     assert.deepEqual(plan.request.hosts.map((h) => (h as { name: string }).name).sort(), [SPLIT, PUBLIC_NAME].sort(), 'the extension keeps what it knows is private');
     const planned = await run('planned', { ...plan.request });
     assert.equal(planned.type, 'done', JSON.stringify(planned));
     assert.deepEqual(planned.withheld, [{ name: SPLIT, reason: 'split-horizon' }], 'the host asked the current DNS and kept the split-horizon name');
 
-    // 2. The host alone, sent every name (where the browser reached the NAS along), for the global resolver.
+    // 2. The host alone, sent every name (where the browser reached the NAS along), for the global resolver: it keeps
+    // all but the public one from the global resolver.
     const all = [PUBLIC_NAME, SPLIT, 'x.onion', 'printer.internal', 'a.test', { name: REACHED, reached: ['192.168.1.20'] }];
     const alone = await run('alone', { hosts: all, resolvers: [udpResolver('public', PUBLIC_ADDR)], lab: true });
     assert.equal(alone.type, 'done', JSON.stringify(alone));
@@ -125,7 +123,8 @@ if (INNER) {
     await new Promise((r) => capture.once('exit', r));
     await new Promise((r) => setTimeout(r, 500));
 
-    // What each resolver was asked: the global one's own log, and the capture's questions to each address.
+    // What each resolver was asked: the global one's own log, and the capture's questions to each address. The
+    // capture: the only DNS questions 9.9.9.9 ever saw are for the public name.
     assert.deepEqual([...asked(pub)], [PUBLIC_NAME], `the global resolver was asked only the public name: ${[...asked(pub)].join(', ')}`);
     const questionsTo = (address: string) => new Set(execFileSync('tshark', ['-r', pcap, '-Y', `ip.dst == ${address} && dns`, '-T', 'fields', '-e', 'dns.qry.name'], { encoding: 'utf8' })
       .split('\n').map((l) => l.trim().toLowerCase()).filter(Boolean));

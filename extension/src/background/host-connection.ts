@@ -1,17 +1,6 @@
 // The background's one connection to the native host.
-//
-// Lifecycle: start() opens a port (runtime.connectNative) and sends hello. The host's hello reply, if its protocol
-// equals PROTOCOL_VERSION, makes the connection `connected`; anything else — the browser finding no host, the host
-// exiting or closing the port, no hello within HELLO_TIMEOUT_MS, another protocol version — makes it `down` with a
-// stable code and schedules the next attempt with exponential backoff (1 s doubling to 60 s; reset by a good hello).
-// reconnectNow() skips the wait (the popup's "Check again"). request() sends a measure or cancel once connected and
-// routes the host's replies with that id to its listener; when the port goes, every open request's listener gets one
-// `{type: 'closed'}` (the host process dies with its port, so nothing more will come for it). In Chromium the open
-// port keeps the service worker alive; when the host is missing the worker may be stopped between attempts and
-// start() runs again on its next event, which is the same as a retry.
-//
-// This module touches no browser global: the port factory, the browser's last error and the timers are passed in,
-// so it runs under Node with a fake port (extension/src/background/host-connection.test.ts).
+// Lifecycle: start() opens a port (runtime.connectNative) and sends hello; a good hello makes the connection
+// `connected`, anything else `down` with a stable code, and the next attempt follows with exponential backoff.
 import { parseReply, PROTOCOL_VERSION, type BrowserDoh, type CurrentDns, type Reply, type Request, type RequestId } from '../../../common/schema.js';
 import { isTransportId, type TransportId } from '../../../common/transports.js';
 import { CODES, failure, type HostStatusCode } from '../../../common/errors.js';
@@ -27,7 +16,11 @@ export interface NativePort {
   error?: { message?: string } | null;
 }
 
-/** What the connection needs from its surroundings. */
+/**
+ * What the connection needs from its surroundings. This module touches no browser global: the port factory, the
+ * browser's last error and the timers are passed in, so it runs under Node with a fake port
+ * (extension/src/background/host-connection.test.ts).
+ */
 export interface HostConnectionDeps {
   /** Opens a port to the host (runtime.connectNative(HOST_NAME)). */
   connect(): NativePort;
@@ -100,7 +93,13 @@ export function checkHello(reply: unknown): { ok: true; hello: HostHello } | { o
   return { ok: true, hello: { version: r.version, protocol: r.protocol, transports: r.transports.filter(isTransportId), currentDns: r.currentDns ?? null, ipv6: r.ipv6 ?? null, browserDoh: r.browserDoh ?? null } };
 }
 
-/** One native-host connection with automatic reconnection; see the lifecycle note at the top of this file. */
+/**
+ * One native-host connection with automatic reconnection; see the lifecycle note at the top of this file.
+ * The host's hello reply, if its protocol equals PROTOCOL_VERSION, makes the connection `connected`; anything else —
+ * the browser finding no host, the host exiting or closing the port, no hello within HELLO_TIMEOUT_MS, another
+ * protocol version — makes it `down` with a stable code and schedules the next attempt with exponential backoff (1 s
+ * doubling to 60 s; reset by a good hello).
+ */
 export class HostConnection {
   private state: State = { kind: 'connecting', previous: null };
   private port: NativePort | null = null;
@@ -113,7 +112,11 @@ export class HostConnection {
 
   constructor(private readonly deps: HostConnectionDeps) {}
 
-  /** Opens the first connection (call once). */
+  /**
+   * Opens the first connection (call once). In Chromium the open port keeps the service worker alive; when the host
+   * is missing the worker may be stopped between attempts and start() runs again on its next event, which is the
+   * same as a retry.
+   */
   start(): void {
     this.open();
   }
@@ -132,7 +135,10 @@ export class HostConnection {
     return new Promise((resolve) => this.waiters.push(() => resolve(this.status())));
   }
 
-  /** Retries at once when down (a connected or connecting host is left alone); resolves with the settled status. */
+  /**
+   * Retries at once when down (a connected or connecting host is left alone); resolves with the settled status. It
+   * skips the wait (the popup's "Check again").
+   */
   reconnectNow(): Promise<HostStatus> {
     if (this.state.kind === 'down') {
       this.clear('retry');
@@ -148,7 +154,9 @@ export class HostConnection {
 
   /**
    * Sends `req` (a measure or cancel) when connected and routes replies with its id to `listener` until `release`
-   * (or the port closes, which delivers `closed`). False when not connected: nothing was sent.
+   * (or the port closes, which delivers `closed`). False when not connected: nothing was sent. When the port goes,
+   * every open request's listener gets one `{type: 'closed'}` (the host process dies with its port, so nothing more
+   * will come for it).
    */
   request(req: Exclude<Request, { type: 'hello' }>, listener: (reply: RoutedReply) => void): boolean {
     const port = this.connectedPort();

@@ -1,29 +1,9 @@
 // The measurement scheduler of the background: on demand (measure-start from the popup or any extension page) it
-// sends the native host one `measure` request for a tab's current page — the page's hosts at the offsets the page
-// first needed them, the resolvers in force, A and AAAA, cold and warm, schedule `replay`, MEASURE_REPEAT repeats,
-// priming — and stores what streams back in storage.local as it arrives.
-//
-// Lifecycle: `ready` reads the index and every measurement's meta back from storage.local; a measurement stored as
-// `running` belonged to a background that stopped (a killed service worker or a browser restart takes the host
-// process and its work with it), so it becomes `interrupted`: its finished records stay, it is not resumed, and the
-// popup offers to measure again. One measurement runs at a time (the host is asked for one page at once). Each
-// `records` frame is queued for writing the moment it arrives (one write queue, in arrival order), appended to the
-// current chunk key (a new key every CHUNK_CHARS); the meta's `records` counts only records whose write completed, so
-// a killed worker loses no record it ever reported as stored (a frame still being written when it dies — a few ms —
-// goes with it). Progress goes to memory at once (measure-status reads it) and to storage with the next records
-// write or at most every PROGRESS_WRITE_MS. `done` → `done` (or `cancelled`), `error` → `failed`, the port
+// sends the native host one `measure` request for a tab's current page and stores what streams back in storage.local
+// as it arrives; an automatic sampler measures some pages on its own (sample()).
+// Lifecycle: `ready` reads stored measurements back (one left `running` becomes `interrupted`); one measurement runs
+// at a time (the host is asked for one page at once); `done` → `done` (or `cancelled`), `error` → `failed`, the port
 // closing → `interrupted`.
-//
-// Storage is bounded: at most MEASURE_CAPS.pages measurements and MEASURE_CAPS.chars characters of records, none older
-// than MEASURE_CAPS.ageMs; the oldest go first when a new one starts. data-clear removes every key (settings-store)
-// and clear() forgets the memory.
-//
-// The automatic sampler (sample(), called a few seconds after a top-level page finished loading) measures only after
-// consent, at most `budget.pagesPerHour` pages per rolling hour (0: off), and only the page's hosts not measured
-// (automatically or on demand) within `budget.remeasureAfterHours`; it never interrupts a running measurement.
-//
-// This module touches no browser global: storage, the host connection, settings, page reports and the clock come in
-// through deps, so it runs under Node with fakes (extension/src/background/measurements.test.ts).
 import type { MessageSender } from '../messages/index.js';
 import { type MeasureCode, type MeasurementMeta, type MeasureStatus } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
@@ -47,11 +27,17 @@ export const MEASURE_KEYS = {
   meta: (pageId: string) => `measure:meta:${pageId}`,
   chunk: (pageId: string, n: number) => `measure:rec:${pageId}:${n}`,
 } as const;
-/** Bounds of what is kept. */
+/**
+ * Bounds of what is kept: storage is bounded to at most `pages` measurements and `chars` characters of records, none
+ * older than `ageMs`; the oldest go first when a new one starts (prune()).
+ */
 export const MEASURE_CAPS = { pages: 20, chars: 20_000_000, ageMs: 7 * 24 * 3600_000 } as const;
 /** A chunk key is closed at this many characters of JSON and the next records go to a new one. */
 export const CHUNK_CHARS = 64 * 1024;
-/** Progress alone is written to storage at most this often. */
+/**
+ * Progress alone is written to storage at most this often: progress goes to memory at once (measure-status reads it)
+ * and to storage with the next records write or at most every PROGRESS_WRITE_MS.
+ */
 export const PROGRESS_WRITE_MS = 1_000;
 
 /** The part of storage.local the scheduler uses. */
@@ -61,7 +47,11 @@ export interface MeasureStorageArea {
   remove(keys: string | string[]): Promise<void>;
 }
 
-/** What the scheduler needs from its surroundings. */
+/**
+ * What the scheduler needs from its surroundings. This module touches no browser global: storage, the host
+ * connection, settings, page reports and the clock come in through deps, so it runs under Node with fakes
+ * (extension/src/background/measurements.test.ts).
+ */
 export interface SchedulerDeps {
   area: MeasureStorageArea;
   host: MeasureHost;
@@ -127,7 +117,7 @@ function fail(code: MeasureCode, message: string): Failure<MeasureCode> {
   return { ok: false, code, message };
 }
 
-/** The measurement scheduler (see the lifecycle note at the top). */
+/** The measurement scheduler (see the lifecycle note at the top, and load(), append(), prune(), sample()). */
 export class MeasurementScheduler {
   /** Resolves once stored measurements are read back (and unfinished ones marked interrupted). */
   readonly ready: Promise<void>;
@@ -160,6 +150,9 @@ export class MeasurementScheduler {
   /**
    * The automatic sampler: measures the tab's page when consent was given, the hourly budget allows, nothing else
    * runs, and some of its hosts were not measured within the re-measure window (only those are sent).
+   * It is called a few seconds after a top-level page finished loading. The budget: at most `budget.pagesPerHour`
+   * pages per rolling hour (0: off); the window: hosts measured (automatically or on demand) within
+   * `budget.remeasureAfterHours` are not sent again; it never interrupts a running measurement.
    */
   async sample(tabId: number): Promise<SampleOutcome> {
     await this.ready;
@@ -181,7 +174,11 @@ export class MeasurementScheduler {
     return begun.ok ? { started: true, hosts: plan.summary.hosts.length } : { started: false, reason: begun.code };
   }
 
-  /** Sends the request and records the new measurement (memory at once, storage through the queue). */
+  /**
+   * Sends the request and records the new measurement (memory at once, storage through the queue). The request is
+   * for the page's hosts at the offsets the page first needed them, the resolvers in force, A and AAAA, cold and
+   * warm, schedule `replay`, MEASURE_REPEAT repeats, priming.
+   */
   private async begin(
     tabId: number,
     page: MeasurementMeta['page'],
@@ -305,6 +302,12 @@ export class MeasurementScheduler {
 
   // ---- inside ----
 
+  /**
+   * Reads the index and every measurement's meta back from storage.local (behind `ready`). A measurement stored as
+   * `running` belonged to a background that stopped (a killed service worker or a browser restart takes the host
+   * process and its work with it), so it becomes `interrupted`: its finished records stay, it is not resumed, and the
+   * popup offers to measure again.
+   */
   private async load(): Promise<void> {
     const got = await this.deps.area.get(MEASURE_KEYS.index);
     const index = Array.isArray(got[MEASURE_KEYS.index]) ? (got[MEASURE_KEYS.index] as IndexEntry[]) : [];
@@ -384,6 +387,12 @@ export class MeasurementScheduler {
     }
   }
 
+  /**
+   * Each `records` frame is queued for writing the moment it arrives (one write queue, in arrival order), appended to
+   * the current chunk key (a new key every CHUNK_CHARS); the meta's `records` counts only records whose write
+   * completed, so a killed worker loses no record it ever reported as stored (a frame still being written when it
+   * dies — a few ms — goes with it).
+   */
   private append(run: Running, records: StoredRecord[]): void {
     const meta = run.meta;
     for (const r of records) {

@@ -1,20 +1,7 @@
 // Page records of the background: turns webNavigation / webRequest events and the content script's timing report
 // into one PageState per tab (common/page-record.ts), keeps them in storage.session, answers `page-report`.
-//
-// Lifecycle: the background registers the browser listeners synchronously (index.ts) and hands each event to this
-// module, which first waits for `ready` (the tab states read back from storage after a killed service worker or an
-// unloaded event page) and then handles events strictly in arrival order, synchronously. A top-level navigation
-// starts a *pending* page (webNavigation.onBeforeNavigate or the main-frame request, whichever comes first); the
-// tab's requests go to it once its response started (before that the old document still runs); onCommitted makes it
-// the tab's *current* page and the previous one is forgotten (a measurement keeps its own copy). Every new page
-// passes a gate (not a private window, not an excluded site) before anything of it is stored; a page that fails the
-// gate is emptied and never stored, and its tab reports why. Writes are debounced per tab (the burst of a load's
-// first events is not interrupted by storage work, which competes with the page for the CPU) and made soon after a
-// page finishes (load and timing report, one write for both), so a killed worker loses at most a few hundred ms of
-// a page.
-//
-// Memory is bounded: per tab one current and one pending page, each capped by PAGE_CAPS; redirect bookkeeping is
-// cleared as requests end and capped. This module touches no browser global: everything comes in through deps.
+// Lifecycle: events wait for `ready` (the tab states read back from storage), then are handled in arrival order; a
+// top-level navigation starts a *pending* page, onCommitted makes it the tab's *current* page.
 import type { MessageSender } from '../messages/index.js';
 import { type PageCode, type PageReplies, type PageTimingMessage } from '../messages/page.js';
 import { isExcluded } from '../settings.js';
@@ -28,7 +15,10 @@ export const TAB_KEY_PREFIX = 'pages:tab:';
 export const WRITE_DELAY_MS = 250;
 /** Delay of the write when a page finishes: its load and its timing report arrive together and make one write. */
 export const FINISH_WRITE_DELAY_MS = 100;
-/** Requests remembered as redirected (to mark the next leg), at most. */
+/**
+ * Requests remembered as redirected (to mark the next leg), at most: redirect bookkeeping is cleared as requests end
+ * and capped.
+ */
 const MAX_REDIRECTING = 10_000;
 
 /** The part of a storage area (storage.session) the recorder uses. */
@@ -38,7 +28,10 @@ export interface PageStorageArea {
   remove(keys: string | string[]): Promise<void>;
 }
 
-/** What the recorder needs from its surroundings. */
+/**
+ * What the recorder needs from its surroundings. This module touches no browser global: everything comes in through
+ * deps.
+ */
 export interface PageRecorderDeps {
   area: PageStorageArea;
   /** Whether a tab is in a private window (tabs.get(tabId).incognito); null when the tab is gone. */
@@ -69,6 +62,7 @@ interface Entry {
   navigateSeen: boolean;
 }
 
+/** Memory is bounded: per tab one current and one pending page, each capped by PAGE_CAPS. */
 interface TabState {
   current: Entry | null;
   pending: Entry | null;
@@ -93,7 +87,16 @@ export interface RequestDetails {
 
 const NETWORK_URL = /^(https?|wss?):/i;
 
-/** The page records of all tabs (see the lifecycle note at the top). */
+/**
+ * The page records of all tabs (see the lifecycle note at the top).
+ *
+ * The background registers the browser listeners synchronously (index.ts) and hands each event to this module, which
+ * first waits for `ready` (the tab states read back from storage after a killed service worker or an unloaded event
+ * page) and then handles events strictly in arrival order, synchronously. A top-level navigation starts a *pending*
+ * page (webNavigation.onBeforeNavigate or the main-frame request, whichever comes first); the tab's requests go to it
+ * once its response started (before that the old document still runs); onCommitted makes it the tab's *current* page
+ * and the previous one is forgotten (a measurement keeps its own copy).
+ */
 export class PageRecorder {
   private readonly tabs = new Map<number, TabState>();
   private readonly privateTabs = new Set<number>();
@@ -351,7 +354,11 @@ export class PageRecorder {
     return entry;
   }
 
-  /** Decides (again) whether `entry` may be recorded: not in a private window, not an excluded site. */
+  /**
+   * Decides (again) whether `entry` may be recorded: not in a private window, not an excluded site. Every new page
+   * passes this gate before anything of it is stored; a page that fails the gate is emptied and never stored, and its
+   * tab reports why.
+   */
   private checkGate(entry: Entry, incognito: boolean | undefined): void {
     if (entry.gate === 'private' || entry.gate === 'excluded') return;
     const tabId = entry.page.tabId;
@@ -424,7 +431,12 @@ export class PageRecorder {
     return fail(CODES.NO_PAGE, `No page is recorded for tab ${tabId} (no web page loaded since dnscost started, or not a web page).`);
   }
 
-  /** Stores a tab's recordable pages after `delay` ms (0: now), unless a write is due as soon; replaces a later one. */
+  /**
+   * Stores a tab's recordable pages after `delay` ms (0: now), unless a write is due as soon; replaces a later one.
+   * Writes are debounced per tab (the burst of a load's first events is not interrupted by storage work, which
+   * competes with the page for the CPU) and made soon after a page finishes (load and timing report, one write for
+   * both), so a killed worker loses at most a few hundred ms of a page.
+   */
   private scheduleWrite(tabId: number, delay: number): void {
     const tab = this.tabs.get(tabId);
     if (!tab) return;

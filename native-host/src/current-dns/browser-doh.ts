@@ -1,22 +1,5 @@
 // Whether the browser that started the host already does DNS over HTTPS: then its lookups do not go to the current
 // DNS in plain text, and pricing a switch to DoH would price one that already happened.
-//
-// Which browser: the host's parent, or an ancestor up to MAX_ANCESTORS up (a launcher script or cmd.exe may sit
-// between), whose executable is Chromium, Chrome, Edge, Brave, Vivaldi or Firefox — Linux from /proc/PID/{stat,
-// cmdline,exe}, macOS from `ps`, Windows from one PowerShell walk over Win32_Process. Its settings, in the browser's
-// own order of precedence:
-// - Chromium family: the mandatory policy (Linux /etc/<flavour>/policies/managed/*.json, the last file by name
-//   winning; Windows HKLM then HKCU\SOFTWARE\Policies\<vendor>; macOS managed preferences are binary plists and are
-//   not read), else `Local State` in the user-data dir (`--user-data-dir`, else the flavour's default), else the
-//   recommended policy (Linux), else Chromium's default, `automatic`. Automatic without templates upgrades only when
-//   a DNS server it sees is in its table (doh-upgrade.ts); behind a local stub it sees the stub, never upgraded.
-// - Firefox: the profile (`-profile DIR`, `-P NAME`, on Linux the profile whose `.parentlock` the process holds
-//   open, else profiles.ini's default) and its `prefs.js` then `user.js`; the DNSOverHTTPS policy (Linux
-//   /etc/firefox/policies/policies.json, else `distribution/policies.json` beside the executable; the Windows
-//   registry form is not read) sets Firefox's *default* values, which the person's own prefs override unless the
-//   policy is Locked. Mode 0 defers to Mozilla's rollout (`doh-rollout.mode`); the server is `network.trr.uri`,
-//   else `doh-rollout.uri`, else the policy's; Firefox's built-in default server is not guessed.
-// Every read goes through `deps` (tests: browser-doh.test.ts with fixtures); nothing here throws.
 import { readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { BROWSER_DOH_LIMITS, type BrowserDoh, type CurrentDns } from '../../../common/schema.js';
@@ -26,7 +9,10 @@ import { chromiumLocalState, chromiumPolicy, chromiumPolicyValues, firefoxIniPro
 import { realDeps, type DiscoverDeps } from './discover.js';
 import { chromiumUpgrade } from './doh-upgrade.js';
 
-/** What finding the browser reads, replaceable in tests. */
+/**
+ * What finding the browser reads, replaceable in tests. Every read goes through `deps` (tests: browser-doh.test.ts
+ * with fixtures); nothing here throws.
+ */
 export interface BrowserDohDeps extends Pick<DiscoverDeps, 'platform' | 'read' | 'list' | 'run'> {
   /** A symbolic link's target (`/proc/PID/exe`, `/proc/PID/fd/N`), or null. */
   readlink(path: string): string | null;
@@ -133,7 +119,12 @@ export function parseWindowsWalk(stdout: string): ProcessInfo[] {
   return out;
 }
 
-/** The browser among the host's parent and its ancestors (at most MAX_ANCESTORS), or null. */
+/**
+ * The browser among the host's parent and its ancestors (at most MAX_ANCESTORS), or null. Which browser: the host's
+ * parent, or an ancestor up to MAX_ANCESTORS up (a launcher script or cmd.exe may sit between), whose executable is
+ * Chromium, Chrome, Edge, Brave, Vivaldi or Firefox — Linux from /proc/PID/{stat,cmdline,exe}, macOS from `ps`,
+ * Windows from one PowerShell walk over Win32_Process.
+ */
 export async function findLaunchingBrowser(deps: BrowserDohDeps = realBrowserDohDeps): Promise<LaunchingBrowser | null> {
   const found = (p: ProcessInfo): LaunchingBrowser | null => {
     const b = browserOf(p.exe);
@@ -218,6 +209,14 @@ function serversChromiumSees(current: Pick<CurrentDns, 'servers' | 'stub'> | nul
   return current.stub ? [current.stub.address] : current.servers.map((s) => s.address);
 }
 
+/**
+ * A Chromium-family browser's settings, in the browser's own order of precedence: the mandatory policy (Linux
+ * /etc/<flavour>/policies/managed/*.json, the last file by name winning; Windows HKLM then
+ * HKCU\SOFTWARE\Policies\<vendor>; macOS managed preferences are binary plists and are not read), else
+ * `Local State` in the user-data dir (`--user-data-dir`, else the flavour's default), else the recommended policy
+ * (Linux), else Chromium's default, `automatic`. Automatic without templates upgrades only when a DNS server it sees
+ * is in its table (doh-upgrade.ts); behind a local stub it sees the stub, never upgraded.
+ */
 async function chromiumDoh(b: LaunchingBrowser, current: Pick<CurrentDns, 'servers' | 'stub'> | null, deps: BrowserDohDeps): Promise<BrowserDoh> {
   const flavour = b.flavour as Exclude<Browser, 'firefox'>;
   const platform = platformOf(deps.platform);
@@ -285,6 +284,14 @@ function firefoxPolicies(b: LaunchingBrowser, deps: BrowserDohDeps): { policy: F
   return null;
 }
 
+/**
+ * Firefox's settings, in the browser's own order of precedence: the profile (`-profile DIR`, `-P NAME`, on Linux the
+ * profile whose `.parentlock` the process holds open, else profiles.ini's default) and its `prefs.js` then `user.js`;
+ * the DNSOverHTTPS policy (Linux /etc/firefox/policies/policies.json, else `distribution/policies.json` beside the
+ * executable; the Windows registry form is not read) sets Firefox's *default* values, which the person's own prefs
+ * override unless the policy is Locked. Mode 0 defers to Mozilla's rollout (`doh-rollout.mode`); the server is
+ * `network.trr.uri`, else `doh-rollout.uri`, else the policy's; Firefox's built-in default server is not guessed.
+ */
 function firefoxDoh(b: LaunchingBrowser, deps: BrowserDohDeps): BrowserDoh {
   const p = pathFor(platformOf(deps.platform));
   const profile = firefoxProfile(b, deps);

@@ -2,23 +2,16 @@
 // the baseline every candidate is compared with. Behind a local caching stub (systemd-resolved, dnsmasq, unbound,
 // stubby) that is the stub's upstreams, with the stub itself reported beside them; where the stub already speaks an
 // encrypted transport upstream, that is reported too, so nobody is priced a switch that already happened.
-//
-// Where it looks:
-// - Linux: /etc/resolv.conf; when it names a loopback stub, the stub that runs (/proc/*/comm) and its configuration:
-//   systemd-resolved (`resolvectl status`, else /run/systemd/resolve/resolv.conf), dnsmasq (/etc/dnsmasq.conf and
-//   /etc/dnsmasq.d, its resolv-file, NetworkManager's /run/NetworkManager/no-stub-resolv.conf), unbound
-//   (/etc/unbound/unbound.conf and unbound.conf.d: its root forward-zone), stubby (/etc/stubby/stubby.yml).
-// - macOS: `scutil --dns` (the first resolver not for one domain).
-// - Windows: `ipconfig /all` (connected adapters with a default gateway); node:dns getServers() when that fails —
-//   c-ares asks the adapters that are up, in route-metric order, but drops a link-local server's zone.
-// Every read and command goes through `deps`, so each OS is tested with fixture files (parse.ts, discover.test.ts).
 import { execFile } from 'node:child_process';
 import { getServers } from 'node:dns';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { CurrentDns } from '../../../common/schema.js';
 import { isLoopback, parseDnsmasqConf, parseIpconfigAll, parseResolvConf, parseResolvectl, parseScutilDns, parseStubbyYml, parseUnboundConf, type ServerAddress } from './parse.js';
 
-/** What discovery reads, replaceable in tests. */
+/**
+ * What discovery reads, replaceable in tests. Every read and command goes through `deps`, so each OS is tested with
+ * fixture files (parse.ts, discover.test.ts).
+ */
 export interface DiscoverDeps {
   platform: NodeJS.Platform;
   /** A file's text, or null when it cannot be read. */
@@ -69,7 +62,13 @@ function withDropIns(deps: DiscoverDeps, file: string, dir: string): string {
   return [deps.read(file) ?? '', ...deps.list(dir).filter((f) => f.endsWith('.conf')).map((f) => deps.read(`${dir}/${f}`) ?? '')].join('\n');
 }
 
-/** The person's current DNS on this machine; `servers` empty when none could be found. */
+/**
+ * The person's current DNS on this machine; `servers` empty when none could be found. Where it looks:
+ * - Linux: see linux().
+ * - macOS: `scutil --dns` (the first resolver not for one domain).
+ * - Windows: `ipconfig /all` (connected adapters with a default gateway); node:dns getServers() when that fails —
+ *   c-ares asks the adapters that are up, in route-metric order, but drops a link-local server's zone.
+ */
 export async function discoverCurrentDns(deps: DiscoverDeps = realDeps): Promise<CurrentDns> {
   if (deps.platform === 'darwin') {
     const out = await deps.run('scutil', ['--dns']);
@@ -93,6 +92,10 @@ function plain(source: string, servers: ServerAddress[], search: string[]): Curr
   return { source, servers, search, stub: null, encrypted: null, description: servers.length ? `your current DNS (${serverText(servers)})` : 'no DNS server found' };
 }
 
+// Where it looks on Linux: /etc/resolv.conf; when it names a loopback stub, the stub that runs (/proc/*/comm) and its
+// configuration: systemd-resolved (`resolvectl status`, else /run/systemd/resolve/resolv.conf), dnsmasq
+// (/etc/dnsmasq.conf and /etc/dnsmasq.d, its resolv-file, NetworkManager's /run/NetworkManager/no-stub-resolv.conf),
+// unbound (/etc/unbound/unbound.conf and unbound.conf.d: its root forward-zone), stubby (/etc/stubby/stubby.yml).
 async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
   const resolv = parseResolvConf(deps.read('/etc/resolv.conf') ?? '');
   const local = resolv.servers.filter((s) => isLoopback(s.address));

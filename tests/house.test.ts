@@ -105,6 +105,16 @@ test('one transport table: only common/transports.ts says what a transport is, i
   assert.deepEqual(copies, []);
 });
 
+test('one storage mechanism: only extension/src/background/storage.ts declares a storage area or queues its writes', () => {
+  const area = /interface \w+ \{[^}]*\bset\(items: Record<string, unknown>\)/;
+  const chain = /private (readonly )?\w+: Promise<unknown> = Promise\.resolve\(\)/;
+  const offenders = SOURCES.filter((f) => f !== 'extension/src/background/storage.ts' && !f.endsWith('.test.ts')).flatMap((f) => {
+    const text = readFileSync(join(ROOT, f), 'utf8');
+    return [...(area.test(text) ? [`${f}: a storage area interface`] : []), ...(f.startsWith('extension/') && chain.test(text) ? [`${f}: a write queue of its own`] : [])];
+  });
+  assert.deepEqual(offenders, []);
+});
+
 test('the engine names no transport: no comparison of a transport id in native-host/src/engine', () => {
   const engine = SOURCES.filter((f) => f.startsWith('native-host/src/engine/') && !f.endsWith('.test.ts'));
   assert.ok(engine.length >= 3, `engine files: ${engine.join(', ')}`);

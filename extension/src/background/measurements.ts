@@ -20,6 +20,7 @@ export { SAMPLER_KEY, SAMPLER_MAX_HOSTS } from './sampler-state.js';
 import { storedRecord } from '../../../common/stored-record.js';
 import { CODES, type Failure } from '../../../common/errors.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
+import { QueuedArea, type StorageArea } from './storage.js';
 
 /** storage.local keys: the index, one meta per measured page, record chunks per page. */
 export const MEASURE_KEYS = {
@@ -40,20 +41,14 @@ export const CHUNK_CHARS = 64 * 1024;
  */
 export const PROGRESS_WRITE_MS = 1_000;
 
-/** The part of storage.local the scheduler uses. */
-export interface MeasureStorageArea {
-  get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
-  set(items: Record<string, unknown>): Promise<void>;
-  remove(keys: string | string[]): Promise<void>;
-}
-
 /**
  * What the scheduler needs from its surroundings. This module touches no browser global: storage, the host
  * connection, settings, page reports and the clock come in through deps, so it runs under Node with fakes
  * (extension/src/background/measurements.test.ts).
  */
 export interface SchedulerDeps {
-  area: MeasureStorageArea;
+  /** storage.local. */
+  area: StorageArea;
   host: MeasureHost;
   /** The settings in force (settings-store's loadSettings()). */
   loadSettings(): Promise<Settings>;
@@ -124,9 +119,11 @@ export class MeasurementScheduler {
   private index: IndexEntry[] = [];
   private readonly metas = new Map<string, MeasurementMeta>();
   private running: Running | null = null;
-  private writes: Promise<unknown> = Promise.resolve();
+  /** Storage writes, in order (a later state never lands before an earlier one). */
+  private readonly writes: QueuedArea;
 
   constructor(private readonly deps: SchedulerDeps) {
+    this.writes = new QueuedArea(deps.area, (err) => deps.log(`measurements: a storage write failed: ${String(err)}`));
     this.ready = this.load().catch((err) => this.deps.log(`measurements: could not read stored measurements: ${String(err)}`));
   }
 
@@ -206,7 +203,7 @@ export class MeasurementScheduler {
     this.metas.set(page.pageId, meta);
     this.index = this.index.filter((e) => e.pageId !== page.pageId);
     this.index.push({ pageId: page.pageId, tabId, startedAt: now, chars: 0 });
-    await this.queue(async () => {
+    await this.writes.run(async () => {
       if (old) await this.deps.area.remove(Array.from({ length: old.chunks }, (_, i) => MEASURE_KEYS.chunk(page.pageId, i)));
       await this.prune();
       const sampler = noteStart(await this.samplerState(), now, plan.summary.hosts.map((h) => h.name), trigger === 'auto');
@@ -224,7 +221,7 @@ export class MeasurementScheduler {
     await this.ready;
     const report = await this.deps.pageReport(tabId, sender);
     // Pending writes first, so a finished measurement's count, state and records agree.
-    await this.writes;
+    await this.writes.settled();
     if (!report.ok && report.code === CODES.BAD_SENDER) return fail(CODES.BAD_SENDER, report.message);
     const pageId = report.ok ? report.record.pageId : null;
     let meta: MeasurementMeta | null = null;
@@ -264,7 +261,7 @@ export class MeasurementScheduler {
   async records(pageId: string): Promise<StoredRecord[]> {
     const meta = this.metas.get(pageId);
     if (!meta) return [];
-    await this.writes;
+    await this.writes.settled();
     const keys = Array.from({ length: meta.chunks }, (_, i) => MEASURE_KEYS.chunk(pageId, i));
     if (keys.length === 0) return [];
     const got = await this.deps.area.get(keys);
@@ -276,7 +273,7 @@ export class MeasurementScheduler {
     this.stopRunning();
     this.metas.clear();
     this.index = [];
-    await this.writes;
+    await this.writes.settled();
   }
 
   /** An excluded site: its stored measurements go from memory and storage, a running one is cancelled; how many. */
@@ -284,7 +281,7 @@ export class MeasurementScheduler {
     await this.ready;
     const ids = new Set([...this.metas.values()].filter((m) => excluded(m.host)).map((m) => m.pageId));
     if (this.running && excluded(this.running.meta.host)) ids.add(this.stopRunning()!);
-    await this.queue(async () => {
+    await this.writes.run(async () => {
       for (const id of ids) await this.forget(id);
     });
     return ids.size;
@@ -440,7 +437,7 @@ export class MeasurementScheduler {
     Object.assign(run.final, final);
     if (run.writeQueued) return;
     run.writeQueued = true;
-    void this.queue(async () => {
+    void this.writes.run(async () => {
       run.writeQueued = false;
       const items: Record<string, unknown> = {};
       for (const [n, recs] of run.dirty) items[MEASURE_KEYS.chunk(run.meta.pageId, n)] = [...recs];
@@ -491,13 +488,6 @@ export class MeasurementScheduler {
     const keys = [MEASURE_KEYS.meta(pageId), ...Array.from({ length: meta.chunks }, (_, i) => MEASURE_KEYS.chunk(pageId, i))];
     await this.deps.area.remove(keys);
     await this.deps.area.set({ [MEASURE_KEYS.index]: this.index });
-  }
-
-  /** Runs `fn` after every earlier write (storage writes must land in order). */
-  private queue<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writes.then(fn, fn);
-    this.writes = run.catch((err) => this.deps.log(`measurements: a storage write failed: ${String(err)}`));
-    return run;
   }
 }
 

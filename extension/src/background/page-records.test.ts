@@ -4,27 +4,15 @@
 // keeps its hosts and its top-level redirect.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { PageRecorder, type PageStorageArea } from './page-records.js';
+import { PageRecorder } from './page-records.js';
+import { FakeArea } from './test-fixtures.js';
 
 const BASE = 'moz-extension://test/';
-
-class MemoryArea implements PageStorageArea {
-  data: Record<string, unknown> = {};
-  async get(): Promise<Record<string, unknown>> {
-    return structuredClone(this.data);
-  }
-  async set(items: Record<string, unknown>): Promise<void> {
-    Object.assign(this.data, structuredClone(items));
-  }
-  async remove(keys: string | string[]): Promise<void> {
-    for (const k of Array.isArray(keys) ? keys : [keys]) delete this.data[k];
-  }
-}
 
 function recorder(isIncognitoTab: (tabId: number) => Promise<boolean | null> = async () => false): PageRecorder {
   let n = 0;
   return new PageRecorder({
-    area: new MemoryArea(),
+    area: new FakeArea(),
     isIncognitoTab,
     loadExclusions: async () => [],
     extensionBase: BASE,

@@ -8,6 +8,7 @@ import { isExcluded } from '../settings.js';
 import { CODES, type Failure } from '../../../common/errors.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import { lastActivityOf, pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, storedUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
+import { QueuedArea, type StorageArea } from './storage.js';
 
 /** storage.session key prefix of a tab's pages. */
 export const TAB_KEY_PREFIX = 'pages:tab:';
@@ -21,19 +22,13 @@ export const FINISH_WRITE_DELAY_MS = 100;
  */
 const MAX_REDIRECTING = 10_000;
 
-/** The part of a storage area (storage.session) the recorder uses. */
-export interface PageStorageArea {
-  get(keys?: string | string[] | null): Promise<Record<string, unknown>>;
-  set(items: Record<string, unknown>): Promise<void>;
-  remove(keys: string | string[]): Promise<void>;
-}
-
 /**
  * What the recorder needs from its surroundings. This module touches no browser global: everything comes in through
  * deps.
  */
 export interface PageRecorderDeps {
-  area: PageStorageArea;
+  /** storage.session. */
+  area: StorageArea;
   /** Whether a tab is in a private window (tabs.get(tabId).incognito); null when the tab is gone. */
   isIncognitoTab(tabId: number): Promise<boolean | null>;
   /** The exclusions in force (the settings store's loadSettings()). */
@@ -101,13 +96,14 @@ export class PageRecorder {
   private readonly tabs = new Map<number, TabState>();
   private readonly privateTabs = new Set<number>();
   private readonly redirecting = new Set<string>();
-  private writes: Promise<unknown> = Promise.resolve();
+  private readonly writes: QueuedArea;
   /** The latest request any recorded page made (ms since epoch): what a new page's idle time is measured from. */
   private lastActivityAt: number | null = null;
   /** Resolves once the stored tab states are back in memory. */
   readonly ready: Promise<void>;
 
   constructor(private readonly deps: PageRecorderDeps) {
+    this.writes = new QueuedArea(deps.area, (err) => deps.log(`page records: storage write failed: ${String(err)}`));
     this.ready = this.hydrate().catch((err) => deps.log(`page records: could not read storage: ${String(err)}`));
   }
 
@@ -457,11 +453,9 @@ export class PageRecorder {
     }, delay);
   }
 
-  /** Runs storage operations one after another, so a later state never lands before an earlier one. */
+  /** Runs storage operations one after another, so a later state never lands before an earlier one; a failure is logged. */
   private queueWrite(fn: () => Promise<unknown>): Promise<unknown> {
-    const run = this.writes.then(fn).catch((err) => this.deps.log(`page records: storage write failed: ${String(err)}`));
-    this.writes = run;
-    return run;
+    return this.writes.run(fn).catch(() => undefined);
   }
 
   /** Keeps the latest moment of network activity of any recorded page (after a change to `page`). */

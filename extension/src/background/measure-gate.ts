@@ -6,7 +6,7 @@ import type { MessageSender } from '../messages/index.js';
 import type { MeasureCode, WithheldGroup } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
 import type { Settings } from '../settings.js';
-import { CODES, type Failure } from '../../../common/errors.js';
+import { CODES, failure, type Failure } from '../../../common/errors.js';
 import { measurableHosts, offeredEndpoints, planMeasurement, unmeasurableMessage, withCurrentDns, withheldGroups } from './measure-plan.js';
 import type { HostStatus } from '../messages/host.js';
 import type { RoutedReply } from './host-connection.js';
@@ -29,9 +29,6 @@ export interface GateDeps {
   isIncognitoTab(tabId: number): Promise<boolean | null>;
 }
 
-function fail(code: MeasureCode, message: string): Failure<MeasureCode> {
-  return { ok: false, code, message };
-}
 
 /** Why the tab's page may not be measured now, or the page and settings when it may. */
 export async function measureGate(
@@ -41,20 +38,20 @@ export async function measureGate(
   known?: PageReplies['page-report'],
 ): Promise<{ ok: true; page: Extract<PageReplies['page-report'], { ok: true }>['record']; settings: Settings } | Failure<MeasureCode>> {
   const isPrivate = await deps.isIncognitoTab(tabId).catch(() => null);
-  if (isPrivate === true) return fail(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
-  if (isPrivate === null) return fail(CODES.PRIVATE_WINDOW, 'the browser could not say whether this tab is in a private window, so it is treated as one: nothing is measured');
+  if (isPrivate === true) return failure(CODES.PRIVATE_WINDOW, 'pages in private windows are never measured');
+  if (isPrivate === null) return failure(CODES.PRIVATE_WINDOW, 'the browser could not say whether this tab is in a private window, so it is treated as one: nothing is measured');
   const report = known ?? (await deps.pageReport(tabId, sender));
   if (!report.ok) {
-    if (report.code === CODES.PRIVATE_WINDOW) return fail(CODES.PRIVATE_WINDOW, report.message);
-    if (report.code === CODES.EXCLUDED) return fail(CODES.EXCLUDED, report.message);
-    if (report.code === CODES.BAD_SENDER) return fail(CODES.BAD_SENDER, report.message);
-    return fail(CODES.NO_PAGE, report.message);
+    if (report.code === CODES.PRIVATE_WINDOW) return failure(CODES.PRIVATE_WINDOW, report.message);
+    if (report.code === CODES.EXCLUDED) return failure(CODES.EXCLUDED, report.message);
+    if (report.code === CODES.BAD_SENDER) return failure(CODES.BAD_SENDER, report.message);
+    return failure(CODES.NO_PAGE, report.message);
   }
   const settings = await deps.loadSettings();
   if (!settings.consent.given) {
-    return fail(CODES.NO_CONSENT, 'dnscost measures only after you agreed, in its options, to have this page’s hostnames re-resolved by your resolvers');
+    return failure(CODES.NO_CONSENT, 'dnscost measures only after you agreed, in its options, to have this page’s hostnames re-resolved by your resolvers');
   }
-  if (!deps.host.status().connected) return fail(CODES.HOST_NOT_CONNECTED, hostProblem(deps.host));
+  if (!deps.host.status().connected) return failure(CODES.HOST_NOT_CONNECTED, hostProblem(deps.host));
   return { ok: true, page: report.record, settings };
 }
 

@@ -18,7 +18,7 @@ import { noteStart, SAMPLER_KEY, samplerStateOf, startsWithinHour, type SamplerS
 
 export { SAMPLER_KEY, SAMPLER_MAX_HOSTS } from './sampler-state.js';
 import { storedRecord } from '../../../common/stored-record.js';
-import { CODES, type Failure } from '../../../common/errors.js';
+import { CODES, failure, type Failure } from '../../../common/errors.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 import { QueuedArea, type StorageArea } from './storage.js';
 
@@ -108,9 +108,6 @@ interface Running {
   final: Partial<MeasurementMeta>;
 }
 
-function fail(code: MeasureCode, message: string): Failure<MeasureCode> {
-  return { ok: false, code, message };
-}
 
 /** The measurement scheduler (see the lifecycle note at the top, and load(), append(), prune(), sample()). */
 export class MeasurementScheduler {
@@ -135,7 +132,7 @@ export class MeasurementScheduler {
     const { page, settings } = gate;
     if (this.running) {
       if (this.running.meta.pageId === page.pageId) return this.status(tabId, sender, false);
-      return fail(CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
+      return failure(CODES.BUSY, `another page (${this.running.meta.host}) is being measured; try again when it finished`);
     }
     const plan = planFor(this.deps.host, page, settings);
     if ('ok' in plan) return plan;
@@ -186,7 +183,7 @@ export class MeasurementScheduler {
     // The host ends itself on a frame over 1 MiB (the stream is out of step): sending one would only interrupt this
     // measurement, and every one after it with the same settings (16 resolvers × 64 KiB CAs is possible).
     const bytes = new TextEncoder().encode(JSON.stringify({ ...plan.request, id: requestId })).length;
-    if (bytes > MAX_FRAME_BYTES) return fail(CODES.FRAME_TOO_LARGE, `the measure request would be ${bytes} bytes, over the native host's ${MAX_FRAME_BYTES}-byte limit: fewer resolvers, or smaller extra CA certificates, in the options`);
+    if (bytes > MAX_FRAME_BYTES) return failure(CODES.FRAME_TOO_LARGE, `the measure request would be ${bytes} bytes, over the native host's ${MAX_FRAME_BYTES}-byte limit: fewer resolvers, or smaller extra CA certificates, in the options`);
     const now = this.deps.now();
     const meta: MeasurementMeta = {
       version: 1, pageId: page.pageId, tabId, url: page.url, host: page.host, state: 'running', trigger, startedAt: now, updatedAt: now, finishedAt: null,
@@ -194,7 +191,7 @@ export class MeasurementScheduler {
     };
     const run: Running = { requestId, stall: null, meta, open: [], openChars: 0, dirty: new Map(), lastMetaWrite: now, cancelId: null, received: 0, writeQueued: false, final: {} };
     const sent = this.deps.host.request({ ...plan.request, id: requestId }, (reply) => this.onReply(run, reply));
-    if (!sent) return fail(CODES.HOST_NOT_CONNECTED, hostProblem(this.deps.host));
+    if (!sent) return failure(CODES.HOST_NOT_CONNECTED, hostProblem(this.deps.host));
     this.running = run;
     this.watch(run);
     // A measurement of this page made before is replaced: its keys go (before any of the new run's writes, which
@@ -222,7 +219,7 @@ export class MeasurementScheduler {
     const report = await this.deps.pageReport(tabId, sender);
     // Pending writes first, so a finished measurement's count, state and records agree.
     await this.writes.settled();
-    if (!report.ok && report.code === CODES.BAD_SENDER) return fail(CODES.BAD_SENDER, report.message);
+    if (!report.ok && report.code === CODES.BAD_SENDER) return failure(CODES.BAD_SENDER, report.message);
     const pageId = report.ok ? report.record.pageId : null;
     let meta: MeasurementMeta | null = null;
     if (report.ok) meta = this.metas.get(report.record.pageId) ?? null;
@@ -245,7 +242,7 @@ export class MeasurementScheduler {
   async cancel(tabId: number, sender: MessageSender): Promise<MeasureStatus | Failure<MeasureCode>> {
     await this.ready;
     const run = this.running;
-    if (!run || run.meta.tabId !== tabId) return fail(CODES.NOT_RUNNING, 'nothing is being measured for this tab');
+    if (!run || run.meta.tabId !== tabId) return failure(CODES.NOT_RUNNING, 'nothing is being measured for this tab');
     if (run.cancelId === null) {
       run.cancelId = `cancel-${this.deps.newId()}`;
       const id = run.cancelId;

@@ -5,7 +5,7 @@
 import type { MessageSender } from '../messages/index.js';
 import { type PageCode, type PageReplies, type PageTimingMessage } from '../messages/page.js';
 import { isExcluded } from '../settings.js';
-import { CODES, type Failure } from '../../../common/errors.js';
+import { CODES, failure, type Failure } from '../../../common/errors.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import { lastActivityOf, pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, storedUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
 import { QueuedArea, type StorageArea } from './storage.js';
@@ -279,7 +279,7 @@ export class PageRecorder {
   /** page-timing from the content script of a tab's top frame. */
   async timing(message: PageTimingMessage, sender: MessageSender): Promise<PageReplies['page-timing']> {
     if (sender.tabId === undefined || sender.frameId !== 0 || !sender.url || !NETWORK_URL.test(sender.url)) {
-      return fail(CODES.BAD_SENDER, 'page-timing is accepted only from the content script of a tab\'s top frame');
+      return failure(CODES.BAD_SENDER, 'page-timing is accepted only from the content script of a tab\'s top frame');
     }
     await this.ready;
     if (sender.incognito) this.privateTabs.add(sender.tabId);
@@ -298,7 +298,7 @@ export class PageRecorder {
   /** page-report: the record of the tab's current page, for the extension's own pages. */
   async report(tabId: number, sender: MessageSender): Promise<PageReplies['page-report']> {
     if (!sender.url || !sender.url.startsWith(this.deps.extensionBase)) {
-      return fail(CODES.BAD_SENDER, 'page-report is answered only to the extension\'s own pages');
+      return failure(CODES.BAD_SENDER, 'page-report is answered only to the extension\'s own pages');
     }
     await this.ready;
     const tab = this.tabs.get(tabId);
@@ -415,16 +415,16 @@ export class PageRecorder {
   }
 
   private refusal(entry: Entry): Failure<PageCode> | null {
-    if (entry.gate === 'private') return fail(CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
-    if (entry.gate === 'excluded') return fail(CODES.EXCLUDED, 'This site is excluded in the settings: dnscost records nothing of it.');
+    if (entry.gate === 'private') return failure(CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
+    if (entry.gate === 'excluded') return failure(CODES.EXCLUDED, 'This site is excluded in the settings: dnscost records nothing of it.');
     return null;
   }
 
   private async missing(tabId: number): Promise<Failure<PageCode>> {
     if (this.privateTabs.has(tabId) || (await this.deps.isIncognitoTab(tabId).catch(() => null))) {
-      return fail(CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
+      return failure(CODES.PRIVATE_WINDOW, 'This tab is in a private window: dnscost records nothing there.');
     }
-    return fail(CODES.NO_PAGE, `No page is recorded for tab ${tabId} (no web page loaded since dnscost started, or not a web page).`);
+    return failure(CODES.NO_PAGE, `No page is recorded for tab ${tabId} (no web page loaded since dnscost started, or not a web page).`);
   }
 
   /**
@@ -479,6 +479,3 @@ export class PageRecorder {
   }
 }
 
-function fail(code: PageCode, message: string): Failure<PageCode> {
-  return { ok: false, code, message };
-}

@@ -136,7 +136,7 @@ function check(plan: PagePlan, asked: Set<string>, served: Served[], load: PageL
       console.log([r.id, r.parent, r.discovery, r.type, `har ${r.startMs.toFixed(0)}`, `lab ${(s.requestAt - t0).toFixed(0)}`, `wait ${r.waitMs.toFixed(0)}`, `delay ${r.delayMs.toFixed(0)}`, `gap ${gap}`, r.url.slice(0, 80)].join('\t'));
     }
   }
-  return `onLoad ${load.onLoadMs.toFixed(0)} ms (HAR ${plan.onLoadMs?.toFixed(0)}), ${names.length} names asked, ` +
+  return `onLoad ${load.onLoadMs.toFixed(0)} ms (HAR ${plan.onLoadMs?.toFixed(0)})${load.retried ? ' (loaded twice: ERR_NETWORK_CHANGED)' : ''}, ${names.length} names asked, ` +
     `${plan.resources.length} resources served (${served.length} responses, ${chains} found by something other than the landing page), unplanned: ${unplanned.length ? unplanned.join(' ') : 'none'}`;
 }
 

@@ -1,5 +1,6 @@
 // IP addresses as text, pure: which are global, and one canonical form to compare them in.
-import { IPV4_LITERAL } from './hostname.js';
+/** A dotted-quad IPv4 literal, its four parts captured. */
+export const IPV4_LITERAL = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 /** IPv4 text to its four parts; null when not a dotted-quad address. */
 export function v4Parts(ip: string): number[] | null {

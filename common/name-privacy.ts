@@ -1,19 +1,11 @@
 // Which names may go to which resolver (issue 13): one rule, enforced by the extension when it plans a measurement
 // and again by the host before it sends anything.
 // Pure: no I/O; the host's split-horizon lookup (native-host/src/private-names.ts) feeds `answeredNonGlobal`.
+import { cleanName, isSpecialUseName, isUnder } from './hostname.js';
 import { isGlobalAddress, isIpAddress } from './ip-address.js';
 
+export { isSpecialUseName, SPECIAL_USE_SUFFIXES } from './hostname.js';
 export { isGlobalAddress } from './ip-address.js';
-
-/** Special-use and private-use suffixes (a name equal to one, or under it). */
-export const SPECIAL_USE_SUFFIXES = [
-  // RFC 6761
-  'test', 'localhost', 'invalid', 'example',
-  // RFC 6762 (mDNS), RFC 8375, RFC 9476, RFC 7686
-  'local', 'home.arpa', 'alt', 'onion',
-  // ICANN's private-use TLD (2024) and the suffixes home routers and offices use
-  'internal', 'lan', 'home', 'corp', 'intranet', 'private', 'localdomain', 'domain', 'i2p', 'mail', 'workgroup',
-] as const;
 
 /**
  * Why a name may not be asked of a resolver: `onion` (never sent to DNS, RFC 7686); `special-use` (a special- or
@@ -37,14 +29,6 @@ export interface NameContext {
   lab?: boolean | undefined;
 }
 
-const clean = (name: string) => name.toLowerCase().replace(/\.$/, '');
-const under = (name: string, suffix: string) => name === suffix || name.endsWith(`.${suffix}`);
-
-/** True for names under a special-use or private-use suffix (`.onion` included). */
-export function isSpecialUseName(name: string): boolean {
-  const n = clean(name);
-  return SPECIAL_USE_SUFFIXES.some((s) => under(n, s));
-}
 
 /**
  * Why `name` may not be asked of a resolver at `resolverAddress` (an IP literal), or null when it may. The order of
@@ -64,8 +48,8 @@ export function isSpecialUseName(name: string): boolean {
  * so special-use names go nowhere by default). `.onion` never goes to DNS at all (RFC 7686 §2).
  */
 export function withheldFrom(name: string, resolverAddress: string, ctx: NameContext = {}): Withheld | null {
-  const n = clean(name);
-  if (under(n, 'onion')) return 'onion';
+  const n = cleanName(name);
+  if (isUnder(n, 'onion')) return 'onion';
   const global = isGlobalAddress(resolverAddress);
   if (isSpecialUseName(n)) return ctx.lab && !global ? null : 'special-use';
   if (!global) return null;
@@ -74,10 +58,10 @@ export function withheldFrom(name: string, resolverAddress: string, ctx: NameCon
 
 /** Why `name` is private to the person's network (so no global resolver may be asked it), or null. */
 export function privateReason(name: string, ctx: NameContext = {}): Withheld | null {
-  const n = clean(name);
+  const n = cleanName(name);
   if (!n.includes('.')) return 'single-label';
   if ((ctx.reached ?? []).some((ip) => isIpAddress(ip) && !isGlobalAddress(ip))) return 'reached-non-global';
-  if ((ctx.searchDomains ?? []).some((d) => d && under(n, clean(d)))) return 'search-domain';
+  if ((ctx.searchDomains ?? []).some((d) => d && isUnder(n, cleanName(d)))) return 'search-domain';
   if (ctx.answeredNonGlobal === true) return 'split-horizon';
   return null;
 }

@@ -115,6 +115,17 @@ test('one storage mechanism: only extension/src/background/storage.ts declares a
   assert.deepEqual(offenders, []);
 });
 
+test('one hostname parser and one list of special-use suffixes: only common/hostname.ts checks labels or lists suffixes', () => {
+  // A second parser checks label syntax or name length; a second suffix list names home.arpa (in every such list).
+  const parser = /\bDNS_LABEL\.test\(|\bMAX_HOSTNAME_LENGTH\b|\{1,63\}/;
+  const suffixes = /['"]home\.arpa['"]/;
+  const offenders = SOURCES.filter((f) => f !== 'common/hostname.ts' && !f.endsWith('.test.ts') && !f.startsWith('tests/')).flatMap((f) => {
+    const text = readFileSync(join(ROOT, f), 'utf8');
+    return [...(parser.test(text) ? [`${f}: a hostname check of its own`] : []), ...(suffixes.test(text) ? [`${f}: a suffix list of its own`] : [])];
+  });
+  assert.deepEqual(offenders, []);
+});
+
 test('the engine names no transport: no comparison of a transport id in native-host/src/engine', () => {
   const engine = SOURCES.filter((f) => f.startsWith('native-host/src/engine/') && !f.endsWith('.test.ts'));
   assert.ok(engine.length >= 3, `engine files: ${engine.join(', ')}`);

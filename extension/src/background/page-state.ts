@@ -5,69 +5,9 @@
 // Hostile pages are the normal case here: every name is converted to its A-label by the URL parser, checked against
 // RFC 1035 lengths, and kept as a plain string (never markup); a page keeps at most PAGE_CAPS.hosts hosts and counts
 // the rest. Internal names and IP literals are recorded but flagged not measurable: they never go to a resolver.
-import { DNS_LABEL, IPV4_LITERAL, isInternalName, MAX_HOSTNAME_LENGTH } from '../../../common/hostname.js';
-import { isGlobalAddress } from '../../../common/ip-address.js';
+import { parseHost } from '../../../common/hostname.js';
 import { PAGE_CAPS, PAGE_RECORD_VERSION, type NavigationTimingEntry, type PageDropped, type PageHost, type PageRecord, type PageRedirect } from '../../../common/page-record.js';
 import type { PageTimingMessage } from '../messages/page.js';
-
-/** Characters no URL host may contain (WHATWG forbidden host code points, and whitespace / controls). */
-const FORBIDDEN_HOST = /[\u0000-\u0020\u007f#%/:<>?@[\\\]^|"'`{}]/;
-
-/** Why a name was not kept: the stable codes of parseHost's refusals. */
-export const HOST_REFUSALS = {
-  EMPTY: 'empty',
-  NOT_A_HOST: 'not-a-host',
-  TOO_LONG: 'name-too-long',
-  LABEL_TOO_LONG: 'label-too-long',
-  BAD_LABEL: 'bad-label',
-} as const;
-export type HostRefusal = (typeof HOST_REFUSALS)[keyof typeof HOST_REFUSALS];
-
-/** A hostname as kept: its A-label (or IP literal) form and whether it may ever be sent to a resolver. */
-export interface ClassifiedHost {
-  ok: true;
-  name: string;
-  kind: 'name' | 'ip';
-  /** Internal name (single-label, .local, .internal, .home.arpa, .localhost, …) or non-global IP literal. */
-  internal: boolean;
-  /** True only for a public DNS name: what a resolver may be asked. */
-  measurable: boolean;
-}
-
-/**
- * Converts a raw host (as in a URL, or as a hostile page or content script sends it) to the form kept: lower-case
- * A-label via the URL parser (UTS #46, so `bücher.example` → `xn--bcher-kva.example`), IP literals as the parser
- * writes them; refuses names over 253 characters or with a label over 63 after conversion, and anything that is
- * not a host at all. Never throws.
- */
-export function parseHost(raw: unknown): ClassifiedHost | { ok: false; reason: HostRefusal } {
-  if (typeof raw !== 'string') return { ok: false, reason: HOST_REFUSALS.NOT_A_HOST };
-  let input = raw.trim();
-  if (input.endsWith('.')) input = input.slice(0, -1);
-  if (input.length === 0) return { ok: false, reason: HOST_REFUSALS.EMPTY };
-  // Longer than any name could be even before conversion (A-labels only grow): refuse without parsing.
-  if (input.length > 4 * MAX_HOSTNAME_LENGTH) return { ok: false, reason: HOST_REFUSALS.TOO_LONG };
-  const bracketed = /^\[([0-9a-fA-F:.]+)\]$/.exec(input);
-  if (!bracketed && FORBIDDEN_HOST.test(input)) return { ok: false, reason: HOST_REFUSALS.NOT_A_HOST };
-  let host: string;
-  try {
-    host = new URL(`http://${bracketed ? `[${bracketed[1]}]` : input}/`).hostname;
-  } catch {
-    return { ok: false, reason: HOST_REFUSALS.NOT_A_HOST };
-  }
-  if (host.startsWith('[')) {
-    const ip = host.slice(1, -1);
-    return { ok: true, name: ip, kind: 'ip', internal: !isGlobalAddress(ip), measurable: false };
-  }
-  if (IPV4_LITERAL.test(host)) return { ok: true, name: host, kind: 'ip', internal: !isGlobalAddress(host), measurable: false };
-  if (host.length > MAX_HOSTNAME_LENGTH) return { ok: false, reason: HOST_REFUSALS.TOO_LONG };
-  for (const label of host.split('.')) {
-    if (label.length > 63) return { ok: false, reason: HOST_REFUSALS.LABEL_TOO_LONG };
-    if (!DNS_LABEL.test(label)) return { ok: false, reason: HOST_REFUSALS.BAD_LABEL };
-  }
-  const internal = isInternalName(host);
-  return { ok: true, name: host, kind: 'name', internal, measurable: !internal };
-}
 
 /** The state of one page as the background keeps it (and stores): absolute times, so it can be rebuilt after a restart. */
 export interface PageState {

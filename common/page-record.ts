@@ -1,7 +1,7 @@
 // Page records: what one top-level navigation of one tab needed — every hostname with the time it was first needed,
 // request counts and resource types per host, IPs and protocols seen, redirects — plus the page's Navigation Timing
 // entry, its onLoad time and the DNS lookups Resource Timing exposes. The shape the extension's background reports
-// (extension/src/background/page-state.ts builds it from browser events) and the cost model and the validation read.
+// (common/page-builder.ts builds it from browser events) and the cost model and the validation read.
 import type { RecordingBrowser } from './browser-queries.js';
 
 /** Version of the page record's JSON shape. */

@@ -126,6 +126,18 @@ test('one hostname parser and one list of special-use suffixes: only common/host
   assert.deepEqual(offenders, []);
 });
 
+test('one page record, one writer: only common/page-builder.ts changes a page record; the recorder routes events to it', () => {
+  // The recorder reads the builder's getters and calls its methods; an assignment or a push to a record's field there
+  // is a second writer (TypeScript refuses most: the builder has no setters).
+  const recorder = readFileSync(join(ROOT, 'extension/src/background/page-records.ts'), 'utf8');
+  const writes = recorder.split('\n').map((l, i) => [i + 1, l] as const).filter(([, l]) => /\.page\.\w+(\.\w+)*\s*(=(?!=)|\+\+|\+=|-=)|\.page\.\w+\.push\(/.test(l));
+  assert.deepEqual(writes.map(([i, l]) => `page-records.ts:${i}: ${l.trim()}`), []);
+  // Nothing but the builder makes a page record out of events: no other file defines the record's hosts from scratch.
+  const builders = SOURCES.filter((f) => f !== 'common/page-builder.ts' && !f.endsWith('.test.ts') && !f.startsWith('tests/') && !f.startsWith('lab/'))
+    .filter((f) => /version: PAGE_RECORD_VERSION/.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.deepEqual(builders, []);
+});
+
 test('the engine names no transport: no comparison of a transport id in native-host/src/engine', () => {
   const engine = SOURCES.filter((f) => f.startsWith('native-host/src/engine/') && !f.endsWith('.test.ts'));
   assert.ok(engine.length >= 3, `engine files: ${engine.join(', ')}`);

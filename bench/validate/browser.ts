@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext } from 'puppeteer-core';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import type { PageForCost } from '../../common/page-cost.js';
-import type { PageHost } from '../../common/page-record.js';
+import { hostOfUrl, PageBuilder } from '../../common/page-builder.js';
 import type { BrowserDnsOptions } from '../../lab/browser-dns.js';
 import { CHROMIUM_AS_RECORDED, FIREFOX_AS_RECORDED } from '../../lab/har/load.js';
 
@@ -124,55 +124,43 @@ export function newContext(browser: Browser): Promise<BrowserContext> {
   return browser.createBrowserContext();
 }
 
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return null;
-  }
-}
+const hostOf = (url: string): string | null => hostOfUrl(url)?.host ?? null;
 
-/** The page as the extension's record would give it to the model (common/page-cost.ts), recorded by `browser`. */
+/**
+ * The page as the extension records it (common/page-builder.ts, the record's only writer), recorded by `browser`:
+ * each host needed when Resource Timing first shows it (the page's own clock), or where it has none (a redirect's
+ * legs, a failed request) when the load's network events first show it, as webRequest would; the document's host
+ * at the start if neither does; each host's last response that ended before the load event as its completion; and
+ * the page's timing as the content script would report it (each host's first entry's exposed lookup). Times are ms
+ * after the page's time origin.
+ */
 export function pageRecordOf(t: PageTimings, browser: RecordingBrowser): PageForCost {
-  const documentHost = hostOf(t.finalUrl) ?? '';
-  const hosts = new Map<string, PageHost>();
-  // When each host's last response before onLoad ended (Resource Timing responseEnd, exposed for every resource;
-  // the extension takes it from webRequest.onCompleted).
-  const onLoadAt = t.navigation.loadEventStart ?? Infinity;
-  const ends = new Map<string, number>();
-  for (const r of t.resources) {
-    const name = hostOf(r.name);
-    if (!name || !r.responseEnd || r.responseEnd > onLoadAt) continue;
-    ends.set(name, Math.max(ends.get(name) ?? 0, r.responseEnd));
-  }
-  // The schemes each host was fetched with, as the extension records them (the document's from its final URL).
-  const schemes = new Map<string, Set<string>>();
-  for (const url of [t.finalUrl, ...t.resources.map((r) => r.name), ...(t.requests ?? []).map((r) => r.name)]) {
-    const name = hostOf(url);
-    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
-    if (name && scheme) (schemes.get(name) ?? schemes.set(name, new Set()).get(name)!).add(scheme);
-  }
-  const host = (name: string, firstNeededMs: number, lookup: PageHost['lookup']): PageHost => ({
-    name, kind: /^[\d.]+$|:/.test(name) ? 'ip' : 'name', internal: false, measurable: true, firstNeededMs, requests: 1, types: {}, ips: [], protocols: [], schemes: [...(schemes.get(name) ?? [])].sort(),
-    fromCache: 0, errors: 0, viaRedirect: false, fromSubframe: false, lookup, completedMs: ends.get(name) ?? null,
-  });
-  for (const r of [...t.resources].sort((a, b) => a.startTime - b.startTime)) {
-    const name = hostOf(r.name);
-    if (!name || hosts.has(name) || !/^https?:/.test(r.name)) continue;
-    const exposed = r.domainLookupStart > 0 && r.domainLookupEnd >= r.domainLookupStart;
-    hosts.set(name, host(name, r.startTime, exposed ? { startMs: r.domainLookupStart, endMs: r.domainLookupEnd, durationMs: r.domainLookupEnd - r.domainLookupStart, nextHopProtocol: null } : null));
-  }
-  // Hosts only the network events showed (a redirect's legs): first needed when their first request went out.
+  const page = PageBuilder.start({ tabId: 0, url: t.finalUrl, at: 0, pageId: 'validation' });
+  const resources = [...t.resources].sort((a, b) => a.startTime - b.startTime).filter((r) => /^https?:/.test(r.name));
+  for (const r of resources) page.request({ url: r.name, type: 'other', at: r.startTime, frameId: 0 });
+  const timed = new Set(resources.map((r) => hostOf(r.name)));
   for (const r of [...(t.requests ?? [])].sort((a, b) => a.startTime - b.startTime)) {
-    const name = hostOf(r.name);
-    if (!name || hosts.has(name) || !/^https?:/.test(r.name)) continue;
-    hosts.set(name, { ...host(name, r.startTime, null), viaRedirect: r.viaRedirect });
+    if (!timed.has(hostOf(r.name))) page.request({ url: r.name, type: 'other', at: r.startTime, frameId: 0, viaRedirect: r.viaRedirect });
   }
-  if (!hosts.has(documentHost)) hosts.set(documentHost, { ...host(documentHost, 0, null), completedMs: null });
-  const navigationTiming = {
-    ...t.navigation,
-    ...(t.firstPaint !== null ? { firstPaint: t.firstPaint } : {}),
-    ...(t.firstContentfulPaint !== null ? { firstContentfulPaint: t.firstContentfulPaint } : {}),
-  };
-  return { host: documentHost, hosts: [...hosts.values()], navigationTiming, onLoadMs: t.navigation.loadEventStart ?? null, browser };
+  if (!page.record().hosts.some((h) => h.name === hostOf(t.finalUrl))) page.request({ url: t.finalUrl, type: 'main_frame', at: 0, frameId: 0 });
+  const onLoad = t.navigation.loadEventStart ?? null;
+  for (const r of resources) if (r.responseEnd && (onLoad === null || r.responseEnd <= onLoad)) page.completed({ url: r.name, at: r.responseEnd });
+  if (onLoad !== null) page.complete(onLoad);
+  const firstByHost = new Map<string, (typeof resources)[number]>();
+  for (const r of resources) {
+    const h = hostOf(r.name);
+    if (h && !firstByHost.has(h)) firstByHost.set(h, r);
+  }
+  page.timing({
+    timeOrigin: 0,
+    navigation: {
+      ...t.navigation,
+      ...(t.firstPaint !== null ? { firstPaint: t.firstPaint } : {}),
+      ...(t.firstContentfulPaint !== null ? { firstContentfulPaint: t.firstContentfulPaint } : {}),
+    },
+    onLoadMs: onLoad,
+    entries: t.resources.length,
+    resources: [...firstByHost].map(([host, r]) => ({ host, lookupStart: r.domainLookupStart, lookupEnd: r.domainLookupEnd, nextHopProtocol: null })),
+  }, onLoad ?? 0);
+  return page.record(browser);
 }

@@ -1,5 +1,6 @@
-// Page records of the background: turns webNavigation / webRequest events and the content script's timing report
-// into one PageState per tab (common/page-record.ts), keeps them in storage.session, answers `page-report`.
+// Page records of the background: routes webNavigation / webRequest events and the content script's timing report
+// into one page record per tab (common/page-builder.ts is its only writer), keeps them in storage.session, answers
+// `page-report`.
 // Lifecycle: events wait for `ready` (the tab states read back from storage), then are handled in arrival order; a
 // top-level navigation starts a *pending* page, onCommitted makes it the tab's *current* page.
 import type { MessageSender } from '../messages/index.js';
@@ -7,7 +8,7 @@ import { type PageCode, type PageReplies, type PageTimingMessage } from '../mess
 import { isExcluded } from '../settings.js';
 import { CODES, failure, type Failure } from '../../../common/errors.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
-import { lastActivityOf, pageAddRedirect, newPage, isPageState, pageAddError, pageAddRequest, type PageState, pageAddTiming, hostOfUrl, storedUrl, type PageIndex, toPageReport, indexPage, pageAddCompleted } from './page-state.js';
+import { hostOfUrl, PageBuilder, storedUrl } from '../../../common/page-builder.js';
 import { QueuedArea, type StorageArea } from './storage.js';
 
 /** storage.session key prefix of a tab's pages. */
@@ -48,8 +49,8 @@ export interface PageRecorderDeps {
 type Gate = 'checking' | 'ok' | 'private' | 'excluded';
 
 interface Entry {
-  page: PageState;
-  index: PageIndex;
+  /** The page record's builder: every change of the record goes through its methods. */
+  page: PageBuilder;
   gate: Gate;
   /** Settles when the gate has been decided (at most once per check). */
   gateDone: Promise<void>;
@@ -117,7 +118,7 @@ export class PageRecorder {
     // The main-frame request may have been dispatched first (separate event sources): then this is the same navigation.
     if (p && !p.navigateSeen && p.page.mainRequestId !== null && p.page.committedAt === null && d.timeStamp - p.page.startedAt < 2000) {
       p.navigateSeen = true;
-      if (d.timeStamp < p.page.startedAt) p.page.startedAt = d.timeStamp;
+      p.page.startedEarlier(d.timeStamp);
       return;
     }
     tab.pending = this.startEntry(d.tabId, d.url, d.timeStamp, undefined);
@@ -134,32 +135,29 @@ export class PageRecorder {
       let p = tab.pending;
       if (p && p.page.mainRequestId === d.requestId) {
         // The next leg of a redirected navigation: same page, new address.
-        p.page.url = storedUrl(d.url);
-        p.page.host = hostOfUrl(d.url)?.host ?? '';
+        p.page.moved(d.url);
         this.checkGate(p, d.incognito);
       } else if (!p && tab.current && tab.current.page.mainRequestId === d.requestId) {
         // A late redirect leg of a page that has already committed (see lateMainRequest): its address is final.
         p = tab.current;
       } else if (p && p.page.mainRequestId === null && p.page.committedAt === null) {
-        p.page.mainRequestId = d.requestId;
-        if (d.timeStamp < p.page.startedAt) p.page.startedAt = d.timeStamp;
+        p.page.mainRequest(d.requestId, d.timeStamp);
       } else if (!p && this.lateMainRequest(tab.current, d)) {
         // Firefox under a flood of requests delivers webRequest events after webNavigation's: the navigation this
         // request started has already committed as the current page.
         p = tab.current!;
-        p.page.mainRequestId = d.requestId;
-        p.page.responseStarted = true;
-        if (d.timeStamp < p.page.startedAt) p.page.startedAt = d.timeStamp;
+        p.page.mainRequest(d.requestId, d.timeStamp);
+        p.page.responseStart();
       } else {
         p = this.startEntry(d.tabId, d.url, d.timeStamp, d.incognito);
-        p.page.mainRequestId = d.requestId;
+        p.page.mainRequest(d.requestId, d.timeStamp);
         tab.pending = p;
       }
-      this.add(d.tabId, p, (page, index) => pageAddRequest(page, index, { url: d.url, type: d.type, at: d.timeStamp, frameId: 0, viaRedirect }));
+      this.add(d.tabId, p, (page) => page.request({ url: d.url, type: d.type, at: d.timeStamp, frameId: 0, viaRedirect }));
       return;
     }
     const entry = this.entryForRequest(tab);
-    if (entry) this.add(d.tabId, entry, (page, index) => pageAddRequest(page, index, { url: d.url, type: d.type, at: d.timeStamp, frameId: d.frameId, parentFrameId: d.parentFrameId, viaRedirect }));
+    if (entry) this.add(d.tabId, entry, (page) => page.request({ url: d.url, type: d.type, at: d.timeStamp, frameId: d.frameId, parentFrameId: d.parentFrameId, viaRedirect }));
   }
 
   /** webRequest.onBeforeRedirect. */
@@ -168,14 +166,14 @@ export class PageRecorder {
     if (this.redirecting.size < MAX_REDIRECTING) this.redirecting.add(d.requestId);
     const tab = this.tab(d.tabId);
     const entry = d.type === 'main_frame' ? this.mainFrameEntry(tab, d.requestId) : this.entryForRequest(tab);
-    if (entry) this.add(d.tabId, entry, (page) => pageAddRedirect(page, { url: d.url, redirectUrl: d.redirectUrl, statusCode: d.statusCode, type: d.type, at: d.timeStamp }));
+    if (entry) this.add(d.tabId, entry, (page) => page.redirect({ url: d.url, redirectUrl: d.redirectUrl, statusCode: d.statusCode, type: d.type, at: d.timeStamp }));
   }
 
   /** webRequest.onResponseStarted: once the main frame's response starts, the tab's requests are the new page's. */
   onResponseStarted(d: RequestDetails): void {
     if (d.type !== 'main_frame' || d.tabId < 0) return;
     const p = this.tabs.get(d.tabId)?.pending;
-    if (p && p.page.mainRequestId === d.requestId) p.page.responseStarted = true;
+    if (p && p.page.mainRequestId === d.requestId) p.page.responseStart();
   }
 
   /** webRequest.onCompleted. */
@@ -184,7 +182,7 @@ export class PageRecorder {
     if (d.tabId < 0) return;
     const tab = this.tab(d.tabId);
     const entry = d.type === 'main_frame' ? tab.pending ?? tab.current : this.entryForRequest(tab);
-    if (entry) this.add(d.tabId, entry, (page, index) => pageAddCompleted(page, index, { ...d, at: d.timeStamp }));
+    if (entry) this.add(d.tabId, entry, (page) => page.completed({ ...d, at: d.timeStamp }));
     // A main-frame answer with no document (204, 205, a download) leaves the old page in the tab.
     if (d.type === 'main_frame' && tab.pending?.page.mainRequestId === d.requestId && (d.statusCode === 204 || d.statusCode === 205)) tab.pending = null;
   }
@@ -202,7 +200,7 @@ export class PageRecorder {
       }
     }
     const entry = d.type === 'main_frame' ? tab.pending ?? tab.current : this.entryForRequest(tab);
-    if (entry) this.add(d.tabId, entry, (page, index) => pageAddError(page, index, d));
+    if (entry) this.add(d.tabId, entry, (page) => page.error(d));
   }
 
   /** webNavigation.onCommitted: the pending page becomes the tab's current page. */
@@ -225,9 +223,7 @@ export class PageRecorder {
       tab.current = this.startEntry(d.tabId, d.url, d.timeStamp, undefined);
     }
     if (tab.current && tab.current !== previous) {
-      tab.current.page.committedAt = d.timeStamp;
-      tab.current.page.url = storedUrl(d.url);
-      tab.current.page.host = hostOfUrl(d.url)?.host ?? '';
+      tab.current.page.commit(d.url, d.timeStamp);
       this.checkGate(tab.current, undefined);
     }
     // Written once the burst of the load's first requests has passed: storage work competes with the page.
@@ -237,11 +233,7 @@ export class PageRecorder {
   /** webNavigation.onCompleted (the load event of the top frame, as the browser saw it). */
   onNavigationCompleted(d: { tabId: number; frameId: number; timeStamp: number }): void {
     if (d.frameId !== 0 || d.tabId < 0) return;
-    const cur = this.tabs.get(d.tabId)?.current;
-    if (cur && cur.page.completedAt === null) {
-      cur.page.completedAt = d.timeStamp;
-      this.scheduleWrite(d.tabId, FINISH_WRITE_DELAY_MS);
-    }
+    if (this.tabs.get(d.tabId)?.current?.page.complete(d.timeStamp)) this.scheduleWrite(d.tabId, FINISH_WRITE_DELAY_MS);
   }
 
   /** tabs.onRemoved. */
@@ -290,7 +282,7 @@ export class PageRecorder {
     await entry.gateDone;
     const why = this.refusal(entry);
     if (why) return why;
-    pageAddTiming(entry.page, entry.index, message, this.deps.now());
+    entry.page.timing(message, this.deps.now());
     this.scheduleWrite(sender.tabId, FINISH_WRITE_DELAY_MS);
     return { ok: true };
   }
@@ -307,7 +299,7 @@ export class PageRecorder {
     await entry.gateDone;
     const why = this.refusal(entry);
     if (why) return why;
-    return { ok: true, record: { ...toPageReport(entry.page), ...(this.deps.browser ? { browser: this.deps.browser } : {}) } };
+    return { ok: true, record: entry.page.record(this.deps.browser) };
   }
 
   // ---- inside ----
@@ -344,8 +336,8 @@ export class PageRecorder {
   }
 
   private startEntry(tabId: number, url: string, at: number, incognito: boolean | undefined): Entry {
-    const page = newPage(tabId, url, at, this.deps.newId(), this.lastActivityAt === null ? null : Math.max(0, at - this.lastActivityAt));
-    const entry: Entry = { page, index: indexPage(page), gate: 'checking', gateDone: Promise.resolve(), navigateSeen: false };
+    const page = PageBuilder.start({ tabId, url, at, pageId: this.deps.newId(), idleBeforeMs: this.lastActivityAt === null ? null : Math.max(0, at - this.lastActivityAt) });
+    const entry: Entry = { page, gate: 'checking', gateDone: Promise.resolve(), navigateSeen: false };
     this.checkGate(entry, incognito);
     return entry;
   }
@@ -398,18 +390,13 @@ export class PageRecorder {
   /** Drops everything recorded of a page that failed the gate; it keeps only why. */
   private empty(entry: Entry, gate: 'private' | 'excluded'): void {
     entry.gate = gate;
-    const blank = newPage(entry.page.tabId, '', entry.page.startedAt, entry.page.pageId);
-    blank.mainRequestId = entry.page.mainRequestId;
-    blank.responseStarted = entry.page.responseStarted;
-    blank.committedAt = entry.page.committedAt;
-    entry.page = blank;
-    entry.index = indexPage(blank);
+    entry.page = entry.page.blank();
   }
 
   /** Applies `change` to a page that may be recorded (or whose gate is still being decided, kept in memory only). */
-  private add(tabId: number, entry: Entry, change: (page: PageState, index: PageIndex) => unknown): void {
+  private add(tabId: number, entry: Entry, change: (page: PageBuilder) => unknown): void {
     if (entry.gate === 'private' || entry.gate === 'excluded') return;
-    change(entry.page, entry.index);
+    change(entry.page);
     this.noteActivity(entry.page);
     if (entry.gate === 'ok') this.scheduleWrite(tabId, WRITE_DELAY_MS);
   }
@@ -445,8 +432,8 @@ export class PageRecorder {
     tab.writeTimer = this.deps.setTimer(() => {
       tab.writeTimer = null;
       const stored = {
-        current: tab.current?.gate === 'ok' ? tab.current.page : null,
-        pending: tab.pending?.gate === 'ok' ? tab.pending.page : null,
+        current: tab.current?.gate === 'ok' ? tab.current.page.stored() : null,
+        pending: tab.pending?.gate === 'ok' ? tab.pending.page.stored() : null,
       };
       void this.queueWrite(() =>
         stored.current || stored.pending ? this.deps.area.set({ [TAB_KEY_PREFIX + tabId]: stored }) : this.deps.area.remove(TAB_KEY_PREFIX + tabId));
@@ -459,8 +446,8 @@ export class PageRecorder {
   }
 
   /** Keeps the latest moment of network activity of any recorded page (after a change to `page`). */
-  private noteActivity(page: PageState): void {
-    this.lastActivityAt = Math.max(this.lastActivityAt ?? 0, lastActivityOf(page));
+  private noteActivity(page: PageBuilder): void {
+    this.lastActivityAt = Math.max(this.lastActivityAt ?? 0, page.lastActivity());
   }
 
   private async hydrate(): Promise<void> {
@@ -469,12 +456,15 @@ export class PageRecorder {
       if (!key.startsWith(TAB_KEY_PREFIX) || typeof value !== 'object' || value === null) continue;
       const tabId = Number(key.slice(TAB_KEY_PREFIX.length));
       const { current, pending } = value as { current?: unknown; pending?: unknown };
-      const revive = (p: unknown): Entry | null =>
-        isPageState(p) ? { page: p, index: indexPage(p), gate: 'ok', gateDone: Promise.resolve(), navigateSeen: true } : null;
+      const revive = (p: unknown): Entry | null => {
+        const page = PageBuilder.revive(p);
+        return page ? { page, gate: 'ok', gateDone: Promise.resolve(), navigateSeen: true } : null;
+      };
       // Events that arrived before hydration finished were queued behind `ready`, so nothing newer is lost here.
-      if (!this.tabs.has(tabId)) this.tabs.set(tabId, { current: revive(current), pending: revive(pending), writeTimer: null, writeDue: 0 });
+      const tab = { current: revive(current), pending: revive(pending), writeTimer: null, writeDue: 0 };
+      if (!this.tabs.has(tabId)) this.tabs.set(tabId, tab);
       // A restarted background remembers the latest activity from the pages it kept.
-      for (const p of [current, pending]) if (isPageState(p)) this.noteActivity(p);
+      for (const e of [tab.current, tab.pending]) if (e) this.noteActivity(e.page);
     }
   }
 }

@@ -83,7 +83,7 @@ export function mergeRuns(runs: readonly ValidationRun[]): ValidationRun {
     startedAt: runs.map((r) => r.startedAt).sort()[0]!,
     finishedAt: runs.map((r) => r.finishedAt).sort().at(-1)!,
     machine: machines.join('; '),
-    code: union((r) => [r.code ?? 'not recorded']).join('; '),
+    ...(runs.some((r) => r.code) ? { code: union((r) => [r.code ?? 'not recorded']).join('; ') } : {}),
     profiles: mergeProfiles(runs.flatMap((r) => r.profiles)),
   };
 }

@@ -125,7 +125,7 @@ export function report(run: ValidationRun, command: string, model = 'this checko
 
 Command: \`${command}\` (as root)
 Run: ${run.startedAt} → ${run.finishedAt}; machine: ${run.machine}; browsers: ${versions || '?'}.
-Code: the loads were made by ${run.code ?? 'a version not recorded'}; the predictions below are the model at ${model}.
+Code: the loads were made by ${run.code ? `the code at ${run.code}` : 'code not recorded (runs before 2026-11-26)'}; the predictions below are the model at ${model}.
 Profiles: ${run.profiles.map((p) => `${p.profile.name} (RTT ${p.profile.rttMs} ms${p.profile.jitterMs ? `, jitter ${p.profile.jitterMs} ms` : ''}${p.profile.lossPct ? `, loss ${p.profile.lossPct} %` : ''}${p.profile.downMbit ? `, ${p.profile.downMbit}/${p.profile.upMbit} Mbit/s` : ''})`).join(', ')}.
 Pages: ${[...new Set(run.profiles.flatMap((p) => p.pages.map((pg) => (pg.kind === 'har' ? `${pg.id} (HAR, ${pg.hosts} names)` : `${pg.id} hosts`))))].join(', ')}.
 Scenarios: ${o.scenarios.join(', ')}; candidates ${o.transports.join(', ')} against Do53${o.controls?.length ? `; A/A controls ${o.controls.join(', ')}` : ''}; ${o.minLoads ? `${o.minLoads}–${o.loads} loads per side of a row (stopped once resolved)` : `${o.loads} loads per side of every row (fixed)`}; replay repeats ${o.repeat}; seed ${o.seed}.

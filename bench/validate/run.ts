@@ -43,7 +43,8 @@ export function codeAt(root = ROOT): string {
   try {
     const git = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const commit = git('rev-parse', '--short=12', 'HEAD');
-    return git('status', '--porcelain', '--untracked-files=no') ? `${commit} with uncommitted changes` : commit;
+    // Results written meanwhile (bench/results/) are not the code.
+    return git('status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results') ? `${commit} with uncommitted changes` : commit;
   } catch {
     return 'unknown';
   }

@@ -25,6 +25,8 @@ import { DEMO_DOMAIN, pageHosts, startSite } from './site/server.js';
 import { ROOT } from './paths.js';
 
 const HOSTS = pageHosts(DEMO_DOMAIN);
+/** How long the page's record must stay unchanged after its load before the demo measures it. */
+const SETTLE_MS = 1000;
 
 const say = (line: string): void => void process.stdout.write(`demo: ${line}\n`);
 
@@ -66,9 +68,15 @@ async function inner(name: BrowserName, out: string): Promise<void> {
     const page = await b.browser.newPage();
     await visit(page, site.url(HOSTS.start, '/'));
     const tabId = await tabIdOf(ext, site.url(HOSTS.page, '/'));
+    // Loaded, then settled: Firefox may deliver a request's webRequest events after the page's load and timing.
+    let seen = '';
+    let since = 0;
     const report = await poll('the page record', 15_000, async () => {
       const r = (await sendFromPage(ext, { type: 'page-report', tabId })) as { ok: boolean; record?: PageRecord };
-      return r.ok && r.record!.onLoadMs !== null ? r.record : undefined;
+      if (!r.ok || r.record!.onLoadMs === null) return undefined;
+      const hosts = r.record!.hosts.map((h) => h.name).join(' ');
+      if (hosts !== seen) [seen, since] = [hosts, Date.now()];
+      return Date.now() - since >= SETTLE_MS ? r.record : undefined;
     });
     say(`visited ${report.url}: ${report.hosts.length} hostnames (${report.hosts.map((h) => h.name).join(', ')})`);
     expectOk('measure-start', await sendFromPage(ext, { type: 'measure-start', tabId }));

@@ -47,7 +47,7 @@ for (const name of ['chromium', 'firefox'] as BrowserName[]) {
     // (HTTPS-First / HTTPS-Upgrades) and the fallback starts a new navigation at the redirect's target.
     const { start, ...hosts } = pageHosts(DEMO_DOMAIN);
     const site = Object.values(hosts);
-    for (const h of site) assert.ok(report.hosts.some((x) => x.name === h), `${h} recorded: ${report.hosts.map((x) => x.name)}`);
+    for (const h of site) assert.ok(report.hosts.some((x) => x.name === h), `${h} recorded: ${report.hosts.map((x) => x.name)}\n${r.out.slice(-4000)}`);
     assert.equal(report.browser, name);
 
     // The measurement: done, every recorded name measured against the current DNS (resolv.conf's lab resolver) and

@@ -70,7 +70,7 @@ function timed<T>(check: (input: T) => void): (input: T) => void {
 
 // ---- native framing and request validation ----
 
-const VALID_REQUEST = { id: 'm1', type: 'measure', hosts: ['a.example', { name: 'b.example', at: 5, qtypes: ['A', 'HTTPS'] }], resolvers: [{ id: 'r', name: 'R', endpoints: [{ transport: 'dot', address: '192.0.2.1', port: 853, serverName: 'dns.example' }] }], modes: ['cold'], repeat: 2 };
+const VALID_REQUEST = { id: 'm1', type: 'measure', hosts: ['a.example', { name: 'b.example', firstNeededMs: 5, qtypes: ['A', 'HTTPS'] }], resolvers: [{ id: 'r', name: 'R', endpoints: [{ transport: 'dot', address: '192.0.2.1', port: 853, serverName: 'dns.example' }] }], modes: ['cold'], repeat: 2 };
 
 /** Chunks of bytes as stdin delivers them: random, or frames (valid or mutated requests) cut anywhere. */
 const framingInput = fc.array(fc.oneof(

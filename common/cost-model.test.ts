@@ -31,7 +31,7 @@ function cell(
           host, qtype, resolver, transport, mode, repeat, ok: ms !== null, error: ms === null ? 'timeout' : null,
           bytes: { sent: bytes, received: 2 * bytes }, packets: { sent: 1, received: 1 },
           timings: { connect: null, tls: null, query: total, total },
-          replay: { pageStartedAt: 1000 * repeat, scheduledAt: at[host] ?? 0, endedAt: 1000 * repeat + (at[host] ?? 0) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
+          replay: { pageStartedAt: 1000 * repeat, firstNeededMs: at[host] ?? 0, endedAt: 1000 * repeat + (at[host] ?? 0) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
         });
       }
     }
@@ -41,9 +41,9 @@ function cell(
 
 const AT = { 'doc.test': 0, 'cdn.test': 120, 'img.test': 400, 'beacon.test': 1200 };
 const HOSTS: PageInput['hosts'] = [
-  { name: 'cdn.test', firstNeededAt: 120 },
-  { name: 'img.test', firstNeededAt: 400 },
-  { name: 'beacon.test', firstNeededAt: 1200 },
+  { name: 'cdn.test', firstNeededMs: 120 },
+  { name: 'img.test', firstNeededMs: 400 },
+  { name: 'beacon.test', firstNeededMs: 1200 },
 ];
 const SYSTEM = cell('system', 'udp', { 'doc.test': 20, 'cdn.test': 10, 'img.test': 10, 'beacon.test': 10 }, AT);
 
@@ -55,15 +55,15 @@ function only(costs: CellCost[], resolver: string, transport: TransportId, mode:
 
 test('classifying hosts: document, render-blocking, before the mark (first paint, else DCL, else onLoad), off path, after onLoad', () => {
   const cases: Array<[Partial<PageInput['navigation']>, PageInput['hosts'][number], string]> = [
-    [{}, { name: 'doc.test', firstNeededAt: 5 }, 'document'],
-    [{}, { name: 'x.test', firstNeededAt: 500, renderBlocking: true }, 'render-blocking'],
-    [{}, { name: 'x.test', firstNeededAt: 299 }, 'before-first-paint'],
-    [{}, { name: 'x.test', firstNeededAt: 300 }, 'off-path'],
-    [{ firstPaint: null, domContentLoadedEventEnd: 600 }, { name: 'x.test', firstNeededAt: 500 }, 'before-dom-content-loaded'],
-    [{ firstPaint: null }, { name: 'x.test', firstNeededAt: 900 }, 'before-onload'],
-    [{}, { name: 'x.test', firstNeededAt: 1000, renderBlocking: true }, 'after-onload'],
+    [{}, { name: 'doc.test', firstNeededMs: 5 }, 'document'],
+    [{}, { name: 'x.test', firstNeededMs: 500, renderBlocking: true }, 'render-blocking'],
+    [{}, { name: 'x.test', firstNeededMs: 299 }, 'before-first-paint'],
+    [{}, { name: 'x.test', firstNeededMs: 300 }, 'off-path'],
+    [{ firstPaint: null, domContentLoadedEventEnd: 600 }, { name: 'x.test', firstNeededMs: 500 }, 'before-dom-content-loaded'],
+    [{ firstPaint: null }, { name: 'x.test', firstNeededMs: 900 }, 'before-onload'],
+    [{}, { name: 'x.test', firstNeededMs: 1000, renderBlocking: true }, 'after-onload'],
   ];
-  for (const [nav, host, want] of cases) assert.equal(classifyHost(page([], nav), host).reason, want, `${host.name} at ${host.firstNeededAt}`);
+  for (const [nav, host, want] of cases) assert.equal(classifyHost(page([], nav), host).reason, want, `${host.name} at ${host.firstNeededMs}`);
 });
 
 test('onLoad change: point and bounds by the model, in a table of cells', () => {
@@ -109,7 +109,7 @@ test('onLoad change: point and bounds by the model, in a table of cells', () => 
 });
 
 test('parallel critical lookups: a slower one needed early can hide behind one needed later', () => {
-  const hosts = [{ name: 'x.test', firstNeededAt: 100 }, { name: 'y.test', firstNeededAt: 200 }];
+  const hosts = [{ name: 'x.test', firstNeededMs: 100 }, { name: 'y.test', firstNeededMs: 200 }];
   const at = { 'doc.test': 0, 'x.test': 100, 'y.test': 200 };
   const records = [
     ...cell('system', 'udp', { 'doc.test': 20, 'x.test': 10, 'y.test': 10 }, at),
@@ -123,7 +123,7 @@ test('parallel critical lookups: a slower one needed early can hide behind one n
 
 test('faster, cached and unknown baselines', () => {
   // The system resolver is slow: the candidate saves 60 ms on the document's lookup.
-  const slow = page([{ name: 'cdn.test', firstNeededAt: 120, observedLookupMs: 0 }], { domainLookupEnd: 85 });
+  const slow = page([{ name: 'cdn.test', firstNeededMs: 120, observedLookupMs: 0 }], { domainLookupEnd: 85 });
   const records = [...cell('system', 'udp', { 'doc.test': 80, 'cdn.test': 70 }, AT), ...cell('r', 'doh', { 'doc.test': 20, 'cdn.test': 900 }, AT)];
   const c = only(pageCost(slow, records), 'r', 'doh');
   // cdn.test's observed lookup of 0 ms was the browser's cache: any transport would be, so it adds nothing.
@@ -136,7 +136,7 @@ test('faster, cached and unknown baselines', () => {
   assert.deepEqual([hop(false).hosts[0]!.baselineSource, hop(false).onLoad.delta], ['cache', 0]);
   assert.deepEqual([hop(true).hosts[0]!.baselineSource, hop(true).onLoad.delta], ['replay', -60]);
   // No baseline replay and no observed lookup: that host is unknown and left out; the document still counts.
-  const lone = pageCost(page([{ name: 'cdn.test', firstNeededAt: 120 }]), cell('r', 'doh', { 'doc.test': 30, 'cdn.test': 10 }, AT));
+  const lone = pageCost(page([{ name: 'cdn.test', firstNeededMs: 120 }]), cell('r', 'doh', { 'doc.test': 30, 'cdn.test': 10 }, AT));
   assert.deepEqual(lone[0]!.hosts.map((h) => [h.baselineSource, h.delta]), [['observed', 10], ['none', null]]);
   assert.equal(lone[0]!.onLoad.delta, 10);
   assert.equal(lone[0]!.dnsTime.baseline, null);
@@ -184,10 +184,10 @@ test('baselines are replay against replay: the browser\'s own lookup overhead is
 
 test('a Do53 query lost over UDP costs the stub\'s retransmission timeout, not a failure', () => {
   const at = { 'doc.test': 0, 'cdn.test': 120 };
-  const hosts = [{ name: 'cdn.test', firstNeededAt: 120 }];
+  const hosts = [{ name: 'cdn.test', firstNeededMs: 120 }];
   const lose = (records: StoredRecord[], host: string, qtypes: string[]) => records.map((r) =>
     r.host === host && qtypes.includes(r.qtype)
-      ? { ...r, ok: false, error: 'timeout', replay: { ...r.replay!, endedAt: r.replay!.pageStartedAt + r.replay!.scheduledAt + 5000 } }
+      ? { ...r, ok: false, error: 'timeout', replay: { ...r.replay!, endedAt: r.replay!.pageStartedAt + r.replay!.firstNeededMs + 5000 } }
       : r);
   const candidate = cell('r', 'doh', { 'doc.test': 45, 'cdn.test': 40 }, at);
   const cases: Array<[string, string[], number | undefined, number, number]> = [
@@ -217,7 +217,7 @@ test('completion times: a lookup moves its host\'s fetch, and a chain\'s shifts 
   const at = { 'doc.test': 0, 's.test': 100, 'img.test': 100, 'c1.test': 210, 'c2.test': 310 };
   const done: Record<string, number> = { 's.test': 200, 'img.test': 150, 'c1.test': 300, 'c2.test': 400 };
   const hosts = (withEnds: boolean): PageInput['hosts'] => Object.entries(at).filter(([n]) => n !== 'doc.test')
-    .map(([name, firstNeededAt]) => ({ name, firstNeededAt, ...(withEnds ? { completedAt: done[name]! } : {}) }));
+    .map(([name, firstNeededMs]) => ({ name, firstNeededMs, ...(withEnds ? { completedMs: done[name]! } : {}) }));
   const base = cell('system', 'udp', { 'doc.test': 20, 's.test': 10, 'img.test': 10, 'c1.test': 10, 'c2.test': 10 }, at);
   const slower = cell('r', 'dot', { 'doc.test': 20, 's.test': 50, 'img.test': 50, 'c1.test': 50, 'c2.test': 50 }, at);
   const nav = { firstPaint: 50, loadEventEnd: 410 };
@@ -237,7 +237,7 @@ test('a lookup that waited for the document\'s connection in the replay waits th
   // DoH: the document's lookup opens the connection (100 ms against Do53's 20: +80). x.test, scheduled at 50 ms,
   // waited 60 ms for that connection, then took 40. In the page x.test is needed 80 ms later, when it is open.
   const at = { 'doc.test': 0, 'x.test': 50 };
-  const hosts = [{ name: 'x.test', firstNeededAt: 50 }];
+  const hosts = [{ name: 'x.test', firstNeededMs: 50 }];
   const doh = cell('r', 'doh', { 'doc.test': 100, 'x.test': 100 }, at).map((r) => (r.host === 'x.test' ? { ...r, replay: { ...r.replay!, waitedForConnection: 60 } } : r));
   const costs = pageCost(page(hosts), [...cell('system', 'udp', { 'doc.test': 20, 'x.test': 20 }, at), ...doh]);
   const x = only(costs, 'r', 'doh').hosts.find((h) => h.name === 'x.test')!;
@@ -252,22 +252,22 @@ test("a host is done when the recording browser has what it waits for: Chromium 
   const rec = (resolver: string, transport: TransportId, qtype: QType, host: string, total: number, ok = true): StoredRecord => ({
     host, qtype, resolver, transport, mode: 'cold', repeat: 1, ok, error: ok ? null : 'servfail',
     bytes: { sent: 100, received: 100 }, packets: { sent: 1, received: 1 }, timings: { connect: null, tls: null, query: total, total },
-    replay: { pageStartedAt: 0, scheduledAt: host === 'doc.test' ? 0 : 120, endedAt: (host === 'doc.test' ? 0 : 120) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
+    replay: { pageStartedAt: 0, firstNeededMs: host === 'doc.test' ? 0 : 120, endedAt: (host === 'doc.test' ? 0 : 120) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
   });
   const records = [
     ...['doc.test', 'cdn.test'].flatMap((h) => [rec('system', 'udp', 'A', h, 20), rec('system', 'udp', 'HTTPS', h, 20)]),
     ...['doc.test', 'cdn.test'].flatMap((h) => [rec('r', 'doh', 'A', h, 40), rec('r', 'doh', 'HTTPS', h, 240)]),
   ];
-  const of = (browser: 'chromium' | 'firefox') => only(pageCost({ ...page([{ name: 'cdn.test', firstNeededAt: 120 }]), browser }, records), 'r', 'doh').hosts.find((h) => h.name === 'cdn.test')!;
+  const of = (browser: 'chromium' | 'firefox') => only(pageCost({ ...page([{ name: 'cdn.test', firstNeededMs: 120 }]), browser }, records), 'r', 'doh').hosts.find((h) => h.name === 'cdn.test')!;
   // Chromium: 40 ms of addresses, then at most 20 % of that (8 ms) more for HTTPS.
   assert.equal(of('chromium').lookup, 48);
   assert.equal(of('chromium').delta, 48 - 20, 'against the baseline, whose HTTPS came with its addresses');
   assert.equal(of('firefox').lookup, 240, 'Firefox waits for the HTTPS record');
   // An address type must answer: HTTPS alone does not resolve a host; a failed HTTPS does not fail it.
   const noAddress = records.map((r) => (r.resolver === 'r' && r.qtype === 'A' && r.host === 'cdn.test' ? { ...r, ok: false, error: 'servfail' } : r));
-  assert.deepEqual(only(pageCost({ ...page([{ name: 'cdn.test', firstNeededAt: 120 }]), browser: 'chromium' }, noAddress), 'r', 'doh').unresolved, ['cdn.test']);
+  assert.deepEqual(only(pageCost({ ...page([{ name: 'cdn.test', firstNeededMs: 120 }]), browser: 'chromium' }, noAddress), 'r', 'doh').unresolved, ['cdn.test']);
   const noHttps = records.map((r) => (r.resolver === 'r' && r.qtype === 'HTTPS' ? { ...r, ok: false, error: 'servfail' } : r));
-  assert.deepEqual(only(pageCost({ ...page([{ name: 'cdn.test', firstNeededAt: 120 }]), browser: 'chromium' }, noHttps), 'r', 'doh').unresolved, []);
+  assert.deepEqual(only(pageCost({ ...page([{ name: 'cdn.test', firstNeededMs: 120 }]), browser: 'chromium' }, noHttps), 'r', 'doh').unresolved, []);
   assert.equal(chromiumHttpsWait(1), 5);
   assert.equal(chromiumHttpsWait(100), 20);
   assert.equal(chromiumHttpsWait(1000), 50);
@@ -281,7 +281,7 @@ test("Firefox's TRR asks an http document's HTTPS record before its addresses: o
     ...cell('r', 'doh', { 'doc.test': 30, 'cdn.test': 30 }, at, { mode: 'warm' }),
     ...cell('r', 'dot', { 'doc.test': 30, 'cdn.test': 30 }, at, { mode: 'warm' }),
   ];
-  const hosts = [{ name: 'cdn.test', firstNeededAt: 120 }];
+  const hosts = [{ name: 'cdn.test', firstNeededMs: 120 }];
   const doc = (p: PageInput, transport: TransportId) => only(pageCost(p, records), 'r', transport, 'warm').hosts.find((h) => h.reason === 'document')!;
   const http = { ...page(hosts), browser: 'firefox' as const, documentHttp: true };
   assert.equal(doc(http, 'doh').lookup, 60, 'HTTPS first (30 ms), then the addresses (30 ms)');
@@ -299,8 +299,8 @@ test("a redirected navigation's earlier leg is serial like the document: its col
   const dot = cell('r', 'dot', { 'www.doc.test': 210, 'doc.test': 20, 'cdn.test': 20 }, at);
   const nav = { domainLookupStart: 600, domainLookupEnd: 620, connectStart: 620, responseStart: 700, loadEventEnd: 2000, firstPaint: 1000 };
   const hosts = (leg: boolean): PageInput['hosts'] => [
-    { name: 'www.doc.test', firstNeededAt: 0, ...(leg ? { navigationLeg: true } : {}) },
-    { name: 'cdn.test', firstNeededAt: 900, completedAt: 1900 },
+    { name: 'www.doc.test', firstNeededMs: 0, ...(leg ? { navigationLeg: true } : {}) },
+    { name: 'cdn.test', firstNeededMs: 900, completedMs: 1900 },
   ];
   const asLeg = only(pageCost(page(hosts(true), nav), [...base, ...dot]), 'r', 'dot');
   assert.equal(asLeg.hosts.find((h) => h.name === 'www.doc.test')!.reason, 'redirect');

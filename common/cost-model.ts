@@ -4,6 +4,7 @@
 import type { RecordingBrowser } from './browser-queries.js';
 import { CODES } from './errors.js';
 import { modelBytes, type DotOverhead, type ModelBytes } from './bytes-model.js';
+import type { PageHost } from './page-record.js';
 import type { Pair } from './record.js';
 import type { StoredRecord } from './stored-record.js';
 import { percentile } from './stats.js';
@@ -35,20 +36,16 @@ export interface NavigationInput {
   domContentLoadedEventEnd?: number | null;
 }
 
-/** A host the page needed. */
-export interface PageHostInput {
-  name: string;
-  /** When the page first needed the host (ms since navigation start); replay's `at`. */
-  firstNeededAt: number;
+/**
+ * A host the page needed: the page record's host (its name, when it was first needed and when its last response before
+ * onLoad ended: a lookup delays its host's fetch, so that end is what it can move; absent, first needed + lookup) with
+ * what pageCostInput reads from the rest of the record.
+ */
+export interface PageHostInput extends Pick<PageHost, 'name' | 'firstNeededMs'>, Partial<Pick<PageHost, 'completedMs'>> {
   /** The lookup the browser observed (Resource Timing), where exposed; null or absent otherwise. */
   observedLookupMs?: number | null;
   /** True when a request to this host was render-blocking (Resource Timing `renderBlockingStatus`). */
   renderBlocking?: boolean;
-  /**
-   * When the host's last response before onLoad ended (ms since navigation start; Resource Timing `responseEnd`),
-   * where known: a lookup delays its host's fetch, so this is what it can move. Absent: first needed + lookup.
-   */
-  completedAt?: number | null;
   /** An earlier leg of the page's redirected navigation (its host is not the document's): serial, as the document. */
   navigationLeg?: boolean;
 }
@@ -86,11 +83,7 @@ export const UDP_RETRY_MS = 1000;
 export type CriticalReason = 'document' | 'redirect' | 'render-blocking' | 'before-first-paint' | 'before-dom-content-loaded' | 'before-onload' | 'off-path' | 'after-onload';
 
 /** One host's part in a cell's estimate. */
-export interface HostCost {
-  name: string;
-  firstNeededAt: number;
-  /** When its last response before onLoad ended, where known (PageHostInput.completedAt). */
-  completedAt: number | null;
+export interface HostCost extends Pick<PageHost, 'name' | 'firstNeededMs' | 'completedMs'> {
   critical: boolean;
   reason: CriticalReason;
   /** Median lookup over the candidate's repeats (ms from the scheduled offset); null when it never resolved. */
@@ -158,10 +151,10 @@ export function classifyHost(page: PageInput, host: PageHostInput): { critical: 
   const onLoad = page.onLoad ?? page.navigation.loadEventEnd;
   if (host.name === page.documentHost) return { critical: true, reason: 'document' };
   if (host.navigationLeg) return { critical: true, reason: 'redirect' };
-  if (host.firstNeededAt >= onLoad) return { critical: false, reason: 'after-onload' };
+  if (host.firstNeededMs >= onLoad) return { critical: false, reason: 'after-onload' };
   if (host.renderBlocking) return { critical: true, reason: 'render-blocking' };
   const mark = criticalMark(page);
-  if (host.firstNeededAt < mark.at) return { critical: true, reason: mark.reason };
+  if (host.firstNeededMs < mark.at) return { critical: true, reason: mark.reason };
   return { critical: false, reason: 'off-path' };
 }
 
@@ -169,7 +162,7 @@ export function classifyHost(page: PageInput, host: PageHostInput): { critical: 
 function hostsOf(page: PageInput): PageHostInput[] {
   const n = page.navigation;
   const observed = n.domainLookupEnd - n.domainLookupStart;
-  const doc: PageHostInput = { name: page.documentHost, firstNeededAt: n.domainLookupStart, observedLookupMs: n.redirected && observed < BROWSER_CACHE_MS ? null : observed };
+  const doc: PageHostInput = { name: page.documentHost, firstNeededMs: n.domainLookupStart, observedLookupMs: n.redirected && observed < BROWSER_CACHE_MS ? null : observed };
   return [doc, ...page.hosts.filter((h) => h.name !== page.documentHost)];
 }
 
@@ -191,7 +184,7 @@ function sequentialHttpsHost(page: PageInput, records: readonly StoredRecord[]):
 }
 
 function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null, sequentialHttps: string | null = null): Map<string, HostLookups> {
-  const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total);
+  const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total);
   // A Do53 query lost over UDP is not the end for a browser: its stub asks again after its retransmission timeout.
   const lost = (r: StoredRecord) => !r.ok && r.transport === 'udp' && r.error === CODES.TIMEOUT;
   const okUdp = records.filter((r) => r.ok && r.transport === 'udp').map(lookupOf);
@@ -299,7 +292,7 @@ function cellCost(
     else if (replayed !== null) [baselineMs, source] = [replayed, 'replay'];
     else if (observed !== null) [baselineMs, source] = [observed, 'observed'];
     const delta = source === 'cache' ? 0 : credited !== null && baselineMs !== null ? credited - baselineMs : null;
-    return { name: h.name, firstNeededAt: h.firstNeededAt, completedAt: h.completedAt ?? null, critical, reason, lookup, baseline: baselineMs, baselineSource: source, observed, delta, failed: m?.failed ?? 0, total: m?.total ?? 0 };
+    return { name: h.name, firstNeededMs: h.firstNeededMs, completedMs: h.completedMs ?? null, critical, reason, lookup, baseline: baselineMs, baselineSource: source, observed, delta, failed: m?.failed ?? 0, total: m?.total ?? 0 };
   };
   // The replay schedules every host at its offset on the baseline's timeline, but under the candidate nothing after
   // the document starts before the document's (slower) lookup ends: a lookup that waited in the replay for the
@@ -307,7 +300,7 @@ function cellCost(
   // that much less. So the document goes first (after its navigation's earlier legs, each credited with the slowdowns
   // before it), and its slowdown is credited to the others' waits.
   const [docHost, ...rest] = hostsOf(page);
-  const legHosts = rest.filter((h) => h.navigationLeg).sort((x, y) => x.firstNeededAt - y.firstNeededAt);
+  const legHosts = rest.filter((h) => h.navigationLeg).sort((x, y) => x.firstNeededMs - y.firstNeededMs);
   let credit = 0;
   const legs = legHosts.map((h) => {
     const cost = costOf(h, credit);
@@ -322,18 +315,18 @@ function cellCost(
   // Completion times (first needed + lookup) under the candidate (c) and the baseline (b).
   const usable = hosts.filter((h) => h.delta !== null && h.reason !== 'after-onload');
   // On the page's own timeline: the lookup the browser observed where exposed, else the baseline replay's.
-  const b = (h: HostCost) => h.firstNeededAt + (h.baselineSource === 'cache' ? 0 : (h.observed ?? h.baseline!));
+  const b = (h: HostCost) => h.firstNeededMs + (h.baselineSource === 'cache' ? 0 : (h.observed ?? h.baseline!));
   // What a lookup can move is its host's fetch: the host's last response end where known, else its lookup's end.
-  const e = (h: HostCost) => Math.max(b(h), h.completedAt ?? -Infinity);
+  const e = (h: HostCost) => Math.max(b(h), h.completedMs ?? -Infinity);
   // Chains: a host first needed after another host's response had completed (known completion times only) may have
   // been discovered through it (a script inserting it, a stylesheet importing it), so it is needed as much later as
   // that response came; its likeliest parent completed last before it was needed; shifts add up link by link.
   const inherited = new Map<HostCost, number>();
-  const ended = usable.filter((h) => !serial(h) && h.completedAt != null);
-  const inOrder = usable.filter((x) => !serial(x)).sort((x, y) => x.firstNeededAt - y.firstNeededAt);
+  const ended = usable.filter((h) => !serial(h) && h.completedMs != null);
+  const inOrder = usable.filter((x) => !serial(x)).sort((x, y) => x.firstNeededMs - y.firstNeededMs);
   for (const h of inOrder) {
     let parent: HostCost | null = null;
-    for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt && (!parent || e(g) > e(parent))) parent = g;
+    for (const g of ended) if (g !== h && e(g) <= h.firstNeededMs && (!parent || e(g) > e(parent))) parent = g;
     inherited.set(h, parent ? (inherited.get(parent) ?? 0) + parent.delta! : 0);
   }
   // The most a host can have been pushed back: through the worst chain of responses that completed before it was
@@ -341,7 +334,7 @@ function cellCost(
   const worst = new Map<HostCost, number>();
   for (const h of inOrder) {
     let w = 0;
-    for (const g of ended) if (g !== h && e(g) <= h.firstNeededAt) w = Math.max(w, (worst.get(g) ?? 0) + Math.max(0, g.delta!));
+    for (const g of ended) if (g !== h && e(g) <= h.firstNeededMs) w = Math.max(w, (worst.get(g) ?? 0) + Math.max(0, g.delta!));
     worst.set(h, w);
   }
   const c = (h: HostCost) => e(h) + (inherited.get(h) ?? 0) + h.delta!;

@@ -69,8 +69,8 @@ test('completion times: a host\'s last response before the load event, relative 
   assert.deepEqual(done, { 'www.example.com': 40, 'cdn.example.net': 180, 'late.example.org': null });
   // The model's input keeps completion times within [first needed, onLoad].
   const input = pageCostInput({ ...r, onLoadMs: 250 });
-  assert.deepEqual(input.hosts.map((h) => [h.name, h.completedAt]), [['www.example.com', 40], ['cdn.example.net', 180], ['late.example.org', null]]);
-  assert.deepEqual(pageCostInput({ ...r, onLoadMs: 150 }).hosts.map((h) => h.completedAt), [40, null, null]);
+  assert.deepEqual(input.hosts.map((h) => [h.name, h.completedMs]), [['www.example.com', 40], ['cdn.example.net', 180], ['late.example.org', null]]);
+  assert.deepEqual(pageCostInput({ ...r, onLoadMs: 150 }).hosts.map((h) => h.completedMs), [40, null, null]);
   // A page stored before completion times were kept reads as unknown.
   const old = p.stored() as unknown as { hosts: Array<{ completedMs?: number | null }> };
   for (const h of old.hosts) delete h.completedMs;

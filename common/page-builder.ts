@@ -279,8 +279,9 @@ export class PageBuilder {
       } else d.hostsOverCap++;
       return null;
     }
+    const { ok: _, ...classified } = c;
     const host: PageHost = {
-      name: c.name, kind: c.kind, internal: c.internal, measurable: c.measurable, firstNeededMs: at - this.p.startedAt, requests: 0,
+      ...classified, firstNeededMs: at - this.p.startedAt, requests: 0,
       types: {}, ips: [], protocols: [], schemes: [], fromCache: 0, errors: 0, viaRedirect, fromSubframe: false, lookup: null, completedMs: null,
     };
     this.byName.set(c.name, this.p.hosts.length);

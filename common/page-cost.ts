@@ -49,9 +49,9 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
     .filter((h) => h.kind === 'name' && (!measured || measured.has(h.name)))
     .map((h) => {
       // A completion after onLoad (its event raced the load's) is not one onLoad waited for.
-      const completedAt = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
+      const completedMs = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
       const navigationLeg = h.name !== page.host && ((h.types?.main_frame ?? 0) > 0 || (fetchStart !== null && h.firstNeededMs < fetchStart));
-      return { name: h.name, firstNeededAt: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedAt, ...(navigationLeg ? { navigationLeg } : {}) };
+      return { name: h.name, firstNeededMs: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedMs, ...(navigationLeg ? { navigationLeg } : {}) };
     });
   // The document's scheme: its final address (Navigation Timing's name), else the schemes its host was fetched with.
   const docSchemes = page.hosts.find((h) => h.name === page.host)?.schemes ?? [];

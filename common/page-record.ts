@@ -3,6 +3,7 @@
 // entry, its onLoad time and the DNS lookups Resource Timing exposes. The shape the extension's background reports
 // (common/page-builder.ts builds it from browser events) and the cost model and the validation read.
 import type { RecordingBrowser } from './browser-queries.js';
+import type { ClassifiedHost } from './hostname.js';
 
 /** Version of the page record's JSON shape. */
 export const PAGE_RECORD_VERSION = 1;
@@ -38,12 +39,8 @@ export interface ExposedLookup {
   nextHopProtocol: string | null;
 }
 
-/** One host a page needed. */
-export interface PageHost {
-  name: string;
-  kind: 'name' | 'ip';
-  internal: boolean;
-  measurable: boolean;
+/** One host a page needed: the hostname as parseHost classified it, and what the page did with it. */
+export interface PageHost extends Omit<ClassifiedHost, 'ok'> {
   /** When the page first needed this host, ms after the navigation started (browser clock; ≥ 0). */
   firstNeededMs: number;
   /** Requests to this host, and per webRequest resource type. */

@@ -73,8 +73,8 @@ export interface ExchangeEvent {
 export interface ReplayInfo {
   /** When this replay of the page started; shared by every lookup of one replay (one repeat × mode × endpoint). */
   pageStartedAt: number;
-  /** The offset the lookup was scheduled at, from the page's start (its host's `at`). */
-  scheduledAt: number;
+  /** When the page first needed its host: the offset the lookup was scheduled at, from the page's start. */
+  firstNeededMs: number;
   /** When its answer (or failure) arrived: `startedAt + timings.total`. */
   endedAt: number;
   /** How long it waited for a connection another lookup of the page was opening; null when it did not wait. */

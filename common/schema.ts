@@ -9,7 +9,7 @@ import { MODES, QTYPES, TRANSPORT_IDS, type Mode, type QType, type TransportId }
 import { WITHHELD_REASONS, type Withheld } from './name-privacy.js';
 
 /** Version of this message protocol; the extension refuses a host whose major differs. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Most hosts one measure request may name (a hostile page must not turn the host into a scanner). */
 export const MAX_HOSTS_PER_REQUEST = 500;
@@ -73,12 +73,14 @@ export const hostSpec = v.union([
   str(0, 300),
   v.strictObject({
     name: str(0, 300),
-    at: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000))),
+    firstNeededMs: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000))),
     qtypes: v.optional(list(v.picklist(QTYPES), 1, QTYPES.length)),
     /** Addresses the browser reached the host at: a non-global one keeps the name from global resolvers (common/name-privacy.ts). */
     reached: v.optional(list(ipSchema, 0, 8)),
   }),
 ]);
+/** A host to look up, as the extension plans it, the request carries it and the engine replays it (a bare name is one at 0). */
+export type HostSpec = Exclude<v.InferOutput<typeof hostSpec>, string>;
 
 const helloRequest = v.strictObject({ id, type: v.literal('hello') });
 
@@ -281,7 +283,7 @@ const exchangeRecord = v.looseObject({
   startedAt: finite,
   bytes: pair,
   packets: pair,
-  replay: v.optional(v.object({ pageStartedAt: finite, scheduledAt: finite, endedAt: finite, waitedForConnection: msOrNull, paidSetup: v.boolean(), sharedWith: count })),
+  replay: v.optional(v.object({ pageStartedAt: finite, firstNeededMs: finite, endedAt: finite, waitedForConnection: msOrNull, paidSetup: v.boolean(), sharedWith: count })),
 });
 const replySchema = v.variant('type', [
   v.looseObject({

@@ -1,26 +1,15 @@
 // The one stored shape of a host record: what the cost model (common/cost-model.ts) reads, and so what the extension
 // stores, the validation keeps and the popup, the history and the validation compute a page's cost from.
-import type { ExchangeRecord, Pair, ReplayInfo, Timings } from './record.js';
-import type { Mode, QType, TransportId } from './transports.js';
+import type { ExchangeRecord, ReplayInfo } from './record.js';
 
 /**
  * One exchange as the model reads it, and so as the extension stores it: the host's ExchangeRecord without what no
  * reader needs (answers, layers, TLS details, events), its error as the stable code, times to the microsecond. The
  * popup, the history and the validation all read records in this one shape (storedRecord), so all run this model.
  */
-export interface StoredRecord {
-  host: string;
-  qtype: QType;
-  resolver: string;
-  transport: TransportId;
-  mode: Mode;
-  repeat: number;
-  ok: boolean;
+export interface StoredRecord extends Pick<ExchangeRecord, 'host' | 'qtype' | 'resolver' | 'transport' | 'mode' | 'repeat' | 'ok' | 'timings' | 'bytes' | 'packets'> {
   /** The error's stable code when not ok. */
   error: string | null;
-  timings: Timings;
-  bytes: Pair;
-  packets: Pair;
   /** Where the lookup sat in its replayed page (every field: waiting for a connection is part of the model). */
   replay: ReplayInfo | null;
 }
@@ -45,7 +34,7 @@ export function storedRecord(r: ExchangeRecord): StoredRecord {
     replay: r.replay
       ? {
           pageStartedAt: us(r.replay.pageStartedAt),
-          scheduledAt: r.replay.scheduledAt,
+          firstNeededMs: r.replay.firstNeededMs,
           endedAt: us(r.replay.endedAt),
           waitedForConnection: usOrNull(r.replay.waitedForConnection),
           paidSetup: r.replay.paidSetup,
@@ -53,4 +42,15 @@ export function storedRecord(r: ExchangeRecord): StoredRecord {
         }
       : null,
   };
+}
+
+/**
+ * A stored record as read back from storage: records stored before protocol 2 named the replay's first-needed time
+ * `scheduledAt`. Anything else is returned as it is.
+ */
+export function revivedRecord(r: StoredRecord): StoredRecord {
+  const replay = r.replay as (ReplayInfo & { scheduledAt?: number }) | null;
+  if (!replay || replay.firstNeededMs !== undefined || typeof replay.scheduledAt !== 'number') return r;
+  const { scheduledAt, ...rest } = replay;
+  return { ...r, replay: { ...rest, firstNeededMs: scheduledAt } };
 }

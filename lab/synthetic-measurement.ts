@@ -16,18 +16,18 @@ export async function writeSyntheticMeasurement(ext: Page, tabId: number, page: 
   return ext.evaluate(
     async (tabId: number, page: PageRecord, names: string[], transports: string[]) => {
       const g = globalThis as unknown as { chrome: { storage: { local: { set(items: object): Promise<void> } } } };
-      const hosts = names.map((name, i) => ({ name, at: i * 5 }));
+      const hosts = names.map((name, i) => ({ name, firstNeededMs: i * 5 }));
       const records: object[] = [];
       for (const h of hosts) for (const transport of transports) for (const mode of ['cold', 'warm']) for (let repeat = 1; repeat <= 3; repeat++) for (const qtype of ['A', 'AAAA']) {
-        const lookup = 1 + (h.at % 7) + (mode === 'cold' && transport !== 'udp' ? 20 : 0);
+        const lookup = 1 + (h.firstNeededMs % 7) + (mode === 'cold' && transport !== 'udp' ? 20 : 0);
         records.push({ host: h.name, qtype, resolver: 'lab', transport, mode, repeat, ok: true, error: null, timings: { connect: null, tls: null, query: lookup, total: lookup },
-          bytes: { sent: 60, received: 90 }, packets: { sent: 1, received: 1 }, replay: { pageStartedAt: 0, scheduledAt: h.at, endedAt: h.at + lookup } });
+          bytes: { sent: 60, received: 90 }, packets: { sent: 1, received: 1 }, replay: { pageStartedAt: 0, firstNeededMs: h.firstNeededMs, endedAt: h.firstNeededMs + lookup } });
       }
       const pageId = page.pageId;
       const items: Record<string, unknown> = {};
       const per = 2000;
       for (let i = 0; i * per < records.length; i++) items[`measure:rec:${pageId}:${i}`] = records.slice(i * per, (i + 1) * per);
-      const pageHosts = hosts.map((h) => ({ ...page.hosts[0], name: h.name, firstNeededMs: h.at, lookup: null }));
+      const pageHosts = hosts.map((h) => ({ ...page.hosts[0], name: h.name, firstNeededMs: h.firstNeededMs, lookup: null }));
       const now = Date.now();
       items[`measure:meta:${pageId}`] = {
         version: 1, pageId, tabId, url: page.url, host: page.host, state: 'done', trigger: 'manual', startedAt: now, updatedAt: now, finishedAt: now,

@@ -1,7 +1,7 @@
 // The shape of the house, checked: no import cycle anywhere in the source, nothing outside tests/ imports tests/, the
-// product imports neither the lab nor the benchmarks, one transport table, READMEs short, the engine names no
-// transport, no source file is oversized without a stated reason, the pure folder is pure by its own type check (and
-// that check really fails on a DOM or node: use), and the README's layout table is the tree.
+// product imports neither the lab nor the benchmarks, one transport table, a hostname's four shapes, READMEs short, the
+// engine names no transport, no source file is oversized without a stated reason, the pure folder is pure by its own
+// type check (and that check really fails on a DOM or node: use), and the README's layout table is the tree.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -136,6 +136,23 @@ test('one page record, one writer: only common/page-builder.ts changes a page re
   const builders = SOURCES.filter((f) => f !== 'common/page-builder.ts' && !f.endsWith('.test.ts') && !f.startsWith('tests/') && !f.startsWith('lab/'))
     .filter((f) => /version: PAGE_RECORD_VERSION/.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.deepEqual(builders, []);
+});
+
+test("a hostname's walk: four shapes, one name for the time it was first needed", () => {
+  // The page record's host (built from the browser's URL), the host spec (what the extension plans, the request carries
+  // and the engine replays), the exchange record (its stored form a projection of it) and the model's host cost
+  // (drawn by the panel). The model's input host and the cost are the record's host narrowed, not shapes of their own.
+  const read = (f: string) => readFileSync(join(ROOT, f), 'utf8');
+  assert.match(read('common/page-record.ts'), /export interface PageHost extends Omit<ClassifiedHost, 'ok'>/);
+  assert.match(read('common/schema.ts'), /export type HostSpec = Exclude<v\.InferOutput<typeof hostSpec>, string>/);
+  assert.match(read('common/stored-record.ts'), /export interface StoredRecord extends Pick<ExchangeRecord,/);
+  assert.match(read('common/cost-model.ts'), /export interface PageHostInput extends Pick<PageHost, 'name' \| 'firstNeededMs'>/);
+  assert.match(read('common/cost-model.ts'), /export interface HostCost extends Pick<PageHost, 'name' \| 'firstNeededMs' \| 'completedMs'>/);
+  // The time a host was first needed is firstNeededMs everywhere; its older names only where old stored data is read.
+  const older = /\b(firstNeededAt|scheduledAt|firstSeenAt)\b/;
+  const readers = new Set(['common/stored-record.ts', 'bench/validate/legacy.ts']);
+  const offenders = SOURCES.filter((f) => !readers.has(f) && !f.endsWith('.test.ts') && !f.startsWith('tests/') && older.test(read(f)));
+  assert.deepEqual(offenders, []);
 });
 
 test('the engine names no transport: no comparison of a transport id in native-host/src/engine', () => {

@@ -55,7 +55,7 @@ function hostRecords(): ExchangeRecord[] {
             layers: { dns: { sent: 40, received: 80 }, http: null, tls: null, headers: { sent: 40, received: 40 } },
             provenance: { bytes: 'counted', packets: 'counted' }, reused: at > 0 && transport !== 'udp', connection: transport === 'udp' ? null : connection,
             tls: null, events: [],
-            replay: { pageStartedAt, scheduledAt: at, endedAt: pageStartedAt + at + lookup, waitedForConnection: waited, paidSetup: at === 0 && transport !== 'udp', sharedWith: transport === 'udp' ? 1 : 8 },
+            replay: { pageStartedAt, firstNeededMs: at, endedAt: pageStartedAt + at + lookup, waitedForConnection: waited, paidSetup: at === 0 && transport !== 'udp', sharedWith: transport === 'udp' ? 1 : 8 },
           });
         }
       }

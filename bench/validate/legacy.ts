@@ -1,6 +1,7 @@
 // Raw files for `--from`: those of the validation's first form (before scenarios, Firefox and HAR pages: Chromium,
 // cold loads, synthetic pages, DoT and DoH) read into today's shape, and several runs merged into one (one per
 // profile, say), so they are re-analysed with the current model.
+import { revivedRecord } from '../../common/stored-record.js';
 import { pageUrl } from '../../lab/site/validation-site.js';
 import type { Candidate, DotStub, ProfileRun, Side, ValidationRun, Visit } from './types.js';
 
@@ -24,8 +25,17 @@ interface OldRun {
   profiles: { profile: ValidationRun['profiles'][number]['profile']; visits: OldVisit[]; queryTypes?: Record<string, Record<string, number>>; browserVersion: string }[];
 }
 
-/** A raw run in today's shape: returned as is when it already is, converted when it is of the first form. */
+/**
+ * A raw run in today's shape: converted when it is of the first form; its replay records read as stored records are
+ * (revivedRecord: runs before protocol 2 named a lookup's first-needed time `scheduledAt`).
+ */
 export function upgradeRun(raw: unknown): ValidationRun {
+  const run = upgradeForm(raw);
+  for (const p of run.profiles) for (const v of p.visits) if (v.records) v.records = v.records.map(revivedRecord);
+  return run;
+}
+
+function upgradeForm(raw: unknown): ValidationRun {
   const r = raw as ValidationRun | OldRun;
   if ('format' in r && r.format === 2) return r;
   const old = r as OldRun;

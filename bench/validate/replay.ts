@@ -27,8 +27,8 @@ export function replayRequest(page: PageForCost, transports: readonly Candidate[
   // As the lab's browsers ask: no IPv6 route, Firefox without HTTPS-First (pages load as recorded).
   const qtypes = (name: string) => pageHostQtypes(browser, page, name, { ipv6: false, httpsFirst: false });
   const hosts = [
-    { name: page.host, at: 0, qtypes: qtypes(page.host) },
-    ...names.map((h) => ({ name: h.name, at: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))), qtypes: qtypes(h.name) })),
+    { name: page.host, firstNeededMs: 0, qtypes: qtypes(page.host) },
+    ...names.map((h) => ({ name: h.name, firstNeededMs: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))), qtypes: qtypes(h.name) })),
   ];
   const endpoints: EndpointSpec[] = [{ transport: 'udp', address: SERVER, port: REPLAY_PORTS.dns }];
   for (const t of transports) {

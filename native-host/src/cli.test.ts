@@ -51,7 +51,7 @@ test('measure arguments become a validated request', () => {
   assert.equal(req.resolvers[0]!.endpoints.length, 2);
   const replay = parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--schedule', 'replay', 'a.test@0', 'b.test@12.5', 'c.test'], known).req;
   assert.equal(replay.schedule, 'replay');
-  assert.deepEqual(replay.hosts, [{ name: 'a.test', at: 0 }, { name: 'b.test', at: 12.5 }, 'c.test']);
+  assert.deepEqual(replay.hosts, [{ name: 'a.test', firstNeededMs: 0 }, { name: 'b.test', firstNeededMs: 12.5 }, 'c.test']);
   assert.throws(() => parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--schedule', 'later', 'a.test'], known), /schedule/);
   const r = parseMeasureArgs(['--resolver', 'quad9', '--transport', 'dot,doh', 'example.com'], known).req;
   assert.equal(r.resolvers[0]!.id, 'quad9');

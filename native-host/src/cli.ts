@@ -154,7 +154,7 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
     // HOST@MS: the page first needed HOST MS milliseconds after navigation start (used by --schedule replay).
     hosts: positionals.map((h) => {
       const m = /^(.+)@(\d+(?:\.\d+)?)$/.exec(h);
-      return m ? { name: m[1]!, at: Number(m[2]) } : h;
+      return m ? { name: m[1]!, firstNeededMs: Number(m[2]) } : h;
     }),
     schedule: values.schedule,
     resolvers: chosen,

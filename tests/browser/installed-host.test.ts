@@ -24,6 +24,7 @@ import { ROOT } from '../../lab/paths.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
 import { outerBrowserTests } from '../support/namespace.js';
+import { PROTOCOL_VERSION } from '../../common/schema.js';
 
 const INNER = process.env.DNSCOST_INSTALLED_INNER as BrowserName | undefined;
 const BUDGET_MS: Record<BrowserName, number> = { chromium: 120_000, firefox: 150_000 };
@@ -71,7 +72,7 @@ function innerTests(name: BrowserName): void {
     assert.ok(!existsSync(join(root, 'download')) && !existsSync(join(root, 'unpacked')), 'the download is gone');
     const doctor = sh(`${installed} doctor --browser ${name}`);
     assert.equal(doctor.code, 0, doctor.out);
-    assert.match(doctor.out, new RegExp(`ok {4}hello: answered: dnscost-host ${VERSION.replace(/\./g, '\\.')}, protocol 1`));
+    assert.match(doctor.out, new RegExp(`ok {4}hello: answered: dnscost-host ${VERSION.replace(/\./g, '\\.')}, protocol ${PROTOCOL_VERSION}`));
     timings.push(`install and doctor ${Date.now() - started} ms`);
 
     const site = await startSite();

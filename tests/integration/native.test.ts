@@ -38,7 +38,7 @@ test('hello, measure, 1,000 malformed frames, still answering, clean exit on std
   assert.deepEqual(hello.transports, ['udp', 'tcp', 'dot', 'doh', 'doh1', ...(existsSync(companionPath()) ? ['doq', 'doh3'] : [])]);
   assert.match(String(hello.version), /^\d+\.\d+\.\d+/);
 
-  host.send({ id: 'm1', type: 'measure', hosts: ['h1.test', { name: 'h2.test', at: 12 }], resolvers: [labResolver()], modes: ['cold', 'warm'], repeat: 2, seed: 7, lab: true });
+  host.send({ id: 'm1', type: 'measure', hosts: ['h1.test', { name: 'h2.test', firstNeededMs: 12 }], resolvers: [labResolver()], modes: ['cold', 'warm'], repeat: 2, seed: 7, lab: true });
   const replies = await host.until((r) => r.type === 'done' || r.type === 'error', 60_000);
   const done = replies.at(-1)!;
   assert.equal(done.type, 'done', JSON.stringify(done));

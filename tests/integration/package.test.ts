@@ -18,6 +18,7 @@ import { ROOT } from '../../lab/paths.js';
 import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import { parseEndpoint } from '../../native-host/src/endpoints.js';
 import { machoLoadCommands, wrongArch } from '../../scripts/packaging/arch.mjs';
+import { PROTOCOL_VERSION } from '../../common/schema.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const OUT = join(ROOT, 'build', 'package');
@@ -108,7 +109,7 @@ describe('the packaged linux-x64 host, with no node, go or checkout in sight', (
     assert.deepEqual(checked.map((e) => e.browser), ['firefox', 'chromium']);
     for (const e of checked) {
       assert.ok(e.checks.every((c) => c.ok), JSON.stringify(e.checks));
-      assert.match(e.checks.find((c) => c.check === 'hello')!.detail, new RegExp(`^answered: dnscost-host ${VERSION.replace(/\./g, '\\.')}, protocol 1`));
+      assert.match(e.checks.find((c) => c.check === 'hello')!.detail, new RegExp(`^answered: dnscost-host ${VERSION.replace(/\./g, '\\.')}, protocol ${PROTOCOL_VERSION}`));
     }
     console.log(`package: doctor from the installed copy: ${checked.map((e) => `${e.browser} ${e.checks.at(-1)!.detail}`).join('; ')}`);
   });
@@ -204,7 +205,7 @@ describe('the packaged win-x64 host under wine', () => {
       const doc = wine(copy, 'doctor');
       assert.equal(doc.code, 0, doc.out + doc.err);
       assert.match(doc.out, /ok {4}registry: HKCU\\Software\\Mozilla\\NativeMessagingHosts\\org\.dnscost\.host names the manifest/);
-      assert.match(doc.out, /ok {4}hello: answered: dnscost-host \d+\.\d+\.\d+, protocol 1/);
+      assert.match(doc.out, new RegExp(`ok {4}hello: answered: dnscost-host \\d+\\.\\d+\\.\\d+, protocol ${PROTOCOL_VERSION}`));
       // The installed copy measures against the lab on loopback (wine shares the machine's network): the lab's CA by
       // its Z: path. DoQ needs the companion, which wine 8 cannot start (Go asks for bcryptprimitives.dll, which it
       // lacks): reported unavailable, not failed.

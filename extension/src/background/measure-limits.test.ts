@@ -4,7 +4,7 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { MessageSender } from '../messages/index.js';
 import type { HostStatus } from '../messages/host.js';
-import { MAX_FRAME_BYTES, type ResolverSpec } from '../../../common/schema.js';
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, type ResolverSpec } from '../../../common/schema.js';
 import { defaultSettings, type Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
 import { MeasurementScheduler, type MeasureHost } from './measurements.js';
@@ -17,7 +17,7 @@ class Host implements MeasureHost {
   listeners: Array<(r: RoutedReply) => void> = [];
   restarts: string[] = [];
   status(): HostStatus {
-    return { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'dot'], currentDns: null, ipv6: false, browserDoh: null };
+    return { ok: true, connected: true, version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot'], currentDns: null, ipv6: false, browserDoh: null };
   }
   request(req: { id: string | number; type: string }, listener: (r: RoutedReply) => void): boolean {
     this.sent.push(req);

@@ -3,12 +3,12 @@
 // repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
 import type { MeasurePlanSummary, WithheldGroup } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
-import { MAX_EXCHANGES_PER_REQUEST, MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
+import { MAX_EXCHANGES_PER_REQUEST, MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type HostSpec, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { CURRENT_DNS_ID, currentDnsResolvers } from '../../../common/default-resolvers.js';
 import type { Settings } from '../settings.js';
 import { normalizeHostname } from '../../../common/hostname.js';
 import { isSpecialUseName, withheldFromAny } from '../../../common/name-privacy.js';
-import { QTYPES, type Mode, type TransportId } from '../../../common/transports.js';
+import { QTYPES, type Mode, type QType, type TransportId } from '../../../common/transports.js';
 import { pageHostQtypes } from '../../../common/browser-queries.js';
 
 /** Cold (each replay opens its connection) and warm (the connection was already open). */
@@ -34,9 +34,9 @@ export interface NamePrivacyContext {
  * a name goes only where every endpoint of every resolver may be asked it (common/name-privacy.ts: no special-use
  * name outside the lab, no name private to the person's network to a resolver outside it). The host checks again.
  */
-export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[], ctx: NamePrivacyContext = {}): Pick<MeasurePlanSummary, 'skipped' | 'internalAllowed'> & { hosts: Array<{ name: string; at: number; reached?: string[] }> } {
+export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[], ctx: NamePrivacyContext = {}): Pick<MeasurePlanSummary, 'skipped' | 'internalAllowed'> & { hosts: Array<HostSpec & { firstNeededMs: number }> } {
   const addresses = [...new Set(resolvers.flatMap((r) => r.endpoints.map((e) => e.address)))];
-  const hosts: Array<{ name: string; at: number; reached?: string[] }> = [];
+  const hosts: Array<HostSpec & { firstNeededMs: number }> = [];
   const skipped: MeasurePlanSummary['skipped'] = [];
   const seen = new Set<string>();
   let specialUse = false;
@@ -61,8 +61,8 @@ export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: read
     if (seen.has(name) || hosts.length >= MAX_HOSTS_PER_REQUEST) continue;
     seen.add(name);
     specialUse ||= isSpecialUseName(name);
-    const at = Number.isFinite(h.firstNeededMs) ? Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) : 0;
-    hosts.push({ name, at, ...(reached.length ? { reached } : {}) });
+    const firstNeededMs = Number.isFinite(h.firstNeededMs) ? Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) : 0;
+    hosts.push({ name, firstNeededMs, ...(reached.length ? { reached } : {}) });
   }
   return { hosts, skipped, internalAllowed: specialUse };
 }
@@ -131,12 +131,10 @@ export function planMeasurement(
   // Within the host's cap on exchanges: the hosts needed first are kept (at most three types per host counted).
   const perHost = 3 * MEASURE_MODES.length * MEASURE_REPEAT * resolvers.reduce((n, r) => n + r.endpoints.length, 0);
   const most = Math.max(1, Math.floor(MAX_EXCHANGES_PER_REQUEST / perHost));
-  if (chosen.hosts.length > most) chosen.hosts = [...chosen.hosts].sort((a, b) => a.at - b.at).slice(0, most);
+  if (chosen.hosts.length > most) chosen.hosts = [...chosen.hosts].sort((a, b) => a.firstNeededMs - b.firstNeededMs).slice(0, most);
   // Each host is asked for what the recording browser asked for it (common/browser-queries.ts); where the browser
   // reached it goes along, so the host's own check of the name-privacy rule sees it too.
-  const hosts = chosen.hosts.map((h) => ({
-    name: h.name, at: h.at, qtypes: pageHostQtypes(page.browser ?? null, page, h.name, { ipv6: context.ipv6 ?? false }), ...(h.reached ? { reached: [...h.reached] } : {}),
-  }));
+  const hosts = chosen.hosts.map((h): HostSpec & { qtypes: QType[] } => ({ ...h, qtypes: pageHostQtypes(page.browser ?? null, page, h.name, { ipv6: context.ipv6 ?? false }) }));
   const qtypes = QTYPES.filter((q) => hosts.some((h) => h.qtypes.includes(q)));
   const request: Omit<MeasureRequest, 'id'> = {
     type: 'measure',
@@ -151,7 +149,7 @@ export function planMeasurement(
   };
   const summary: MeasurePlanSummary = {
     ...chosen,
-    hosts: chosen.hosts.map((h) => ({ name: h.name, at: h.at })),
+    hosts: chosen.hosts.map((h) => ({ name: h.name, firstNeededMs: h.firstNeededMs })),
     resolvers: resolvers.map((r) => ({ id: r.id, name: r.name, transports: [...new Set(r.endpoints.map((e) => e.transport))] })),
     qtypes,
     browser: page.browser ?? null,

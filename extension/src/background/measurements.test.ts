@@ -47,7 +47,7 @@ class FakeHost implements MeasureHost {
   }
   status(): HostStatus {
     return this.connected
-      ? { ok: true, connected: true, version: '0.1.0', protocol: 1, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns, ipv6: this.ipv6, browserDoh: this.browserDoh }
+      ? { ok: true, connected: true, version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns, ipv6: this.ipv6, browserDoh: this.browserDoh }
       : { ok: false, connected: false, code: 'host-missing', message: 'Specified native messaging host not found.', retryAt: null };
   }
   request(req: { id: string | number; type: string }, listener: (r: RoutedReply) => void): boolean {
@@ -123,7 +123,7 @@ test('the measure request: hosts at their first-needed offsets, resolvers, A/AAA
   assert.deepEqual(plan.request, {
     type: 'measure',
     // A browser not known: A and AAAA for every host.
-    hosts: [{ name: 'www.example.com', at: 0, qtypes: ['A', 'AAAA'] }, { name: 'cdn.example.net', at: 13, qtypes: ['A', 'AAAA'] }, { name: 'late.example.org', at: MAX_REPLAY_AT_MS, qtypes: ['A', 'AAAA'] }],
+    hosts: [{ name: 'www.example.com', firstNeededMs: 0, qtypes: ['A', 'AAAA'] }, { name: 'cdn.example.net', firstNeededMs: 13, qtypes: ['A', 'AAAA'] }, { name: 'late.example.org', firstNeededMs: MAX_REPLAY_AT_MS, qtypes: ['A', 'AAAA'] }],
     resolvers: [PUBLIC],
     qtypes: ['A', 'AAAA'],
     modes: ['cold', 'warm'],
@@ -195,7 +195,7 @@ test('progress, records stored as they arrive, done; a restart mid-way reports i
   assert.equal(started.measurement?.state, 'running');
   const req = h.host.requests[0]!.req as unknown as MeasureRequest;
   assert.equal(req.type, 'measure');
-  assert.deepEqual(req.hosts, [{ name: 'a.site.localhost', at: 0, qtypes: ['A', 'AAAA'] }, { name: 'css.site.localhost', at: 40, qtypes: ['A', 'AAAA'] }, { name: 'img.site.localhost', at: 90, qtypes: ['A', 'AAAA'] }], 'lab override: .localhost names go to the loopback lab');
+  assert.deepEqual(req.hosts, [{ name: 'a.site.localhost', firstNeededMs: 0, qtypes: ['A', 'AAAA'] }, { name: 'css.site.localhost', firstNeededMs: 40, qtypes: ['A', 'AAAA'] }, { name: 'img.site.localhost', firstNeededMs: 90, qtypes: ['A', 'AAAA'] }], 'lab override: .localhost names go to the loopback lab');
   assert.deepEqual(req.resolvers, [LAB]);
 
   h.host.reply({ type: 'progress', done: 2, total: 36 });
@@ -226,6 +226,25 @@ test('progress, records stored as they arrive, done; a restart mid-way reports i
   assert.equal(done.measurement?.seed, 42);
   assert.equal(done.records?.length, 3);
   assert.deepEqual(h.host.released, [req.id]);
+});
+
+test('a measurement stored before protocol 2 reads back with its hosts\' and lookups\' first-needed times (then `at` and `scheduledAt`)', async () => {
+  const h = harness();
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'records', records: [exchange('css.site.localhost', 'udp', 'cold', 1, 'A', 5)] });
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 1, cancelled: false, summary: [] });
+  await settle();
+  // Rewrite what was stored into the older shape.
+  const metaKey = MEASURE_KEYS.meta('p1');
+  const meta = structuredClone(h.area.data.get(metaKey)) as { plan: { hosts: Array<Record<string, unknown>> } };
+  meta.plan.hosts = meta.plan.hosts.map(({ name, firstNeededMs }) => ({ name, at: firstNeededMs }));
+  const chunk = (h.area.data.get(MEASURE_KEYS.chunk('p1', 0)) as Array<{ replay: Record<string, unknown> }>)
+    .map(({ replay: { firstNeededMs: _, ...rest }, ...r }) => ({ ...r, replay: { ...rest, scheduledAt: 40 } }));
+  await h.area.set({ [metaKey]: meta, [MEASURE_KEYS.chunk('p1', 0)]: chunk });
+  const read = (await harness({ area: h.area }).s.status(7, EXT, true)) as MeasureStatus;
+  assert.deepEqual(read.measurement?.plan.hosts, [{ name: 'a.site.localhost', firstNeededMs: 0 }, { name: 'css.site.localhost', firstNeededMs: 40 }, { name: 'img.site.localhost', firstNeededMs: 90 }]);
+  assert.equal(read.records?.[0]?.replay?.firstNeededMs, 40);
+  assert.ok(!('scheduledAt' in read.records![0]!.replay!));
 });
 
 test('a measurement that finishes done is handed on with all its records (the history); interrupted and cancelled ones are not', async () => {
@@ -466,7 +485,7 @@ test('the automatic sampler: only after consent, within the hourly budget, only 
   h.advance(3600_000 + 1);
   assert.deepEqual(await h.s.sample(8), { started: true, hosts: 1 });
   const req = h.host.requests.at(-1)!.req as unknown as MeasureRequest;
-  assert.deepEqual(req.hosts, [{ name: 'c.site.localhost', at: 20, qtypes: ['A', 'AAAA'] }], 'a.site.localhost was measured within the window');
+  assert.deepEqual(req.hosts, [{ name: 'c.site.localhost', firstNeededMs: 20, qtypes: ['A', 'AAAA'] }], 'a.site.localhost was measured within the window');
   h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [] });
   await settle();
   h.advance(3600_000 + 1);

@@ -17,7 +17,7 @@ export type { MeasureHost } from './measure-gate.js';
 import { noteStart, SAMPLER_KEY, samplerStateOf, startsWithinHour, type SamplerState } from './sampler-state.js';
 
 export { SAMPLER_KEY, SAMPLER_MAX_HOSTS } from './sampler-state.js';
-import { storedRecord } from '../../../common/stored-record.js';
+import { revivedRecord, storedRecord } from '../../../common/stored-record.js';
 import { CODES, failure, type Failure } from '../../../common/errors.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 import { QueuedArea, type StorageArea } from './storage.js';
@@ -262,7 +262,7 @@ export class MeasurementScheduler {
     const keys = Array.from({ length: meta.chunks }, (_, i) => MEASURE_KEYS.chunk(pageId, i));
     if (keys.length === 0) return [];
     const got = await this.deps.area.get(keys);
-    return keys.flatMap((k) => (Array.isArray(got[k]) ? (got[k] as StoredRecord[]) : []));
+    return keys.flatMap((k) => (Array.isArray(got[k]) ? (got[k] as StoredRecord[]).map(revivedRecord) : []));
   }
 
   /** data-clear: forgets every measurement in memory (settings-store removed the keys) and stops a running one. */
@@ -310,6 +310,8 @@ export class MeasurementScheduler {
     for (const e of index) {
       const m = metas[MEASURE_KEYS.meta(e.pageId)] as MeasurementMeta | undefined;
       if (!m || m.version !== 1 || typeof m.pageId !== 'string') continue;
+      // Stored before protocol 2: a host's first-needed time was `at`.
+      m.plan.hosts = m.plan.hosts.map((h) => (h.firstNeededMs === undefined ? { name: h.name, firstNeededMs: (h as unknown as { at?: number }).at ?? 0 } : h));
       if (m.state === 'running') {
         m.state = 'interrupted';
         m.error = { code: 'interrupted', message: 'the extension’s background stopped during the measurement (a killed service worker or a browser restart); the records it had finished are kept' };

@@ -52,7 +52,7 @@ export function exchange(hostName: string, transport: ExchangeRecord['transport'
     error: ok ? null : { code: 'refused', message: 'REFUSED' }, answers: [], timings: { connect: null, tls: null, query: lookup, total: lookup }, startedAt: 10,
     bytes: { sent: 60, received: 90 }, packets: { sent: 1, received: 1 }, layers: { dns: { sent: 30, received: 60 }, http: null, tls: null, headers: { sent: 30, received: 30 } },
     provenance: { bytes: 'counted', packets: 'counted' }, reused: false, connection: null, tls: null, events: [],
-    replay: { pageStartedAt: 100, scheduledAt: 0, endedAt: 100 + lookup, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
+    replay: { pageStartedAt: 100, firstNeededMs: 0, endedAt: 100 + lookup, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
   };
 }
 
@@ -67,7 +67,7 @@ export function measured(pageId: string, finishedAt: number, dotColdMs: number, 
   for (const h of page.hosts) for (const t of ['udp', 'dot'] as const) for (const m of ['cold', 'warm'] as const) for (let r = 1; r <= 3; r++) for (const q of ['A', 'AAAA'] as const) {
     const fails = h.name === 'late.example.com' && t === 'dot' && m === 'cold';
     const e = exchange(h.name, t, m, r, q, t === 'dot' && m === 'cold' ? dotColdMs : 5, !fails);
-    records.push(storedRecord({ ...e, replay: { pageStartedAt: 100, scheduledAt: h.firstNeededMs, endedAt: 100 + h.firstNeededMs + e.timings.total, waitedForConnection: null, paidSetup: false, sharedWith: 1 } }));
+    records.push(storedRecord({ ...e, replay: { pageStartedAt: 100, firstNeededMs: h.firstNeededMs, endedAt: 100 + h.firstNeededMs + e.timings.total, waitedForConnection: null, paidSetup: false, sharedWith: 1 } }));
   }
   const meta = {
     version: 1, pageId, tabId: 7, url: page.url, host: page.host, state: 'done', trigger: 'manual', startedAt: finishedAt - 1000, updatedAt: finishedAt, finishedAt,

@@ -34,7 +34,8 @@ export type MeasureState = 'running' | 'done' | 'cancelled' | 'interrupted' | 'f
 
 /** What was asked of the host, as stored beside the results. */
 export interface MeasurePlanSummary {
-  hosts: Array<{ name: string; at: number }>;
+  /** Each host sent and when the page first needed it (`at` in measurements stored before protocol 2). */
+  hosts: Array<{ name: string; firstNeededMs: number }>;
   /** Resolvers by id and name, with their transports. */
   resolvers: Array<{ id: string; name: string; transports: TransportId[] }>;
   qtypes: QType[];

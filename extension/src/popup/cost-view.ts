@@ -187,7 +187,7 @@ export function waterfallBars(records: readonly StoredRecord[], resolver: string
     const key = `${r.host}|${r.transport}|${r.mode}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { host: r.host, transport: r.transport, mode: r.mode, perRepeat: new Map(), ok: false, errors: new Set() }));
-    const l = r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.scheduledAt : r.timings.total;
+    const l = r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total;
     // A repeat's lookup ends with its last record type's answer: that exchange's phases are the bar's.
     if (l >= (g.perRepeat.get(r.repeat)?.lookup ?? -Infinity)) g.perRepeat.set(r.repeat, { lookup: l, phases: phasesOf(r, l) });
     if (r.ok) g.ok = true;
@@ -258,7 +258,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
   const combos = new Map<string, { transport: TransportId; mode: Mode }>();
   for (const h of meta.plan.hosts) {
     for (const b of byHost.get(h.name) ?? []) {
-      end = Math.max(end, h.at + b.lookup);
+      end = Math.max(end, h.firstNeededMs + b.lookup);
       combos.set(combo(b), b);
     }
   }
@@ -301,15 +301,15 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
     const r = el('div', undefined, 'wf-row');
     r.dataset.host = h.name;
     const label = el('div', h.name, 'wf-name');
-    label.title = i18n.t('cost_wf_host_title', h.name, ms(h.at));
+    label.title = i18n.t('cost_wf_host_title', h.name, ms(h.firstNeededMs));
     const track = el('div', undefined, 'wf-track');
     const tick = el('div', undefined, 'wf-tick');
-    tick.style.left = `${(100 * h.at) / end}%`;
+    tick.style.left = `${(100 * h.firstNeededMs) / end}%`;
     track.append(tick);
     for (const b of bars) {
       const bar = el('div', undefined, `wf-bar m-${b.mode}${b.failed ? ' failed' : ''}`);
       bar.style.background = TRANSPORT_COLOURS[b.transport];
-      bar.style.left = `${(100 * h.at) / end}%`;
+      bar.style.left = `${(100 * h.firstNeededMs) / end}%`;
       bar.style.width = `max(1px, ${(100 * b.lookup) / end}%)`;
       const phases = PHASES.filter((ph) => b.phases[ph] > 0).map((ph) => `${phaseName(ph)} ${ms(b.phases[ph])}`);
       bar.title = b.failed ? i18n.t('cost_wf_bar_failed', combo(b), ms(b.lookup), b.errors.join(', ')) : `${combo(b)}: ${ms(b.lookup)} (${phases.join(', ')})`;
@@ -324,7 +324,7 @@ export function renderWaterfall(records: readonly StoredRecord[], meta: Measurem
         bar.append(part);
       }
       track.append(bar);
-      const cells = [h.name, ms(h.at), combo(b), ...PHASES.map((ph) => ms(b.phases[ph])), b.failed ? i18n.t('cost_wf_failed_cell', ms(b.lookup)) : ms(b.lookup)];
+      const cells = [h.name, ms(h.firstNeededMs), combo(b), ...PHASES.map((ph) => ms(b.phases[ph])), b.failed ? i18n.t('cost_wf_failed_cell', ms(b.lookup)) : ms(b.lookup)];
       row(body, cells, { host: h.name, transport: b.transport, mode: b.mode });
     }
     r.append(label, track);

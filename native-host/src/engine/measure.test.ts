@@ -240,7 +240,7 @@ test('replay: cold, the first lookup opens one connection, lookups starting mean
   const fake = timedTransports(30, (name) => (name.startsWith('slow') ? 40 : 5));
   const req = request({
     schedule: 'replay',
-    hosts: [{ name: 'a.test', at: 0 }, { name: 'slow.test', at: 10 }, { name: 'c.test', at: 60 }, 'd.test'],
+    hosts: [{ name: 'a.test', firstNeededMs: 0 }, { name: 'slow.test', firstNeededMs: 10 }, { name: 'c.test', firstNeededMs: 60 }, 'd.test'],
     qtypes: ['A', 'AAAA'],
     modes: ['cold'],
     repeat: 2,
@@ -263,7 +263,7 @@ test('replay: cold, the first lookup opens one connection, lookups starting mean
       // nothing before the connection is up. (Wall-clock bounds only from below: a loaded machine delays timers.)
       const ready = payers[0]!.startedAt + 30;
       const waitedForSetUp = (r: (typeof page)[number]) => r.replay!.waitedForConnection! > 0 && r.startedAt + r.replay!.waitedForConnection! >= ready - 1;
-      for (const r of page.filter((x) => x.replay!.scheduledAt === 0 && !x.replay!.paidSetup)) {
+      for (const r of page.filter((x) => x.replay!.firstNeededMs === 0 && !x.replay!.paidSetup)) {
         assert.ok(waitedForSetUp(r), `${r.host} waited ${r.replay!.waitedForConnection} ms from ${r.startedAt}; ready at ${ready}`);
         assert.equal(r.timings.connect, null);
         assert.equal(r.reused, true);
@@ -274,7 +274,7 @@ test('replay: cold, the first lookup opens one connection, lookups starting mean
       // c.test starts at 60 ms on the open connection: no wait, and its schedule is honoured within a few ms.
       const c = page.find((r) => r.host === 'c.test')!;
       assert.equal(c.replay!.waitedForConnection, null);
-      const late = c.startedAt - (c.replay!.pageStartedAt + c.replay!.scheduledAt);
+      const late = c.startedAt - (c.replay!.pageStartedAt + c.replay!.firstNeededMs);
       assert.ok(late >= -0.5 && late < 50, `c.test started ${late} ms after its offset`);
       assert.ok(Math.abs(c.replay!.endedAt - (c.startedAt + c.timings.total)) < 1e-9);
       // Counted totals are split, never double-counted: the page's records add up to the connection's counters.
@@ -330,7 +330,7 @@ test('replay: warm, the connection is open before the page starts and nobody wai
 
 test('each host can carry its own record types (what the recording browser asked for it): replayed, primed and counted', async () => {
   const req = request({
-    hosts: [{ name: 'doc.test', at: 0, qtypes: ['A', 'AAAA', 'HTTPS'] }, { name: 'img.test', at: 5 }, 'css.test'],
+    hosts: [{ name: 'doc.test', firstNeededMs: 0, qtypes: ['A', 'AAAA', 'HTTPS'] }, { name: 'img.test', firstNeededMs: 5 }, 'css.test'],
     qtypes: ['A', 'AAAA'], schedule: 'replay', modes: ['cold'], repeat: 2, prime: true, seed: 3,
   });
   const progress: Array<[number, number]> = [];

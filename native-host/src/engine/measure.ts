@@ -62,7 +62,7 @@ export async function measure(
 ): Promise<MeasureResult> {
   const qtypes: QType[] = req.qtypes ?? ['A'];
   // Each host with its own record types where the request names them (what the recording browser asked for it).
-  const plan = req.hosts.map((h) => (typeof h === 'string' ? { name: normalizeHostname(h), at: 0, qtypes } : { name: normalizeHostname(h.name), at: h.at ?? 0, qtypes: h.qtypes ?? qtypes }));
+  const plan = req.hosts.map((h) => (typeof h === 'string' ? { name: normalizeHostname(h), firstNeededMs: 0, qtypes } : { name: normalizeHostname(h.name), firstNeededMs: h.firstNeededMs ?? 0, qtypes: h.qtypes ?? qtypes }));
   const questions = plan.flatMap((h) => h.qtypes.map((qtype) => ({ name: h.name, qtype })));
   const candidates = targetsOf(req, deps.transports);
   if (candidates.length === 0) throw new DnscostError(CODES.BAD_REQUEST, 'no endpoint matches the requested transports');
@@ -100,7 +100,7 @@ export async function measure(
     if (req.warmup !== false) await warmup(pool, questions[0]!, targets, signal);
     if (req.schedule === 'replay') {
       // A browser asks a host's record types together, in the order it first needed the hosts.
-      const lookups: Lookup[] = plan.flatMap((h) => h.qtypes.map((qtype) => ({ name: h.name, qtype, at: h.at }))).sort((a, b) => a.at - b.at);
+      const lookups: Lookup[] = plan.flatMap((h) => h.qtypes.map((qtype) => ({ name: h.name, qtype, firstNeededMs: h.firstNeededMs }))).sort((a, b) => a.firstNeededMs - b.firstNeededMs);
       replay: for (let r = 1; r <= repeat; r++) {
         for (const mode of modes) {
           // Endpoints in a seeded shuffled order, one endpoint's page at a time (the cache-fairness of sequential).

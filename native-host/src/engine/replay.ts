@@ -18,13 +18,13 @@ import { minus, minusParts, partsOf, plus, plusParts, splitPair, sumParts, ZERO,
 export interface Lookup {
   name: string;
   qtype: QType;
-  at: number;
+  firstNeededMs: number;
 }
 
 const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Replays one page against one endpoint: every lookup starts at its `at` after the page's start, concurrently.
+ * Replays one page against one endpoint: every lookup starts at its `firstNeededMs` after the page's start, concurrently.
  * With a socket per query (UDP) each has its own; otherwise they share one connection as a browser's would: cold, the first
  * lookup opens it and those that start before it is up wait for it; warm, it was open before the page started.
  * A connection that dies during the page is replaced by the next lookup that needs one (recorded, never silent).
@@ -65,7 +65,7 @@ export async function replay(
   page.start = clock();
   const outcomes: PageOutcome[] = await Promise.all(
     lookups.map(async (lookup, index) => {
-      const due = page.start + lookup.at;
+      const due = page.start + lookup.firstNeededMs;
       // setTimeout has millisecond granularity and may fire a little early: wait again until due.
       for (let wait = due - clock(); wait > 0; wait = due - clock()) await sleep(wait);
       return pageLookup(pool, target, lookup, index, page);
@@ -257,7 +257,7 @@ function pageRecords(pool: SessionPool, target: MeasuredEndpoint, mode: Mode, re
       events: o.events,
       replay: {
         pageStartedAt: page.start - origin,
-        scheduledAt: o.lookup.at,
+        firstNeededMs: o.lookup.firstNeededMs,
         endedAt: o.end - origin,
         waitedForConnection: o.waited,
         paidSetup: o.paid,

@@ -18,6 +18,7 @@ import { CHROMIUM_ORIGIN, manifestFor } from './manifest.js';
 import type { Platform } from './platform.js';
 import { uninstall } from './uninstall.js';
 import type { Command } from './windows-registry.js';
+import { PROTOCOL_VERSION } from '../../../common/schema.js';
 
 const BIN = HOST_SCRIPT!;
 
@@ -95,7 +96,7 @@ function fakeDeps(platform: Platform, home: string, extra: Partial<Deps> = {}): 
       return { code: 0, stdout: 'The operation completed successfully.', stderr: '' };
     },
     async hello() {
-      return { ok: true, ms: 1, reply: { type: 'hello', version: 'test', protocol: 1 } };
+      return { ok: true, ms: 1, reply: { type: 'hello', version: 'test', protocol: PROTOCOL_VERSION } };
     },
     removeAfterExit: (files, dirs) => void later.push({ files, dirs }),
     later,
@@ -366,7 +367,7 @@ test('end to end: install into a temp HOME and a Chromium user-data dir, doctor 
   const report = JSON.parse(doc.stdout) as { ok: boolean; entries: { browser: string; skipped: boolean; checks: { check: string; ok: boolean; detail: string }[] }[] };
   const checked = report.entries.filter((e) => !e.skipped);
   assert.deepEqual(checked.map((e) => e.browser), ['firefox', 'chrome']);
-  for (const e of checked) assert.match(e.checks.find((c) => c.check === 'hello')!.detail, /^answered: dnscost-host \d+\.\d+\.\d+, protocol 1/);
+  for (const e of checked) assert.match(e.checks.find((c) => c.check === 'hello')!.detail, new RegExp(`^answered: dnscost-host \\d+\\.\\d+\\.\\d+, protocol ${PROTOCOL_VERSION}`));
   const docCustom = run('doctor', '--home', home, '--chromium-user-data-dir', udd);
   assert.equal(docCustom.code, 0, docCustom.stdout);
   assert.match(docCustom.stdout, /ok {4}hello: answered/);

@@ -8,6 +8,7 @@ import type { HelloResult } from './hello-probe.js';
 import { launcherScript } from './launcher.js';
 import { CHROMIUM_ORIGIN, manifestFor } from './manifest.js';
 import { placeFor } from './platform.js';
+import { PROTOCOL_VERSION } from '../../../common/schema.js';
 
 const FIX = { install: 'FIX-INSTALL', build: 'FIX-BUILD' };
 const ok: PathState = { exists: true, isFile: true, executable: true };
@@ -24,7 +25,7 @@ const healthy = (target: BrowserTarget): Observation => ({
   node: ok,
   script: ok,
   built: ok,
-  hello: { ok: true, ms: 42, reply: { type: 'hello', version: '0.1.0', protocol: 1 } },
+  hello: { ok: true, ms: 42, reply: { type: 'hello', version: '0.1.0', protocol: PROTOCOL_VERSION } },
 });
 
 test('doctor verdicts: a healthy registration passes every check', () => {

@@ -10,9 +10,10 @@ import type { CellCost } from '../../common/cost-model.js';
 import { measuredPageCost, pageCostInput, type PageForCost } from '../../common/page-cost.js';
 import { percentile } from '../../common/stats.js';
 import { shiftInterval } from './interval.js';
+import { lookupLayer, type LookupPair } from './lookups.js';
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode } from '../../common/transports.js';
-import { BASELINE_OF, CANDIDATES, isControl, SCHEME_OF, type Candidate, type Compared, type DotStub, type Scenario, type Side, type ValidationRun, type Visit } from './types.js';
+import { BASELINE_OF, CANDIDATES, isControl, PATH_OF, SCHEME_OF, type Candidate, type Compared, type DotStub, type Scenario, type Side, type ValidationRun, type Visit } from './types.js';
 
 /** One model estimate: the change of onLoad with its bounds (ms). */
 export interface Estimate {
@@ -224,6 +225,11 @@ export interface Row {
    * median of its serial hosts' changes (the document's lookup and a redirect's legs). */
   firstByte: { measured: number | null; predicted: number | null };
   queries: { do53: QueryCheck | null; candidate: QueryCheck | null };
+  /**
+   * Per lookup (lookups.ts; Chromium's NetLog): names × modes compared, how many of the browser's lookups lie within
+   * max(10 %, 5 ms) of the replay's, and the three furthest outside; null where the loads carry no browser lookups.
+   */
+  lookups: { n: number; within: number; worst: LookupPair[] } | null;
 }
 
 const quartiles = (xs: readonly number[]): [number, number, number] => [percentile(sorted(xs), 50)!, percentile(sorted(xs), 25)!, percentile(sorted(xs), 75)!];
@@ -296,6 +302,9 @@ export function analyse(run: ValidationRun): Row[] {
             const error = predicted && change ? predicted.delta - change.measured : null;
             const naiveError = priced.naive !== null && change ? priced.naive - change.measured : null;
             const watched = ok(cand).filter((v) => v.openBefore !== null);
+            const path = PATH_OF[transport];
+            const layer = lookupLayer(ok(of('do53')), ok(cand), transport, (v) => (path === 'do53' ? (scenario === 'expected' ? 'cold' : scenario) : modeFor(v, path, scenario, ctx)));
+            const worst = layer ? layer.pairs.filter((x) => !x.within).sort((x, y) => Math.abs(y.browser - y.replay) - Math.abs(x.browser - x.replay)).slice(0, 3) : [];
             rows.push({
               browser, profile: p.profile.name, rttMs: p.profile.rttMs, page: page.id, pageKind: page.kind, transport, control: isControl(transport), scenario,
               loads: { do53: a.length, candidate: b.length, failed: base.length - a.length + cand.length - b.length },
@@ -310,6 +319,7 @@ export function analyse(run: ValidationRun): Row[] {
               document: { measured: docA.length && docB.length ? med(docB)! - med(docA)! : null, predicted: priced.document },
               firstByte: { measured: fbA.length && fbB.length ? med(fbB)! - med(fbA)! : null, predicted: priced.firstByte },
               queries: { do53: queryCheck(base, BASELINE_OF[transport]), candidate: queryCheck(cand, transport) },
+              lookups: layer ? { n: layer.n, within: layer.within, worst } : null,
             });
           }
         }

@@ -12,6 +12,7 @@ import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { seededRandom, shuffled } from '../../common/stats.js';
 import { pagePlan } from '../../lab/site/validation-site.js';
 import { pageRecordOf } from './browser.js';
+import { attachLookups } from './netlog.js';
 import type { PageGroup } from './groups.js';
 import type { VisitResult } from './side.js';
 import type { SideHandle } from './sides.js';
@@ -76,6 +77,7 @@ export async function runRounds(c: PhaseContext): Promise<void> {
         const w = c.worker(browser, side);
         const opened = await w.send({ op: 'open' });
         c.versions[browser] ||= opened.version;
+        const session: Visit[] = [];
         try {
           for (const [page, scenario] of todo) {
             const started = Date.now();
@@ -83,10 +85,11 @@ export async function runRounds(c: PhaseContext): Promise<void> {
             const r = await w.send({ op: 'visit', url: page.url, state: scenario, warmName }).then((x) => x.visit!, (e: unknown) => failed(e, started));
             const v = toVisit(r, browser, page, side, scenario, c.book.get(browser, page.id, side, scenario).attempts + 1);
             c.record(v);
+            session.push(v);
             c.progress(`round ${round} ${browser} ${side} ${scenario} ${page.id}: ${v.onLoad?.toFixed(0) ?? v.error}${v.openBefore !== null ? ` (open before: ${v.openBefore})` : ''}`);
           }
         } finally {
-          await w.send({ op: 'close' }).catch(() => undefined);
+          attachLookups(session, (await w.send({ op: 'close' }).catch(() => undefined))?.lookups);
         }
       }
     }
@@ -101,6 +104,8 @@ interface TraceSide {
   k: number;
   lastEnd: number;
   open: boolean;
+  /** The side's loads in this browser session (they get its lookups when it closes). */
+  visits: Visit[];
 }
 
 /** A trace's loads take about this long each (ms): with gaps shorter than this many times the sides at once, they queue. */
@@ -136,7 +141,7 @@ async function runWave(c: PhaseContext, browsers: RecordingBrowser[], ids: strin
   try {
     for (const browser of browsers) {
       for (const side of c.sides) {
-        const s: TraceSide = { browser, side, w: c.worker(browser, side), k: 0, lastEnd: 0, open: false };
+        const s: TraceSide = { browser, side, w: c.worker(browser, side), k: 0, lastEnd: 0, open: false, visits: [] };
         if (!wanted(s)) continue;
         const opened = await s.w.send({ op: 'open' });
         c.versions[browser] ||= opened.version;
@@ -157,7 +162,7 @@ async function runWave(c: PhaseContext, browsers: RecordingBrowser[], ids: strin
         if (s.open && (s.k >= maxVisits || !wanted(s))) {
           s.open = false;
           await s.w.send({ op: 'trace-end' }).catch(() => undefined);
-          await s.w.send({ op: 'close' }).catch(() => undefined);
+          attachLookups(s.visits, (await s.w.send({ op: 'close' }).catch(() => undefined))?.lookups);
         }
       }
       const live = sides.filter((s) => s.open);
@@ -172,6 +177,7 @@ async function runWave(c: PhaseContext, browsers: RecordingBrowser[], ids: strin
       const gapMs = gaps.get(next.browser)![next.k]!;
       const v = toVisit(r, next.browser, page, next.side, 'expected', c.book.get(next.browser, page.id, next.side, 'expected').attempts + 1, gapMs);
       c.record(v);
+      next.visits.push(v);
       next.lastEnd = r.endedAt;
       next.k++;
       const idle = v.pageRecord?.idleBeforeMs;
@@ -182,7 +188,7 @@ async function runWave(c: PhaseContext, browsers: RecordingBrowser[], ids: strin
     for (const s of sides) {
       if (!s.open) continue;
       await s.w.send({ op: 'trace-end' }).catch(() => undefined);
-      await s.w.send({ op: 'close' }).catch(() => undefined);
+      attachLookups(s.visits, (await s.w.send({ op: 'close' }).catch(() => undefined))?.lookups);
     }
   }
 }

@@ -15,6 +15,20 @@ export const CONTROL_GOAL = 0.9;
 export const CONTROL_ROWS = 30;
 /** The aim for the share of rows resolved. */
 export const RESOLVED_AIM = 0.4;
+/** Per lookup: the share of the browser's own lookups (median over a row's loads) within max(10 %, 5 ms) of the replay's. */
+export const LOOKUP_GOAL = 0.9;
+
+/** The per-lookup layer over `rows`: names × modes compared and within target, summed; per browser × transport. */
+function lookupSummary(rows: readonly Row[]): string {
+  const withLayer = rows.filter((r) => r.lookups && r.lookups.n > 0);
+  if (!withLayer.length) return '- **Per lookup**: not measured (no load carried the browser\'s own lookups: Chromium\'s NetLog, runs from 2026-11-26).';
+  const sum = (rs: readonly Row[]) => rs.reduce((a, r) => [a[0]! + r.lookups!.within, a[1]! + r.lookups!.n], [0, 0]);
+  const [w, n] = sum(withLayer);
+  const groups = new Map<string, Row[]>();
+  for (const r of withLayer) (groups.get(`${r.browser} ${r.transport}`) ?? groups.set(`${r.browser} ${r.transport}`, []).get(`${r.browser} ${r.transport}`)!).push(r);
+  const per = [...groups].map(([k, rs]) => `${k} ${sum(rs)[0]}/${sum(rs)[1]}`).join(', ');
+  return `- **Per lookup** (the browser's own lookup of each name, median over a row's loads, against the replay's over the same transport and mode): **${w} of ${n}** within max(10 %, 5 ms) (${pct(w!, n!)}; goal ≥ ${LOOKUP_GOAL * 100} %: ${w! / n! >= LOOKUP_GOAL ? 'met' : '**not met**'}); ${per}.`;
+}
 
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined ? '—' : x.toFixed(d));
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)} %` : '—');
@@ -73,6 +87,7 @@ export function rowsJson(run: ValidationRun, command: string, rows: Row[] = anal
     goal: GOAL, calibrationGoal: CALIBRATION_GOAL, controlGoal: CONTROL_GOAL,
     summary: { ...t, share: t.resolved ? t.within / t.resolved : null, calibration: t.calibrated ? t.inside / t.calibrated : null },
     controls: { ...c, coverage: c.calibrated ? c.inside / c.calibrated : null },
+    lookups: rows.reduce((a, r) => ({ n: a.n + (r.lookups?.n ?? 0), within: a.within + (r.lookups?.within ?? 0) }), { n: 0, within: 0 }),
     rows,
   }, null, 1)}\n`;
 }
@@ -87,6 +102,13 @@ function breakdown(rows: Row[], label: string, key: (r: Row) => string): string 
   }).join('\n');
 }
 
+/** A row's per-lookup cell: within/compared, and the furthest miss (name, mode: browser vs replay ms). */
+function lookupCell(r: Row): string {
+  if (!r.lookups) return '—';
+  const w = r.lookups.worst[0];
+  return `${r.lookups.within}/${r.lookups.n}${w ? ` (${w.name} ${w.mode}: ${f(w.browser)} vs ${f(w.replay)})` : ''}`;
+}
+
 function rowLine(r: Row): string {
   const q = (x: [number, number, number] | undefined) => (x ? `${f(x[0])} [${f(x[1])}–${f(x[2])}]` : '—');
   const modes = Object.entries(r.modes).map(([m, n]) => `${m} ${n}`).join(', ') || '—';
@@ -95,7 +117,7 @@ function rowLine(r: Row): string {
   return `| ${r.browser} | ${r.profile} | ${r.page} | ${r.transport} | ${r.scenario} | ${r.loads.do53}/${r.loads.candidate}${r.loads.failed ? ` (${r.loads.failed} failed)` : ''} | ` +
     `${q(r.onLoad?.do53)} | ${q(r.onLoad?.candidate)} | **${f(r.measured)}** [${r.interval ? `${f(r.interval[0])}…${f(r.interval[1])}` : '—'}] | ${f(r.halfWidth)} | ${f(r.tolerance, 1)} | ` +
     `${r.resolved ? 'yes' : '**no**'} | **${f(r.predicted?.delta)}** [${f(r.predicted?.lower)}…${f(r.predicted?.upper)}] | ${r.inside === null ? '—' : r.inside ? '✓' : '✗'} | ${f(r.error)} | ${r.within === null ? '—' : r.within ? '✓' : '✗'} | ${f(r.naive?.delta)} | ` +
-    `${modes} | ${open} | ${f(r.document.measured)} / ${f(r.document.predicted)} | ${f(r.firstByte.measured)} / ${f(r.firstByte.predicted)} | ${qc} |`;
+    `${modes} | ${open} | ${f(r.document.measured)} / ${f(r.document.predicted)} | ${f(r.firstByte.measured)} / ${f(r.firstByte.predicted)} | ${qc} | ${lookupCell(r)} |`;
 }
 
 /** The markdown report of a run; `model` names the code whose model made the predictions (run.ts codeAt). */
@@ -143,6 +165,7 @@ The naive rule beside the model: a cold DoT or DoH lookup costs 2 RTT, a cold Do
 - **Mean absolute error** over the resolved rows: the model ${f(t.mae, 1)} ms, the naive rule ${f(t.naiveMae, 1)} ms (goal: the model's at most half: ${met(t.mae === null || t.naiveMae === null ? null : t.mae <= t.naiveMae / 2)}).
 - **Error weighted by the change** (Σ|error| / Σ|measured| over every row with a prediction): the model ${f(t.weighted, 2)}, the naive rule ${f(t.naiveWeighted, 2)}.
 - **A/A controls** (the same path twice; true change 0): 0 inside the interval in **${c.inside} of ${c.calibrated}** control rows (${pct(c.inside, c.calibrated)}; goal ≥ ${CONTROL_GOAL * 100} % of ≥ ${CONTROL_ROWS}: ${met(c.calibrated < CONTROL_ROWS ? null : coverage! >= CONTROL_GOAL)}${c.calibrated < CONTROL_ROWS ? `, ${c.calibrated} of the ${CONTROL_ROWS} needed` : ''}).
+${lookupSummary(all)}
 ${noPrediction.length ? `- ${noPrediction.length} resolved row(s) without a prediction.\n` : ''}
 Columns: rows; prediction inside the interval / rows with both; resolved (share); within target, model / naive, of the
 resolved; mean |error| over the resolved rows, model / naive (ms); Σ|error| / Σ|measured|, model / naive.
@@ -179,10 +202,11 @@ Do53 visit is priced in each); open = candidate loads whose side had its connect
 DoH); document = the document lookup's change, measured / predicted; first byte = the change of the document's first
 byte (responseStart: a redirect's legs and the document's lookup are paid before it), measured / predicted (the serial
 hosts' changes); queries = candidate loads whose every name reached
-the resolver over the candidate's scheme (+ other schemes seen).
+the resolver over the candidate's scheme (+ other schemes seen); lookups = the page's names (× modes) whose browser lookup
+(median over the compared loads) lies within max(10 %, 5 ms) of the replay's, of those compared, with the furthest miss.
 
-| browser | profile | page | transport | scenario | loads | onLoad baseline | onLoad compared | measured Δ | ± | tol | resolved | predicted Δ | in | error | within | naive | modes | open | document Δ | first byte Δ | queries |
-| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | :---: | ---: | :---: | ---: | --- | --- | ---: | ---: | --- |
+| browser | profile | page | transport | scenario | loads | onLoad baseline | onLoad compared | measured Δ | ± | tol | resolved | predicted Δ | in | error | within | naive | modes | open | document Δ | first byte Δ | queries | lookups |
+| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | :---: | ---: | :---: | ---: | --- | --- | ---: | ---: | --- | --- |
 ${all.map(rowLine).join('\n')}
 `;
 }

@@ -4,7 +4,8 @@
 // line on stdin and answers each with one `reply {json}` line on stdout; logs go to stderr.
 // Lifecycle: at start it isolates its DNS, naming its path (sideWorker()); `open` launches the browser, `close` ends
 // it (and any stub); `visit` makes a cold or warm load, `trace-start` / `trace-visit` / `trace-end` a trace.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BrowserContext } from 'puppeteer-core';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
@@ -13,6 +14,7 @@ import { warmUp } from '../../lab/har/load.js';
 import { clearHostCache, loadIn, lookUp, newContext, RENDERER_SETTLE_MS, validationBrowserSettings, type PageTimings } from './browser.js';
 import { stop } from './children.js';
 import { closeAll, connectionsOf, processTree, type Dest } from './connections.js';
+import { netLogLookups, type BrowserLookup } from './netlog.js';
 import { startStub, type Stub } from './stubs.js';
 import { PATH_OF, RESOLVER_PORT, SERVER, type DotStub, type Side } from './types.js';
 
@@ -57,7 +59,8 @@ export interface VisitResult {
 }
 
 /** A side worker's answer. */
-export type SideReply = { ok: true; version?: string; visit?: VisitResult } | { ok: false; error: string };
+/** A side worker's answer (`close`: in Chromium, every lookup of the session as its NetLog has it). */
+export type SideReply = { ok: true; version?: string; visit?: VisitResult; lookups?: BrowserLookup[] } | { ok: false; error: string };
 
 const PROBE_PAUSE_MS = 1000;
 
@@ -66,6 +69,8 @@ class SideWorker {
   private stub: Stub | null = null;
   private trace: BrowserContext | null = null;
   private lastEnd = 0;
+  /** Chromium's NetLog of the open session. */
+  private netlog: string | null = null;
 
   /** The DNS path this side takes (an A/A control takes its baseline's). */
   private readonly path: (typeof PATH_OF)[Side];
@@ -77,18 +82,28 @@ class SideWorker {
   async run(cmd: SideCommand): Promise<SideReply> {
     switch (cmd.op) {
       case 'open': {
+        const settings = validationBrowserSettings();
+        // Chromium's own account of every lookup (netlog.ts): a NetLog of the session, read when it closes.
+        this.netlog = this.c.browser === 'chromium' ? join(this.c.work, `netlog-${Date.now()}.json`) : null;
+        if (this.netlog) settings.chromiumArgs = [...(settings.chromiumArgs ?? []), `--log-net-log=${this.netlog}`, '--net-log-capture-mode=Default'];
         this.b = await launchDnsBrowser(this.c.browser, {
-          path: this.path === 'doh' ? 'doh' : 'system', caFile: this.c.caFile, dohUrl: `https://${SERVER}/dns-query`, workDir: this.c.work, ...validationBrowserSettings(),
+          path: this.path === 'doh' ? 'doh' : 'system', caFile: this.c.caFile, dohUrl: `https://${SERVER}/dns-query`, workDir: this.c.work, ...settings,
         });
         // Process start-up and first compilation, not counted; no name is looked up.
         await warmUp(this.b.browser, 300);
         return { ok: true, version: await this.b.browser.version() };
       }
-      case 'close':
+      case 'close': {
         await this.stopStub();
         await this.b?.close();
         this.b = null;
-        return { ok: true };
+        const log = this.netlog;
+        this.netlog = null;
+        if (!log || !existsSync(log)) return { ok: true };
+        const lookups = netLogLookups(readFileSync(log, 'utf8'));
+        rmSync(log, { force: true });
+        return { ok: true, lookups };
+      }
       case 'visit':
         return { ok: true, visit: await this.visit(cmd.url, cmd.state, cmd.warmName) };
       case 'trace-start': {

@@ -144,6 +144,22 @@ export interface Visit {
   warmScheme?: string[];
   /** The browser's own lookups in this visit's window (names neither the page's nor a warm-up), ms after its start. */
   background?: { atMs: number; scheme: string; qtype: string; name: string }[];
+  /** Chromium: each lookup of the page's names as its NetLog has it (netlog.ts), ms after the visit's start. */
+  lookups?: VisitLookup[];
+}
+
+/** A lookup as a visit keeps it: times in ms, `atMs` from the visit's start, the rest from when the name was asked. */
+export interface VisitLookup {
+  name: string;
+  atMs: number;
+  /** In the resolver's queue before its job started; null when unknown. */
+  queueMs: number | null;
+  /** From asked to resolved (or failed); null when the log ends before. */
+  ms: number | null;
+  secure: boolean | null;
+  error: number | null;
+  /** Each record type's transaction: when it began and how long it took (null: unfinished). */
+  tx: { qtype: string; startMs: number; ms: number | null }[];
 }
 
 /** One profile's run. */

@@ -1,0 +1,94 @@
+// The validation's per-lookup layer, pure: for each name of a row's page, the browser's own lookup of it (Chromium's
+// NetLog, netlog.ts: the median over the row's compared loads) beside dnscost's replay of it over the same transport in
+// the same mode (the median over the replays of the row's Do53 loads), and whether the two agree within
+// max(10 %, 5 ms) of the replay's.
+import type { StoredRecord } from '../../common/stored-record.js';
+import type { Mode, TransportId } from '../../common/transports.js';
+import { percentile } from '../../common/stats.js';
+import { PATH_OF, type Side, type Visit } from './types.js';
+
+/** The target: the browser's lookup within max(10 % of the replay's, 5 ms) of it. */
+export function lookupTolerance(replayMs: number): number {
+  return Math.max(0.1 * replayMs, 5);
+}
+
+/** One name in one mode: the browser's median lookup, the replay's, and whether they agree. */
+export interface LookupPair {
+  name: string;
+  mode: Mode;
+  browser: number;
+  replay: number;
+  /** How many of the compared loads looked the name up (of which the median is taken). */
+  loads: number;
+  within: boolean;
+}
+
+/** A row's per-lookup layer: names compared (× modes) and how many agree; null when the loads carry no lookups. */
+export interface LookupLayer {
+  n: number;
+  within: number;
+  pairs: LookupPair[];
+}
+
+const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - b), 50)!;
+
+/**
+ * A replayed page's lookup of each name: the time from when the page first needed it to its last record type's
+ * answer (the browser's job ends when all its transactions have), per replay (transport × mode × repeat × start).
+ */
+export function replayLookups(records: readonly StoredRecord[], transport: TransportId, mode: Mode): Map<string, number[]> {
+  const perReplay = new Map<string, number>();
+  for (const r of records) {
+    if (r.transport !== transport || r.mode !== mode || !r.ok || !r.replay) continue;
+    const key = `${r.host}|${r.repeat}|${r.replay.pageStartedAt}`;
+    const ms = r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs;
+    perReplay.set(key, Math.max(perReplay.get(key) ?? -Infinity, ms));
+  }
+  const out = new Map<string, number[]>();
+  for (const [key, ms] of perReplay) {
+    const host = key.slice(0, key.indexOf('|'));
+    (out.get(host) ?? out.set(host, []).get(host)!).push(ms);
+  }
+  return out;
+}
+
+/** The transport dnscost's replay measures for a side: Do53 (and its A/A control) over UDP, the others their own. */
+export function replayTransport(side: Side): TransportId {
+  const path = PATH_OF[side];
+  return path === 'do53' ? 'udp' : path;
+}
+
+/**
+ * The per-lookup layer of a row: `compared` loads (their lookups, each in its own mode: `modeOf`) against the replays of
+ * the `base` Do53 loads over the compared side's transport. A name the page needed in every load is compared once per
+ * mode; a load's first lookup of a name is the one that counts (a later one is a re-resolution, not the page's).
+ */
+export function lookupLayer(base: readonly Visit[], compared: readonly Visit[], side: Side, modeOf: (v: Visit) => Mode): LookupLayer | null {
+  const withLookups = compared.filter((v) => v.lookups && !v.error);
+  if (!withLookups.length) return null;
+  const transport = replayTransport(side);
+  const records = base.flatMap((v) => v.records ?? []);
+  const browser = new Map<string, number[]>();
+  for (const v of withLookups) {
+    const seen = new Set<string>();
+    for (const l of [...v.lookups!].sort((a, b) => a.atMs - b.atMs)) {
+      if (seen.has(l.name) || l.ms === null || l.error !== null) continue;
+      seen.add(l.name);
+      const key = `${modeOf(v)}|${l.name}`;
+      (browser.get(key) ?? browser.set(key, []).get(key)!).push(l.ms);
+    }
+  }
+  const replays = new Map<Mode, Map<string, number[]>>();
+  const pairs: LookupPair[] = [];
+  for (const [key, ms] of browser) {
+    const mode = key.slice(0, key.indexOf('|')) as Mode;
+    const name = key.slice(key.indexOf('|') + 1);
+    const byName = replays.get(mode) ?? replays.set(mode, replayLookups(records, transport, mode)).get(mode)!;
+    const r = byName.get(name);
+    if (!r?.length) continue;
+    const [b, rep] = [median(ms), median(r)];
+    pairs.push({ name, mode, browser: b, replay: rep, loads: ms.length, within: Math.abs(b - rep) <= lookupTolerance(rep) });
+  }
+  pairs.sort((a, b) => a.name.localeCompare(b.name) || a.mode.localeCompare(b.mode));
+  return { n: pairs.length, within: pairs.filter((p) => p.within).length, pairs };
+}

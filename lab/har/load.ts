@@ -92,23 +92,28 @@ export async function warmUp(browser: Browser, pauseMs = 500): Promise<void> {
 }
 
 /**
- * Loads `url` once in `browser` (cache off) and reads the page's timings after its load event. Chromium aborts a
- * navigation with ERR_NETWORK_CHANGED when it sees a netlink event in its fresh namespace (the validation saw it once
- * in 960 loads, a fresh-clone CI run once in har-site.test.ts): not the page's doing, so it is loaded once more.
+ * Loads `url` once in `browser` (cache off) and reads the page's timings once its load event has run. Chromium aborts
+ * a navigation with ERR_NETWORK_CHANGED when it sees a netlink event in its fresh namespace (the validation saw it
+ * once in 960 loads, fresh-clone CI runs in har-site.test.ts): not the page's doing, so it is loaded once more, in a
+ * new tab (a CI run that reloaded in the aborted tab read that tab's timings before its load event: onLoad 0).
  */
 export async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
-  const page = await browser.newPage();
-  await page.setCacheEnabled(false).catch(() => undefined);
   let retried = false;
+  let page = await browser.newPage();
+  await page.setCacheEnabled(false).catch(() => undefined);
   try {
     await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
   } catch (e) {
     if (!String(e).includes('ERR_NETWORK_CHANGED')) throw e;
     retried = true;
+    await page.close().catch(() => undefined);
+    page = await browser.newPage();
+    await page.setCacheEnabled(false).catch(() => undefined);
     await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
   }
-  // loadEventStart is set once the load handlers have started; give them a tick.
-  await new Promise((r) => setTimeout(r, 50));
+  // loadEventEnd is set once the load handlers have returned.
+  await page.waitForFunction(() => ((performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.loadEventEnd ?? 0) > 0,
+    { polling: 50, timeout: LOAD_TIMEOUT_MS });
   const t = await page.evaluate(() => {
     const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
     return { finalUrl: location.href, onLoadMs: n?.loadEventStart ?? 0, domContentLoadedMs: n?.domContentLoadedEventStart ?? 0, responseEndMs: n?.responseEnd ?? 0, resources: performance.getEntriesByType('resource').length };

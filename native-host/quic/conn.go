@@ -22,6 +22,8 @@ type countingConn struct {
 	header int64
 	mu     sync.Mutex
 	w      wire
+	// When the last counted datagram from the server was read (µs since the Unix epoch).
+	lastRead int64
 }
 
 func (c *countingConn) fromServer(a net.Addr) bool {
@@ -43,6 +45,7 @@ func (c *countingConn) ReadFrom(p []byte) (int, net.Addr, error) {
 		c.w.Packets.Received++
 		c.w.Payload.Received += int64(n)
 		c.w.Bytes.Received += int64(n) + c.header
+		c.lastRead = time.Now().UnixMicro()
 		c.mu.Unlock()
 		return n, a, nil
 	}
@@ -74,6 +77,7 @@ func (c *countingConn) snapshot() *wire {
 	defer c.mu.Unlock()
 	w := c.w
 	w.At = time.Now().UnixMicro()
+	w.ReadAt = c.lastRead
 	return &w
 }
 

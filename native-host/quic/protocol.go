@@ -49,6 +49,9 @@ type wire struct {
 	DNS     pair `json:"dns"`
 	// When the counters were read, in µs since the Unix epoch (the clock packet captures stamp frames with).
 	At int64 `json:"at"`
+	// When the last datagram counted as received was read (same clock; 0 before any): a datagram a capture stamps
+	// after it and before At was still in the socket's queue when the counters were read.
+	ReadAt int64 `json:"readAt"`
 }
 
 type tlsInfo struct {

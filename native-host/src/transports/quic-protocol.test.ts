@@ -4,7 +4,7 @@ import { test } from 'vitest';
 import { CODES } from '../../../common/errors.js';
 import { CompanionFrameDecoder, encodeCompanionFrame, MAX_QUIC_FRAME, parseCompanionFrame, type CompanionRequest } from './quic-protocol.js';
 
-const wire = { bytes: { sent: 1290, received: 2300 }, packets: { sent: 2, received: 3 }, payload: { sent: 1234, received: 2216 }, dns: { sent: 130, received: 87 }, at: 1_795_000_000_000_000 };
+const wire = { bytes: { sent: 1290, received: 2300 }, packets: { sent: 2, received: 3 }, payload: { sent: 1234, received: 2216 }, dns: { sent: 130, received: 87 }, at: 1_795_000_000_000_000, readAt: 1_794_999_999_999_000 };
 const tls = { version: 'TLSv1.3', alpn: 'doq', cipher: 'TLS_AES_128_GCM_SHA256', resumed: false, earlyData: false, complete: true };
 const body = (o: unknown): Buffer => Buffer.from(JSON.stringify(o));
 

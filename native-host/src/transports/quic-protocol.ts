@@ -39,9 +39,17 @@ const ms = v.pipe(v.number(), v.minValue(0));
 
 /**
  * Cumulative wire figures of one QUIC connection, counted per UDP datagram (IP and UDP headers included), and when
- * they were read (`at`: µs since the Unix epoch, the clock a packet capture stamps frames with).
+ * they were read (`at`: µs since the Unix epoch, the clock a packet capture stamps frames with) and when the last
+ * datagram counted as received was read (`readAt`, same clock, 0 before any).
  */
-export const companionWire = v.strictObject({ bytes: pair, packets: pair, payload: pair, dns: pair, at: v.number() });
+export const companionWire = v.strictObject({
+  bytes: pair,
+  packets: pair,
+  payload: pair,
+  dns: pair,
+  at: v.number(),
+  readAt: v.number(),
+});
 export type CompanionWire = v.InferOutput<typeof companionWire>;
 
 const companionTls = v.strictObject({

@@ -11,7 +11,7 @@ import type { CompanionTls, CompanionWire, QuicTransportId } from './quic-protoc
 import type { OpenOptions, Session, SessionEvent, SetupTimings, Transport } from './transport.js';
 
 /** Wire totals from the companion's counters: counted per datagram; QUIC's payload is not split into TLS and HTTP. */
-export function quicTotals(w: Omit<CompanionWire, 'at'> | undefined): WireTotals {
+export function quicTotals(w: Omit<CompanionWire, 'at' | 'readAt'> | undefined): WireTotals {
   const zero = { sent: 0, received: 0 };
   return {
     bytes: { ...(w?.bytes ?? zero) },

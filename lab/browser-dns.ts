@@ -114,6 +114,8 @@ export interface BrowserDnsOptions {
   /** Extra Firefox prefs or Chromium switches for one experiment. */
   firefoxPrefs?: Record<string, unknown>;
   chromiumArgs?: string[];
+  /** Extra environment for the browser (Firefox's MOZ_LOG, for one). */
+  env?: Record<string, string>;
 }
 
 /** A launched browser and how to close it (its profile and HOME are removed). */
@@ -137,7 +139,7 @@ export async function launchDnsBrowser(name: BrowserName, o: BrowserDnsOptions):
   const home = join(work, 'home');
   const profile = join(work, 'profile');
   mkdirSync(profile, { recursive: true });
-  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') };
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), ...o.env };
   let browser: Browser;
   if (name === 'chromium') {
     // Chromium on Linux trusts roots in the user's NSS db.

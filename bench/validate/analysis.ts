@@ -226,7 +226,7 @@ export interface Row {
   firstByte: { measured: number | null; predicted: number | null };
   queries: { do53: QueryCheck | null; candidate: QueryCheck | null };
   /**
-   * Per lookup (lookups.ts; Chromium's NetLog): names × modes compared, how many of the browser's lookups lie within
+   * Per lookup (lookups.ts; Chromium's NetLog, Firefox's MOZ_LOG): names × modes compared, how many of the browser's lookups lie within
    * max(10 %, 5 ms) of the replay's, and the three furthest outside; null where the loads carry no browser lookups.
    */
   lookups: { n: number; within: number; worst: LookupPair[] } | null;

@@ -1,5 +1,5 @@
 // The validation's per-lookup layer, pure: for each name of a row's page, the browser's own lookup of it (Chromium's
-// NetLog, netlog.ts: the median over the row's compared loads) beside dnscost's replay of it over the same transport in
+// NetLog, netlog.ts; Firefox's MOZ_LOG, mozlog.ts: the median over the row's compared loads) beside dnscost's replay of it over the same transport in
 // the same mode (the median over the replays of the row's Do53 loads), and whether the two agree within
 // max(10 %, 5 ms) of the replay's.
 import type { StoredRecord } from '../../common/stored-record.js';

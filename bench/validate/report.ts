@@ -21,7 +21,7 @@ export const LOOKUP_GOAL = 0.9;
 /** The per-lookup layer over `rows`: names × modes compared and within target, summed; per browser × transport. */
 function lookupSummary(rows: readonly Row[]): string {
   const withLayer = rows.filter((r) => r.lookups && r.lookups.n > 0);
-  if (!withLayer.length) return '- **Per lookup**: not measured (no load carried the browser\'s own lookups: Chromium\'s NetLog, runs from 2026-11-26).';
+  if (!withLayer.length) return '- **Per lookup**: not measured (no load carried the browser\'s own lookups: Chromium\'s NetLog or Firefox\'s MOZ_LOG, runs from 2026-11-26).';
   const sum = (rs: readonly Row[]) => rs.reduce((a, r) => [a[0]! + r.lookups!.within, a[1]! + r.lookups!.n], [0, 0]);
   const [w, n] = sum(withLayer);
   const groups = new Map<string, Row[]>();

@@ -4,8 +4,8 @@
 // line on stdin and answers each with one `reply {json}` line on stdout; logs go to stderr.
 // Lifecycle: at start it isolates its DNS, naming its path (sideWorker()); `open` launches the browser, `close` ends
 // it (and any stub); `visit` makes a cold or warm load, `trace-start` / `trace-visit` / `trace-end` a trace.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BrowserContext } from 'puppeteer-core';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
@@ -15,6 +15,7 @@ import { clearHostCache, loadIn, lookUp, newContext, RENDERER_SETTLE_MS, validat
 import { stop } from './children.js';
 import { closeAll, connectionsOf, processTree, type Dest } from './connections.js';
 import { netLogLookups, type BrowserLookup } from './netlog.js';
+import { MOZ_LOG_PREFS, mozLogEnv, mozLogLookups } from './mozlog.js';
 import { startStub, type Stub } from './stubs.js';
 import { PATH_OF, RESOLVER_PORT, SERVER, type DotStub, type Side } from './types.js';
 
@@ -58,8 +59,7 @@ export interface VisitResult {
   idleBeforeMs?: number;
 }
 
-/** A side worker's answer. */
-/** A side worker's answer (`close`: in Chromium, every lookup of the session as its NetLog has it). */
+/** A side worker's answer (`close`: every lookup of the session, as the browser's own log has it). */
 export type SideReply = { ok: true; version?: string; visit?: VisitResult; lookups?: BrowserLookup[] } | { ok: false; error: string };
 
 const PROBE_PAUSE_MS = 1000;
@@ -69,8 +69,8 @@ class SideWorker {
   private stub: Stub | null = null;
   private trace: BrowserContext | null = null;
   private lastEnd = 0;
-  /** Chromium's NetLog of the open session. */
-  private netlog: string | null = null;
+  /** The browser's log of the open session's lookups (Chromium's NetLog file, Firefox's MOZ_LOG file prefix). */
+  private lookupLog: string | null = null;
 
   /** The DNS path this side takes (an A/A control takes its baseline's). */
   private readonly path: (typeof PATH_OF)[Side];
@@ -83,11 +83,16 @@ class SideWorker {
     switch (cmd.op) {
       case 'open': {
         const settings = validationBrowserSettings();
-        // Chromium's own account of every lookup (netlog.ts): a NetLog of the session, read when it closes.
-        this.netlog = this.c.browser === 'chromium' ? join(this.c.work, `netlog-${Date.now()}.json`) : null;
-        if (this.netlog) settings.chromiumArgs = [...(settings.chromiumArgs ?? []), `--log-net-log=${this.netlog}`, '--net-log-capture-mode=Default'];
+        // The browser's own account of every lookup, read when the session closes: Chromium's NetLog (netlog.ts),
+        // Firefox's MOZ_LOG (mozlog.ts).
+        const stamp = `${this.c.side}-${Date.now()}`;
+        this.lookupLog = this.c.browser === 'chromium' ? join(this.c.work, `netlog-${stamp}.json`) : join(this.c.work, `mozlog-${stamp}`);
+        if (this.c.browser === 'chromium') {
+          settings.chromiumArgs = [...(settings.chromiumArgs ?? []), `--log-net-log=${this.lookupLog}`, '--net-log-capture-mode=Default'];
+        } else settings.firefoxPrefs = { ...settings.firefoxPrefs, ...MOZ_LOG_PREFS };
         this.b = await launchDnsBrowser(this.c.browser, {
-          path: this.path === 'doh' ? 'doh' : 'system', caFile: this.c.caFile, dohUrl: `https://${SERVER}/dns-query`, workDir: this.c.work, ...settings,
+          path: this.path === 'doh' ? 'doh' : 'system', caFile: this.c.caFile, dohUrl: `https://${SERVER}/dns-query`, workDir: this.c.work,
+          ...settings, ...(this.c.browser === 'firefox' ? { env: mozLogEnv(this.lookupLog) } : {}),
         });
         // Process start-up and first compilation, not counted; no name is looked up.
         await warmUp(this.b.browser, 300);
@@ -97,11 +102,21 @@ class SideWorker {
         await this.stopStub();
         await this.b?.close();
         this.b = null;
-        const log = this.netlog;
-        this.netlog = null;
-        if (!log || !existsSync(log)) return { ok: true };
-        const lookups = netLogLookups(readFileSync(log, 'utf8'));
-        rmSync(log, { force: true });
+        const log = this.lookupLog;
+        this.lookupLog = null;
+        if (!log) return { ok: true };
+        // Chromium writes one file; Firefox `<file>.moz_log` for its parent process and `<file>.child-N.moz_log`.
+        const files = this.c.browser === 'chromium'
+          ? (existsSync(log) ? [log] : [])
+          : readdirSync(dirname(log)).filter((f) => f.startsWith(`${basename(log)}.`) && f.endsWith('.moz_log')).map((f) => join(dirname(log), f));
+        if (!files.length) return { ok: true };
+        const read = this.c.browser === 'chromium' ? netLogLookups : mozLogLookups;
+        const lookups = files.flatMap((f) => read(readFileSync(f, 'utf8'))).sort((a, b) => a.askedAt - b.askedAt);
+        // DNSCOST_KEEP_LOGS=DIR keeps a copy of each log, to read a lookup line by line.
+        for (const f of files) {
+          if (process.env.DNSCOST_KEEP_LOGS) copyFileSync(f, join(process.env.DNSCOST_KEEP_LOGS, basename(f)));
+          rmSync(f, { force: true });
+        }
         return { ok: true, lookups };
       }
       case 'visit':

@@ -4,7 +4,8 @@
 // the lab resolver over each side's own scheme (dns for Do53, tls for DoT through the stub, https for the browser's
 // DoH) and nothing else; cold loads found their side's connection closed and warm ones open; every Do53 visit's
 // replay asked, per name, exactly the types the lab resolver's log shows its browser asked, and gave a finite
-// prediction; Chromium's NetLog has a lookup of every name and its rows a per-lookup layer; the rows are well formed.
+// prediction; the browser's own log (Chromium's NetLog, Firefox's MOZ_LOG) has a finished lookup of every name and
+// every row a per-lookup layer; the rows are well formed.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,10 +53,10 @@ test('cost-model validation, smallest case: fiber × 1-host page and a HAR page 
       assert.equal(v.openBefore! > 0, v.scenario === 'warm', `${what}: ${v.openBefore} connection(s) open before the load`);
       if (v.scenario === 'warm') assert.ok(v.warmScheme?.includes(SCHEME_OF[v.transport]), `${what}: the warm-up lookup went over ${v.warmScheme}`);
     }
-    // Chromium's own account of the load (its NetLog): a finished lookup of every name the page needed.
-    if (v.browser === 'chromium') {
-      for (const n of names) assert.ok(v.lookups?.some((l) => l.name === n && l.ms !== null && l.ms >= 0), `${what}: no lookup of ${n} in Chromium's NetLog: ${JSON.stringify(v.lookups?.map((l) => l.name))}`);
-    } else assert.equal(v.lookups, undefined);
+    // The browser's own account of the load (NetLog, MOZ_LOG): a finished lookup of every name the page needed.
+    for (const n of names) {
+      assert.ok(v.lookups?.some((l) => l.name === n && l.ms !== null && l.ms >= 0), `${what}: no lookup of ${n} in the browser's log: ${JSON.stringify(v.lookups?.map((l) => l.name))}`);
+    }
     if (v.transport !== 'do53') continue;
     // The replay asked per host what this browser asks (no IPv6 in the lab), and predicts finitely in the scenario's mode.
     assert.ok(v.records?.length, `${what}: no replay (${v.replayError})`);
@@ -87,9 +88,8 @@ test('cost-model validation, smallest case: fiber × 1-host page and a HAR page 
     assert.equal(r.resolved, false);
     assert.equal(r.within, Math.abs(r.predicted!.delta - r.measured!) <= r.tolerance!);
     assert.equal(r.queries.candidate?.complete, LOADS, `${r.browser} ${r.transport} ${r.scenario} ${r.page}: queries`);
-    // The per-lookup layer: Chromium's rows compare every name of the page with the replay's; Firefox's have none yet.
-    if (r.browser === 'chromium') assert.ok(r.lookups && r.lookups.n >= (r.page === '1' ? 1 : 2) && r.lookups.within <= r.lookups.n, JSON.stringify(r.lookups));
-    else assert.equal(r.lookups, null);
+    // The per-lookup layer: every row compares each name of the page, as the browser looked it up, with the replay's.
+    assert.ok(r.lookups && r.lookups.n >= (r.page === '1' ? 1 : 2) && r.lookups.within <= r.lookups.n, `${r.browser} ${r.transport} ${r.scenario} ${r.page}: ${JSON.stringify(r.lookups)}`);
   }
   const json = JSON.parse(rowsJson(run, 'test')) as { rows: unknown[]; summary: { rows: number } };
   assert.equal(json.rows.length, rows.length);

@@ -1,0 +1,57 @@
+// Firefox's own account of each lookup, from its MOZ_LOG (`timestamp,nsHostResolver:5`): per name, when the page's
+// request found nothing in the cache, when the lookup left the resolver's queue (the DNS thread's getaddrinfo call,
+// or TRR's first DoH request), each DoH request by record type, and when the name resolved, on the browser's clock
+// (ms since the epoch). Read after the browser has exited (its log is buffered until then); a cut line is skipped.
+import type { BrowserLookup, NetLogTransaction } from './netlog.js';
+
+/** The environment that makes Firefox write the log this file reads, to `file` (Firefox appends `.moz_log`). */
+export const mozLogEnv = (file: string): Record<string, string> => ({ MOZ_LOG: 'timestamp,nsHostResolver:5', MOZ_LOG_FILE: file });
+
+/** Firefox writes its log only at exit when fast shutdown is off (with it on, the last buffer is lost). */
+export const MOZ_LOG_PREFS = { 'toolkit.shutdown.fastShutdownStage': 0 };
+
+const LINE = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d+) UTC - \[[^:\]]+ (\d+): [^\]]*\]: \w\/nsHostResolver (.*)$/;
+
+const QTYPE: Record<string, string> = { '1': 'A', '28': 'AAAA', '65': 'HTTPS', '64': 'SVCB', '5': 'CNAME', '16': 'TXT' };
+
+/** Every address lookup (record type 0) in a MOZ_LOG's text, in the order they began. */
+export function mozLogLookups(text: string): BrowserLookup[] {
+  const done: BrowserLookup[] = [];
+  // Per process and name: the lookup under way, and its DoH requests not yet answered, by record type.
+  const open = new Map<string, { l: BrowserLookup; pending: Map<string, NetLogTransaction[]> }>();
+  for (const line of text.split('\n')) {
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const [, y, mo, d, h, mi, s, frac, pid, msg] = m as unknown as string[];
+    const at = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!) + Number(`0.${frac}`) * 1000;
+    const key = (name: string) => `${pid} ${name.toLowerCase()}`;
+    let x: RegExpExecArray | null;
+    if ((x = /^ {2}No usable record in cache for host \[([^\]]+)\] type 0\./.exec(msg!))) {
+      const l: BrowserLookup = { name: x[1]!.toLowerCase(), askedAt: at, startedAt: null, endedAt: null, secure: null, transactions: [], error: null };
+      open.set(key(x[1]!), { l, pending: new Map() });
+      done.push(l);
+    } else if ((x = /^DNS resolve task - Calling getaddrinfo for host \[([^\]]+)\]/.exec(msg!))) {
+      const o = open.get(key(x[1]!));
+      if (o) o.l.startedAt ??= at;
+    } else if ((x = /^TRR::SendHTTPRequest resolve (\S+) type (\d+)/.exec(msg!))) {
+      const o = open.get(key(x[1]!));
+      if (!o) continue;
+      o.l.startedAt ??= at;
+      const t: NetLogTransaction = { qtype: QTYPE[x[2]!] ?? `TYPE${x[2]}`, startedAt: at, endedAt: null };
+      o.l.transactions.push(t);
+      o.pending.set(x[2]!, [...(o.pending.get(x[2]!) ?? []), t]);
+    } else if ((x = /^TRR:OnStopRequest \S+ (\S+) (\d+) failed=/.exec(msg!))) {
+      const t = open.get(key(x[1]!))?.pending.get(x[2]!)?.shift();
+      if (t) t.endedAt = at;
+    } else if ((x = /^nsHostResolver::CompleteLookup (\S+) \S+ ([0-9A-Fa-f]+) resolver=(\d+) stillResolving=(\d+)/.exec(msg!))) {
+      const o = open.get(key(x[1]!));
+      if (!o || x[4] !== '0') continue;
+      o.l.endedAt = at;
+      o.l.secure = x[3] === '0' ? null : true;
+      const status = parseInt(x[2]!, 16);
+      o.l.error = status === 0 ? null : status;
+      open.delete(key(x[1]!));
+    }
+  }
+  return done;
+}

@@ -179,8 +179,13 @@ const TRR_TRANSPORTS: ReadonlySet<string> = new Set(['doh', 'doh1', 'doh3']);
  * before domainLookupStart (bench/results/validation-fiber.md: lookup start 20–35 ms after fetchStart on fiber, warm;
  * Do53 1–12 ms). Over its own resolver it asks no HTTPS record for an http document.
  */
-function sequentialHttpsHost(page: PageInput, records: readonly StoredRecord[]): string | null {
-  return page.browser === 'firefox' && page.documentHttp === true && TRR_TRANSPORTS.has(records[0]?.transport ?? '') ? page.documentHost : null;
+export function sequentialHttpsHost(page: Pick<PageInput, 'browser' | 'documentHttp' | 'documentHost'>, transport: string | undefined): string | null {
+  return page.browser === 'firefox' && page.documentHttp === true && TRR_TRANSPORTS.has(transport ?? '') ? page.documentHost : null;
+}
+
+/** That first question's price: one more query on the connection the addresses went over (its round trip, no set-up). */
+export function sequentialHttpsMs(addresses: readonly StoredRecord[]): number {
+  return Math.max(0, ...addresses.filter((r) => r.ok).map((r) => r.timings.query ?? 0));
 }
 
 function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null, sequentialHttps: string | null = null): Map<string, HostLookups> {
@@ -219,7 +224,7 @@ function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: 
       // addresses (then goes on without it); Firefox for all of them.
       const parallel = rest.length === 0 ? addressDone : browser === 'chromium' ? Math.max(addressDone, Math.min(Math.max(...rest), addressDone + chromiumHttpsWait(addressDone))) : Math.max(addressDone, ...rest);
       // The HTTPS question asked first: one more query on the connection (its own round trip, no set-up).
-      const first = host === sequentialHttps ? Math.max(0, ...addresses.filter((r) => r.ok).map((r) => r.timings.query ?? 0)) : 0;
+      const first = host === sequentialHttps ? sequentialHttpsMs(addresses) : 0;
       const done = parallel + first;
       h.perRepeat.set(repeat, addresses.some(answered) ? done : null);
       h.waited.set(repeat, Math.max(0, ...rs.map((r) => r.replay?.waitedForConnection ?? 0)));
@@ -261,7 +266,7 @@ export function pageCost(page: PageInput, records: readonly StoredRecord[], opti
     const first = list[0]!;
     const base = baselineFor(first.mode);
     const retry = options.udpRetryMs ?? UDP_RETRY_MS;
-    return cellCost(page, list, base ? lookups(base, retry, page.browser ?? null, sequentialHttpsHost(page, base)) : null, options.dotOverhead ?? 'formula', retry);
+    return cellCost(page, list, base ? lookups(base, retry, page.browser ?? null, sequentialHttpsHost(page, base[0]?.transport)) : null, options.dotOverhead ?? 'formula', retry);
   });
 }
 
@@ -274,7 +279,7 @@ function cellCost(
 ): CellCost {
   const first = records[0]!;
   const onLoad = page.onLoad ?? page.navigation.loadEventEnd;
-  const measured = lookups(records, udpRetryMs, page.browser ?? null, sequentialHttpsHost(page, records));
+  const measured = lookups(records, udpRetryMs, page.browser ?? null, sequentialHttpsHost(page, records[0]?.transport));
   const costOf = (h: PageHostInput, credit: number): HostCost => {
     const m = measured.get(h.name);
     // `lookup` is the replay as measured; the difference uses it less any wait the document's slowdown absorbs.

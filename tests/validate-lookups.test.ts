@@ -84,3 +84,18 @@ test('the per-lookup layer: each name\'s median browser lookup against the repla
   assert.equal(layer.within, 1);
   assert.equal(lookupLayer(base, [visit('doh', undefined)], 'doh', () => 'cold'), null, 'no browser lookups: no layer');
 });
+
+test("Firefox over TRR, an http document: the replay's lookup of the document's host carries one query more, as the model prices it", () => {
+  // The document p.test fetched over http by Firefox; its replay's A record took 50 ms cold, of which 17 the query.
+  const a = { ...rec('p.test', 'A', 1, 50), timings: { connect: 16, tls: 17, query: 17, total: 50 } };
+  const page = { host: 'p.test', hosts: [{ name: 'p.test', schemes: ['http'], firstNeededMs: 0 }], browser: 'firefox', navigationTiming: { name: 'http://p.test/' } };
+  const base = [{ ...visit('do53', undefined, [a, rec('q.test', 'A', 1, 17)]), browser: 'firefox', pageRecord: page } as unknown as Visit];
+  const compared = [{ ...visit('doh', [look('p.test', 68), look('q.test', 18)]), browser: 'firefox' } as Visit];
+  const layer = lookupLayer(base, compared, 'doh', () => 'cold')!;
+  assert.deepEqual(layer.pairs.map((p) => [p.name, p.replay, p.within]), [['p.test', 67, true], ['q.test', 17, true]]);
+  // Over DoT (its own resolver: no HTTPS question first) and in Chromium, the document's lookup is the replay's as it is.
+  const dot = [{ ...visit('do53', undefined, [{ ...a, transport: 'dot' }]), browser: 'firefox', pageRecord: page } as unknown as Visit];
+  assert.equal(lookupLayer(dot, [{ ...visit('dot', [look('p.test', 50)]), browser: 'firefox' } as Visit], 'dot', () => 'cold')!.pairs[0]!.replay, 50);
+  const chromium = [{ ...base[0]!, pageRecord: { ...page, browser: 'chromium' } } as unknown as Visit];
+  assert.equal(lookupLayer(chromium, compared, 'doh', () => 'cold')!.pairs[0]!.replay, 50);
+});

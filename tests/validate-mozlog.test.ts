@@ -1,6 +1,7 @@
 // Firefox's MOZ_LOG read as the validation reads it: real lines of Firefox 153 (TRR mode 3 over the lab's DoH, and the
 // system resolver through getaddrinfo), trimmed to the lines that matter and one name each: asked, out of the queue,
-// each DoH request by type, resolved; a failed lookup; a lookup joined or answered from the cache is none; a cut line.
+// each DoH request by type, resolved; an http document's HTTPS question before its addresses as one lookup; a failed
+// lookup; a lookup joined or answered from the cache is none; a cut line.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { mozLogLookups } from '../bench/validate/mozlog.js';
@@ -60,12 +61,34 @@ test('a failed lookup keeps its status; a name joined or answered from the cache
     // Another process resolving the same name: not this lookup's end.
     line('14:00:00.010000', 'Socket Thread', 'nsHostResolver::CompleteLookup gone.val.example 0 0 resolver=1 stillResolving=0', 'D', 999),
     line('14:00:00.020000', 'Socket Thread', 'nsHostResolver::CompleteLookup gone.val.example 0 804B001E resolver=1 stillResolving=0'),
-    // An HTTPS-record lookup (type 65) is not an address lookup.
-    line('14:00:00.030000', 'Socket Thread', '  No usable record in cache for host [p10-h3.val.example] type 65.'),
   ].join('\n');
   const all = mozLogLookups(text);
   assert.deepEqual(all.map((l) => [l.name, l.error]), [['gone.val.example', 0x804b001e]]);
   assert.ok(near(all[0]!.endedAt! - all[0]!.askedAt, 19.9));
+});
+
+test("an http document over TRR: its HTTPS question, then its addresses once that answered, are one lookup", () => {
+  const text = [
+    line('14:42:25.740274', 'Main Thread', '  No usable record in cache for host [p10-h0.val.example] type 65.', 'D', 2012),
+    line('14:42:25.740357', 'Socket Thread', 'TRR::SendHTTPRequest resolve p10-h0.val.example type 65', 'D', 2012),
+    line('14:42:25.796718', 'Socket Thread', 'TRR:OnStopRequest 7f9384303c60 p10-h0.val.example 65 failed=0 code=0', 'D', 2012),
+    line('14:42:25.796789', 'Socket Thread', 'nsHostResolver::CompleteLookupByType record 7f939e3d4700 [p10-h0.val.example] status 804b001e', 'D', 2012),
+    line('14:42:25.801192', 'Socket Thread', '  No usable record in cache for host [p10-h0.val.example] type 0.', 'D', 2012),
+    line('14:42:25.801238', 'Socket Thread', 'TRR::SendHTTPRequest resolve p10-h0.val.example type 28', 'D', 2012),
+    line('14:42:25.801279', 'Socket Thread', 'TRR::SendHTTPRequest resolve p10-h0.val.example type 1', 'D', 2012),
+    line('14:42:25.818156', 'Socket Thread', 'TRR:OnStopRequest 7f938406bc60 p10-h0.val.example 28 failed=0 code=0', 'D', 2012),
+    line('14:42:25.818315', 'Socket Thread', 'TRR:OnStopRequest 7f938406be20 p10-h0.val.example 1 failed=0 code=0', 'D', 2012),
+    line('14:42:25.818380', 'Socket Thread', 'nsHostResolver::CompleteLookup p10-h0.val.example 7f9383eea390 0 resolver=1 stillResolving=0', 'D', 2012),
+  ].join('\n');
+  const [l, ...rest] = mozLogLookups(text);
+  assert.equal(rest.length, 0);
+  assert.deepEqual(l?.transactions.map((t) => t.qtype), ['HTTPS', 'AAAA', 'A']);
+  assert.equal(l?.askedAt, at('14:42:25.740274'));
+  assert.equal(l?.error, null, 'the HTTPS question found no record (NS_ERROR_UNKNOWN_HOST); the lookup is the addresses\'');
+  assert.ok(near(l!.endedAt! - l!.askedAt, 78.106), `${l!.endedAt! - l!.askedAt} ms`);
+  // Its HTTPS question alone, the log ending before the addresses: one lookup, unfinished.
+  const [alone] = mozLogLookups(text.split('\n').slice(0, 4).join('\n'));
+  assert.equal(alone?.endedAt, null);
 });
 
 test('a cut last line is skipped, and a lookup it would have ended stays unfinished', () => {

@@ -5,6 +5,8 @@
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode, TransportId } from '../../common/transports.js';
 import { percentile } from '../../common/stats.js';
+import { sequentialHttpsHost, sequentialHttpsMs } from '../../common/cost-model.js';
+import { pageCostInput } from '../../common/page-cost.js';
 import { PATH_OF, type Side, type Visit } from './types.js';
 
 /** The target: the browser's lookup within max(10 % of the replay's, 5 ms) of it. */
@@ -35,19 +37,23 @@ const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - 
 /**
  * A replayed page's lookup of each name: the time from when the page first needed it to its last record type's
  * answer (the browser's job ends when all its transactions have), per replay (transport × mode × repeat × start).
+ * `sequentialHost`: the name whose addresses the browser asks only after one question more (Firefox's TRR asking an
+ * http document's HTTPS record first: cost-model.ts), priced as the model prices it.
  */
-export function replayLookups(records: readonly StoredRecord[], transport: TransportId, mode: Mode): Map<string, number[]> {
-  const perReplay = new Map<string, number>();
+export function replayLookups(records: readonly StoredRecord[], transport: TransportId, mode: Mode, sequentialHost: string | null = null): Map<string, number[]> {
+  const perReplay = new Map<string, { ms: number; addresses: StoredRecord[] }>();
   for (const r of records) {
     if (r.transport !== transport || r.mode !== mode || !r.ok || !r.replay) continue;
     const key = `${r.host}|${r.repeat}|${r.replay.pageStartedAt}`;
     const ms = r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs;
-    perReplay.set(key, Math.max(perReplay.get(key) ?? -Infinity, ms));
+    const entry = perReplay.get(key) ?? perReplay.set(key, { ms: -Infinity, addresses: [] }).get(key)!;
+    entry.ms = Math.max(entry.ms, ms);
+    if (r.qtype === 'A' || r.qtype === 'AAAA') entry.addresses.push(r);
   }
   const out = new Map<string, number[]>();
-  for (const [key, ms] of perReplay) {
+  for (const [key, { ms, addresses }] of perReplay) {
     const host = key.slice(0, key.indexOf('|'));
-    (out.get(host) ?? out.set(host, []).get(host)!).push(ms);
+    (out.get(host) ?? out.set(host, []).get(host)!).push(ms + (host === sequentialHost ? sequentialHttpsMs(addresses) : 0));
   }
   return out;
 }
@@ -67,7 +73,16 @@ export function lookupLayer(base: readonly Visit[], compared: readonly Visit[], 
   const withLookups = compared.filter((v) => v.lookups && !v.error);
   if (!withLookups.length) return null;
   const transport = replayTransport(side);
-  const records = base.flatMap((v) => v.records ?? []);
+  // Each Do53 load's replays, with the name its browser would ask one question more for over this transport.
+  const replaysOf = (mode: Mode): Map<string, number[]> => {
+    const all = new Map<string, number[]>();
+    for (const v of base) {
+      if (!v.records?.length) continue;
+      const sequential = v.pageRecord ? sequentialHttpsHost(pageCostInput(v.pageRecord), transport) : null;
+      for (const [name, ms] of replayLookups(v.records, transport, mode, sequential)) all.set(name, [...(all.get(name) ?? []), ...ms]);
+    }
+    return all;
+  };
   const browser = new Map<string, number[]>();
   for (const v of withLookups) {
     const seen = new Set<string>();
@@ -83,7 +98,7 @@ export function lookupLayer(base: readonly Visit[], compared: readonly Visit[], 
   for (const [key, ms] of browser) {
     const mode = key.slice(0, key.indexOf('|')) as Mode;
     const name = key.slice(key.indexOf('|') + 1);
-    const byName = replays.get(mode) ?? replays.set(mode, replayLookups(records, transport, mode)).get(mode)!;
+    const byName = replays.get(mode) ?? replays.set(mode, replaysOf(mode)).get(mode)!;
     const r = byName.get(name);
     if (!r?.length) continue;
     const [b, rep] = [median(ms), median(r)];

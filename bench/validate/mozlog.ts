@@ -1,7 +1,8 @@
 // Firefox's own account of each lookup, from its MOZ_LOG (`timestamp,nsHostResolver:5`): per name, when the page's
 // request found nothing in the cache, when the lookup left the resolver's queue (the DNS thread's getaddrinfo call,
 // or TRR's first DoH request), each DoH request by record type, and when the name resolved, on the browser's clock
-// (ms since the epoch). Read after the browser has exited (its log is buffered until then); a cut line is skipped.
+// (ms since the epoch). A name whose HTTPS record Firefox asks before its addresses (TRR, an http document) is one
+// lookup from the first question to the addresses. Read after the browser has exited; a cut line is skipped.
 import type { BrowserLookup, NetLogTransaction } from './netlog.js';
 
 /** The environment that makes Firefox write the log this file reads, to `file` (Firefox appends `.moz_log`). */
@@ -14,11 +15,12 @@ const LINE = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d+) UTC - \[[^:\]]+
 
 const QTYPE: Record<string, string> = { '1': 'A', '28': 'AAAA', '65': 'HTTPS', '64': 'SVCB', '5': 'CNAME', '16': 'TXT' };
 
-/** Every address lookup (record type 0) in a MOZ_LOG's text, in the order they began. */
+/** Every name Firefox looked up (its addresses, with an HTTPS question asked before them), in the order they began. */
 export function mozLogLookups(text: string): BrowserLookup[] {
   const done: BrowserLookup[] = [];
-  // Per process and name: the lookup under way, and its DoH requests not yet answered, by record type.
-  const open = new Map<string, { l: BrowserLookup; pending: Map<string, NetLogTransaction[]> }>();
+  // Per process and name: the lookup under way, whether its address question has been asked, and its DoH requests not
+  // yet answered, by record type.
+  const open = new Map<string, { l: BrowserLookup; addresses: boolean; pending: Map<string, NetLogTransaction[]> }>();
   for (const line of text.split('\n')) {
     const m = LINE.exec(line);
     if (!m) continue;
@@ -26,9 +28,16 @@ export function mozLogLookups(text: string): BrowserLookup[] {
     const at = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!) + Number(`0.${frac}`) * 1000;
     const key = (name: string) => `${pid} ${name.toLowerCase()}`;
     let x: RegExpExecArray | null;
-    if ((x = /^ {2}No usable record in cache for host \[([^\]]+)\] type 0\./.exec(msg!))) {
+    if ((x = /^ {2}No usable record in cache for host \[([^\]]+)\] type (0|65)\./.exec(msg!))) {
+      const o = open.get(key(x[1]!));
+      // An address question after the name's HTTPS question (still open: its addresses are what it waits for) joins it.
+      if (o && !o.addresses) {
+        if (x[2] === '0') o.addresses = true;
+        continue;
+      }
+      if (o) continue;
       const l: BrowserLookup = { name: x[1]!.toLowerCase(), askedAt: at, startedAt: null, endedAt: null, secure: null, transactions: [], error: null };
-      open.set(key(x[1]!), { l, pending: new Map() });
+      open.set(key(x[1]!), { l, addresses: x[2] === '0', pending: new Map() });
       done.push(l);
     } else if ((x = /^DNS resolve task - Calling getaddrinfo for host \[([^\]]+)\]/.exec(msg!))) {
       const o = open.get(key(x[1]!));
@@ -45,7 +54,7 @@ export function mozLogLookups(text: string): BrowserLookup[] {
       if (t) t.endedAt = at;
     } else if ((x = /^nsHostResolver::CompleteLookup (\S+) \S+ ([0-9A-Fa-f]+) resolver=(\d+) stillResolving=(\d+)/.exec(msg!))) {
       const o = open.get(key(x[1]!));
-      if (!o || x[4] !== '0') continue;
+      if (!o || !o.addresses || x[4] !== '0') continue;
       o.l.endedAt = at;
       o.l.secure = x[3] === '0' ? null : true;
       const status = parseInt(x[2]!, 16);

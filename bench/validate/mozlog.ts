@@ -5,8 +5,14 @@
 // lookup from the first question to the addresses. Read after the browser has exited; a cut line is skipped.
 import type { BrowserLookup, NetLogTransaction } from './netlog.js';
 
-/** The environment that makes Firefox write the log this file reads, to `file` (Firefox appends `.moz_log`). */
-export const mozLogEnv = (file: string): Record<string, string> => ({ MOZ_LOG: 'timestamp,nsHostResolver:5', MOZ_LOG_FILE: file });
+/**
+ * The environment that makes Firefox write the log this file reads, to `file` (Firefox appends `.moz_log`);
+ * DNSCOST_MOZ_LOG_EXTRA adds modules to look further (e.g. `nsHttp:5`: the TRR request's path to the wire).
+ */
+export const mozLogEnv = (file: string): Record<string, string> => ({
+  MOZ_LOG: ['timestamp', 'nsHostResolver:5', ...(process.env.DNSCOST_MOZ_LOG_EXTRA ? [process.env.DNSCOST_MOZ_LOG_EXTRA] : [])].join(','),
+  MOZ_LOG_FILE: file,
+});
 
 /** Firefox writes its log only at exit when fast shutdown is off (with it on, the last buffer is lost). */
 export const MOZ_LOG_PREFS = { 'toolkit.shutdown.fastShutdownStage': 0 };

@@ -9,6 +9,11 @@ import { startCoreDNS } from './resolver.js';
 
 /** Runs the lab until SIGINT/SIGTERM (or, with --demo, runs one measurement of every transport against it). */
 export async function runLab(argv: string[], out = process.stdout): Promise<number> {
+  const unknown = argv.find((a) => a !== '--json' && a !== '--demo');
+  if (unknown !== undefined) {
+    process.stderr.write(`dnscost-host: bad-request: lab: unknown argument ${JSON.stringify(unknown)}\nusage: dnscost-host lab [--json] [--demo]\n`);
+    return 2;
+  }
   const json = argv.includes('--json');
   const lab = await startCoreDNS();
   const e = lab.endpoints;

@@ -71,5 +71,8 @@ test('bad measure arguments are refused with a clear message', () => {
     [['--endpoint', 'udp://127.0.0.1:53', '--ca', '/nonexistent.pem', 'h'], /cannot read --ca/],
   ];
   for (const [argv, message] of cases) assert.throws(() => parseMeasureArgs(argv, known), message, argv.join(' '));
-  assert.throws(() => parseMeasureArgs(['--bogus'], known), /Unknown option/);
+  // A flag the command does not know, or one missing its value, is the caller's mistake: bad-request, not internal.
+  const badRequest = (re: RegExp) => (e: unknown) => e instanceof DnscostError && e.code === 'bad-request' && re.test(e.message);
+  assert.throws(() => parseMeasureArgs(['--bogus'], known), badRequest(/Unknown option '--bogus'/));
+  assert.throws(() => parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', 'h', '--repeat'], known), badRequest(/--repeat <value>' argument missing/));
 });

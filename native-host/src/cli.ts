@@ -55,6 +55,7 @@ Measure options:
                       concurrently, on one connection per endpoint (default: sequential, one at a time)
   --json              JSON Lines on stdout, one record per exchange
   --quiet             no progress on stderr
+  Exit: 0 measured (failed lookups are records, not errors), 2 bad usage or no measurement.
 
 Install, uninstall and doctor options (exit 0 ok, 1 problems found, 2 bad usage):
   --browser LIST      firefox, chrome, chromium, brave, edge, vivaldi or all; repeatable
@@ -80,7 +81,11 @@ Nothing is sent anywhere but the endpoints you name (or the default resolvers yo
 
 /** Turns `measure` arguments into a validated measure request. */
 export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers(null)): { req: MeasureRequest; json: boolean; quiet: boolean } {
-  const { values, positionals } = parseArgs({
+  const bad = (message: string): never => {
+    throw new DnscostError(CODES.BAD_REQUEST, message);
+  };
+  // A bad flag or a missing value is the caller's mistake (bad-request, exit 2), never an internal error.
+  const parse = () => parseArgs({
     args: argv,
     allowPositionals: true,
     strict: true,
@@ -105,9 +110,13 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
       quiet: { type: 'boolean' },
     },
   });
-  const bad = (message: string): never => {
-    throw new DnscostError(CODES.BAD_REQUEST, message);
-  };
+  let args: ReturnType<typeof parse> | undefined;
+  try {
+    args = parse();
+  } catch (err) {
+    bad((err as Error).message);
+  }
+  const { values, positionals } = args!;
   if (positionals.length === 0) bad('name at least one HOST to measure');
   if (positionals.length > MAX_HOSTS_PER_REQUEST) bad(`at most ${MAX_HOSTS_PER_REQUEST} hosts per run`);
   const connect = new Map<string, string>();

@@ -17,6 +17,11 @@ async function main(argv: string[]): Promise<number> {
     // A framing error ends the host with 1 (the browser reports the port closed, and starts a new host on reconnect).
     return (await runNative({ input: process.stdin, output: process.stdout })) ? 0 : 1;
   }
+  // `dnscost-host COMMAND --help` shows the usage and does nothing else (the lab would start, install would write).
+  if (argv.length > 1 && argv.slice(1).some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
   switch (argv[0]) {
     case 'measure':
       return runMeasure(argv.slice(1));
@@ -56,6 +61,8 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const { code, message } = toErrorData(err);
     process.stderr.write(`dnscost-host: ${code}: ${message}\n`);
+    // A mistake in the command line gets the way to the usage; only a bug (internal) gets its stack.
+    if (code === CODES.BAD_REQUEST) process.stderr.write('usage: dnscost-host --help\n');
     if (code === CODES.INTERNAL) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
     process.exitCode = 2;
   },

@@ -179,6 +179,31 @@ describe('an invented HAR', () => {
   });
 });
 
+describe('a URL the recording answered more than once', () => {
+  const har = (entries: unknown[]) => JSON.stringify({ log: { version: '1.2', creator: { name: 't', version: '1' }, pages: [{ id: 'page_1' }], entries } });
+  const TAG = 'https://t.example/tag.js';
+  test('fetched twice (a tag loaded again later): the resource is the first fetch, whose children it started; nothing before it', () => {
+    const plan = pagePlan(parseHar(har([
+      entry(DOC, 0, { _resourceType: 'document' }, { content: { size: 5000, mimeType: 'text/html' } }),
+      entry(TAG, 100, { _resourceType: 'script', ...detail({ type: 'parser', url: DOC }) }, { content: { size: 24069, mimeType: 'text/javascript' } }),
+      entry('https://u.example/child.js', 200, { _resourceType: 'script', ...detail({ type: 'script', stack: stack(TAG) }) }),
+      entry(TAG, 1800, { _resourceType: 'script', ...detail({ type: 'script', stack: stack('https://u.example/child.js') }) }, { content: { size: 12, mimeType: 'text/javascript' } }),
+    ])));
+    const tag = plan.resources.find((r) => r.url === TAG)!;
+    assert.equal(tag.bytes, 24069);
+    assert.deepEqual(tag.earlier, []);
+    assert.equal(plan.resources.find((r) => r.url === 'https://u.example/child.js')!.parent, tag.id);
+  });
+  test('a 302 to itself, then the page: the redirect is served first, the page is the resource', () => {
+    const plan = pagePlan(parseHar(har([
+      entry(DOC, 0, { _resourceType: 'document' }, { status: 302, redirectURL: DOC }),
+      entry(DOC, 50, { _resourceType: 'document' }, { content: { size: 5000, mimeType: 'text/html' } }),
+    ])));
+    const doc = plan.resources.find((r) => r.url === DOC)!;
+    assert.deepEqual([doc.status, doc.bytes, doc.earlier.map((a) => a.status)], [200, 5000, [302]]);
+  });
+});
+
 describe('malformed HARs are refused with a clear error', () => {
   const har = (entries: unknown, extra: Record<string, unknown> = {}) => JSON.stringify({ log: { entries, ...extra } });
   const cases: [string, string, string, RegExp][] = [

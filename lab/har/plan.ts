@@ -159,12 +159,16 @@ export function pagePlan(har: Har, limits: typeof PLAN_LIMITS = PLAN_LIMITS): Pa
   const list = [...groups.values()];
   const byKey = new Map(list.map((g, i) => [g.key, i]));
   // A group's answers: its requests that are not CORS preflights (the browser sends those by itself) nor 304s (a
-  // cache's answer the rebuild cannot give), in order; the resource is the last of them, the answer the browser went
-  // on from, and the others are served before it.
+  // cache's answer the rebuild cannot give), in order. The resource is the answer the browser went on from: the first
+  // that is not a redirect (a URL fetched again later, as a script that loads the same tag twice, started its children
+  // from the first fetch), else the last; the redirects before it are served first. Answers after it are re-fetches
+  // and get the resource's own.
   const answers = list.map((g) => {
     const real = g.entries.filter((e) => e.initiator.kind !== 'preflight' && e.method !== 'OPTIONS');
     const fresh = real.filter((e) => e.status !== 304);
-    return fresh.length ? fresh : real.length ? [real[0]!] : [g.entries[0]!];
+    const all = fresh.length ? fresh : real.length ? [real[0]!] : [g.entries[0]!];
+    const settled = all.findIndex((e) => !(e.status >= 300 && e.status < 400 && e.redirectURL));
+    return settled === -1 ? all : all.slice(0, settled + 1);
   });
   const main = answers.map((a) => a.at(-1)!);
   const redirectOf = (r: HarRequest): string | null => (r.redirectURL && r.status >= 300 && r.status < 400 ? withoutHash(new URL(r.redirectURL)) : null);

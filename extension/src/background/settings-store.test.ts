@@ -162,6 +162,31 @@ test('uploads are bound to the collector they were turned on for, and to the con
   assert.deepEqual([after.consent.given, after.upload.enabled], [false, false], 'consent asked again: uploads off with it');
 });
 
+test('the options form sends the box as it stands: a new collector with the box still ticked is not agreed to', async () => {
+  const { s } = store();
+  await s.setConsent(true);
+  await s.set({ upload: { enabled: true, paused: false, collector: 'https://a.example/', network: { type: 'unknown' } } } as never);
+  assert.equal((await s.loadSettings()).upload.enabled, true);
+  // The form's next save: only the collector edited, the box left ticked.
+  await s.set({ upload: { enabled: true, paused: false, collector: 'https://b.example/', network: { type: 'unknown' } } } as never);
+  const after = await s.loadSettings();
+  assert.deepEqual([after.upload.collector, after.upload.enabled], ['https://b.example/', false]);
+  // Ticking it again (from off) for that collector is agreeing.
+  await s.set({ upload: { enabled: true, paused: false, collector: 'https://b.example/', network: { type: 'unknown' } } } as never);
+  assert.equal((await s.loadSettings()).upload.enabled, true);
+});
+
+test('withdrawing consent turns uploads off; giving it again does not turn them back on', async () => {
+  const { s } = store();
+  await s.setConsent(true);
+  await s.set({ upload: { enabled: true, collector: 'https://a.example/' } } as never);
+  await s.setConsent(false);
+  const off = await s.loadSettings();
+  assert.deepEqual([off.consent.given, off.upload.enabled], [false, false]);
+  await s.setConsent(true);
+  assert.equal((await s.loadSettings()).upload.enabled, false);
+});
+
 test('an import that changes the resolvers or the collector clears consent or uploads; one that does not keeps them', async () => {
   const { s } = store();
   await s.setConsent(true);

@@ -141,9 +141,10 @@ export class SettingsStore {
       }
       const next = applyChanges(current.own, changes);
       if (!next.ok) return failure(CODES.INVALID_SETTINGS, 'The settings are not valid.', next.problems);
-      // Turning uploads on is agreeing to send them to that collector: a change of collector that does not say so
-      // in the same change turns them off.
-      if (next.settings.upload.collector !== current.own.upload.collector && changes.upload?.enabled !== true) next.settings.upload.enabled = false;
+      // Turning uploads on is agreeing to send them to that collector: a change of collector that does not turn them
+      // on in the same change (from off: the options form sends the box as it stands) turns them off.
+      const agreed = changes.upload?.enabled === true && !current.own.upload.enabled;
+      if (next.settings.upload.collector !== current.own.upload.collector && !agreed) next.settings.upload.enabled = false;
       return this.write(next.settings);
     });
   }
@@ -187,7 +188,9 @@ export class SettingsStore {
         return failure(CODES.POLICY_FIXED, "Your administrator's policy decides consent; it cannot be changed here.", [], ['consent']);
       }
       // Given for what is in force now (the policy's resolvers where it sets them): a later change asks again.
-      return this.write({ ...current.own, consent: { given, at: this.deps.now(), for: given ? consentScope(current.settings) : null } });
+      // Withdrawn, nothing is agreed to upload either: uploads go off with it.
+      const upload = given ? current.own.upload : { ...current.own.upload, enabled: false };
+      return this.write({ ...current.own, upload, consent: { given, at: this.deps.now(), for: given ? consentScope(current.settings) : null } });
     });
   }
 

@@ -191,3 +191,21 @@ test('delete: each sent batch is deleted with its own token; what the collector 
   assert.deepEqual(deletes.map((c) => c.headers[DELETION_TOKEN_HEADER]), tokens);
   assert.equal((await h.status()).sent.length, 1, 'the one that failed stays, to try again');
 });
+
+test('the backlog goes to the collector it was queued for or nowhere: a new collector gets only what came after', async () => {
+  const h = harness({ upload: { paused: true, collector: 'https://a.example/' } });
+  for (let i = 0; i < 3; i++) await h.u.onHistory(h.entry(i));
+  assert.equal((await h.u.preview()).batch!.pages, 1, 'sealed for a.example, waiting (paused)');
+  await h.u.onHistory(h.entry(3));
+  const before = await h.status();
+  assert.deepEqual([before.queued.length, before.pendingPages], [3, 1]);
+  // The person moves to another collector (and has agreed to it): nothing queued for the first may go there.
+  Object.assign(h.settings.upload, { collector: 'https://b.example/', paused: false });
+  await h.u.flush();
+  assert.deepEqual(h.calls.map((c) => c.url), [], 'the backlog was not sent to b.example');
+  const after = await h.status();
+  assert.deepEqual([after.queued.length, after.pendingPages], [0, 0], 'dropped');
+  await h.u.onHistory(h.entry(4));
+  await h.u.flush();
+  assert.deepEqual(h.calls.map((c) => c.url), ['https://b.example/v1/batches'], 'what came after goes to b.example');
+});

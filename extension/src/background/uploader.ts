@@ -7,7 +7,8 @@
 // the person delete them later; refused for what they are (4xx other than 408/429) → the refused list, with the
 // collector's code, never retried; anything else (offline, 5xx, 429, timeout) → retried with exponential backoff and
 // jitter, honouring Retry-After. A retry sends the same key and bytes, so nothing is counted twice; the queue lives in
-// storage, so nothing is lost offline, on a browser restart or a killed worker. Pausing holds the queue.
+// storage, so nothing is lost offline, on a browser restart or a killed worker. Pausing holds the queue. What was
+// queued for one collector goes there or nowhere: a change of collector drops it.
 import { DELETION_TOKEN_HEADER } from '../../../common/upload-batch.js';
 import { buildBatches, uploadPage } from './upload-build.js';
 import type { HistoryEntry } from '../history.js';
@@ -25,11 +26,15 @@ interface Pending {
   at: number;
   /** The page's host: kept here only (an upload names a popular site or "other"), so an exclusion can purge it. */
   host?: string;
+  /** The collector uploads were on for when it was queued: it goes there or nowhere (absent: stored before 2026-11-26). */
+  collector?: string;
 }
 export interface QueuedBatch {
   key: string;
   /** The hosts of its pages, kept here only (never sent), so an exclusion can purge the batch. */
   hosts?: string[];
+  /** The collector its pages were queued for (absent: stored before 2026-11-26). */
+  collector?: string;
   token: string;
   body: string;
   pages: number;
@@ -88,7 +93,7 @@ export class Uploader {
       if (!settings.upload.enabled) return;
       const page = uploadPage(entry);
       if (!page) return;
-      s.pending.push({ page, at: this.deps.now(), host: entry.host });
+      s.pending.push({ page, at: this.deps.now(), host: entry.host, collector: settings.upload.collector });
       if (s.pending.length > UPLOAD_CAPS.pending) s.pending.splice(0, s.pending.length - UPLOAD_CAPS.pending);
       if (s.pending.length >= UPLOAD_TIMING.sealPages) this.seal(s, settings);
     }).then(() => this.kick());
@@ -110,6 +115,7 @@ export class Uploader {
   /** upload-preview: the next batch exactly as it will be sent (pending pages are sealed for it), or null. */
   preview(): Promise<{ ok: true; batch: { key: string; pages: number; body: string } | null }> {
     return this.serial(async (s, settings) => {
+      this.dropOthers(s, settings.upload.collector);
       if (s.pending.length > 0 && settings.upload.enabled) this.seal(s, settings);
       const head = s.queue[0];
       return { ok: true as const, batch: head ? { key: head.key, pages: head.pages, body: head.body } : null };
@@ -168,6 +174,7 @@ export class Uploader {
     if (this.sending !== null) return;
     for (let round = 0; round < UPLOAD_CAPS.queue; round++) {
       const due = await this.serial(async (s, settings) => {
+        this.dropOthers(s, settings.upload.collector);
         const sealDue = s.pending.length > 0 && s.pending[0]!.at + UPLOAD_TIMING.sealAfterMs <= this.deps.now();
         if (sealDue && settings.upload.enabled) this.seal(s, settings);
         if (!settings.upload.enabled || settings.upload.paused) return null;
@@ -188,6 +195,20 @@ export class Uploader {
     await this.schedule();
   }
 
+  /**
+   * Pages and batches queued while uploads were on for another collector: the person agreed to send them there, not
+   * here, so they are dropped (with a log line), never sent to the collector set now.
+   */
+  private dropOthers(s: State, collector: string): void {
+    const mine = (c: string | undefined) => c === undefined || c === collector;
+    const before = { pages: s.pending.length, batches: s.queue.length };
+    s.pending = s.pending.filter((p) => mine(p.collector));
+    s.queue = s.queue.filter((b) => b.key === this.sending || mine(b.collector));
+    const pages = before.pages - s.pending.length;
+    const batches = before.batches - s.queue.length;
+    if (pages || batches) this.deps.log(`upload: ${pages} pages and ${batches} batches queued for another collector were dropped`);
+  }
+
   private seal(s: State, settings: Settings): void {
     const pending = s.pending;
     s.pending = [];
@@ -195,7 +216,8 @@ export class Uploader {
     for (const p of pending) {
       const hosts = typeof p.host === 'string' ? [p.host] : [];
       for (const { batch, body } of buildBatches([p.page], settings.upload.network, () => this.deps.randomToken(24), () => now)) {
-        s.queue.push({ key: batch.key, hosts, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: now, lastError: null });
+        const collector = p.collector ?? settings.upload.collector;
+        s.queue.push({ key: batch.key, hosts, collector, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: now, lastError: null });
       }
     }
     if (s.queue.length > UPLOAD_CAPS.queue) {

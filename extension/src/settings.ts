@@ -135,13 +135,16 @@ export function applyPolicy(settings: Settings, policy: unknown): { settings: Se
 
 /**
  * What consent to measure is given for, as one string: every resolver with each endpoint (transport, address, port,
- * path, certificate name), whether the current DNS is measured, and the lab setting. A change to any of them changes which names leave
- * the machine and for where, so the consent given before no longer holds. (Uploads have their own opt-in, bound to
- * its collector: see the settings store.)
+ * path, certificate name) and the CA it is trusted with, whether the current DNS is measured, and the lab setting. A
+ * change to any of them changes which names leave the machine, for where, or who may answer for that server, so the
+ * consent given before no longer holds. (Uploads have their own opt-in, bound to its collector: see the settings
+ * store.) A resolver without its own CA adds nothing, so consents given before the CA counted still hold.
  */
 export function consentScope(s: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): string {
   const endpoint = (e: EndpointSpec) => JSON.stringify([e.transport, e.address, e.port, e.path ?? null, e.serverName ?? null]);
-  const resolvers = s.resolvers.map((r) => [r.id, r.endpoints.map(endpoint).sort()]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+  const resolvers = s.resolvers
+    .map((r) => [r.id, r.endpoints.map(endpoint).sort(), ...(r.ca ? [r.ca.trim()] : [])])
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
   return JSON.stringify({ resolvers, currentDns: s.currentDns, lab: s.lab });
 }
 

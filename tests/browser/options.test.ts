@@ -112,6 +112,7 @@ async function personScenario(name: BrowserName, work: string, timings: string[]
     for (const r of PUBLIC_RESOLVERS) assert.match(consentText, new RegExp(r.name));
     assert.match(consentText, /plain DNS over UDP to 1\.1\.1\.1 port 53/);
     assert.match(consentText, /clear text/);
+    assert.match(consentText, /Your current DNS: the resolver this computer is set to use now/, 'the current DNS is named among the destinations');
     assert.match(consentText, /Private windows are never recorded or measured/);
     assert.match(consentText, /never sent to public resolvers/);
     await page.click('#consent-give');

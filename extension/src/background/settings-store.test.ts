@@ -141,6 +141,12 @@ test('consent holds for the resolvers and current DNS it was given for; a change
   await s.setConsent(true);
   await s.set({ resolvers: [{ ...PUBLIC_RESOLVERS[0]!, endpoints: PUBLIC_RESOLVERS[0]!.endpoints.map((e) => ({ ...e, address: '192.0.2.53' })) }] });
   assert.equal((await s.loadSettings()).consent.given, false);
+  // The CA a resolver is trusted with decides who may answer for it: another CA is another resolver.
+  const caPem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+  await s.set({ resolvers: [{ ...lab, ca: caPem }] });
+  await s.setConsent(true);
+  await s.set({ resolvers: [{ ...lab, ca: caPem.replace('MIIB', 'MIIC') }] });
+  assert.equal((await s.loadSettings()).consent.given, false, 'another CA');
   // Consent stored before it was bound (no `for`) is asked again.
   await s.setConsent(true);
   const stored = local.data.get(SETTINGS_KEY) as { consent: Record<string, unknown> };

@@ -26,9 +26,15 @@ export function renderConsent(v: SettingsView): void {
     li.append(el('strong', d.resolver), document.createTextNode(`: ${d.how}.`));
     list.append(li);
   }
+  // The current DNS is a destination too (asked over Do53: in clear text), named with the others.
+  if (v.settings.currentDns) {
+    const li = el('li');
+    li.append(el('strong', t('consent_current_dns_name')), document.createTextNode(`: ${t('consent_current_dns_how')}.`));
+    list.append(li);
+  }
   text.append(list);
   const facts = el('ul');
-  if (destinations.some((d) => d.clearText)) {
+  if (v.settings.currentDns || destinations.some((d) => d.clearText)) {
     facts.append(el('li', t('consent_clear_text'), 'bad'));
   }
   facts.append(

@@ -20,8 +20,13 @@ const LOAD_TIMEOUT_MS = 90_000;
  */
 export const RENDERER_SETTLE_MS: Record<RecordingBrowser, number> = { chromium: 1000, firefox: 150 };
 
-/** Extra switches and prefs for the validation's browsers: HAR pages load as recorded; Firefox keeps no DNS or HTTP cache. */
+/**
+ * Extra switches and prefs for the validation's browsers: HAR pages load as recorded; Firefox keeps no DNS or HTTP
+ * cache. For an experiment, DNSCOST_FIREFOX_PREFS (a JSON object) adds Firefox prefs, e.g.
+ * `{"network.trr.async_connInfo":true}`; a run's options record it.
+ */
 export function validationBrowserSettings(): Pick<BrowserDnsOptions, 'chromiumArgs' | 'firefoxPrefs'> {
+  const extra = process.env.DNSCOST_FIREFOX_PREFS ? (JSON.parse(process.env.DNSCOST_FIREFOX_PREFS) as Record<string, unknown>) : {};
   return {
     // Chromium's incognito contexts keep their own HTTP cache and host cache: a fresh context per load starts empty
     // (a trace's one context has its host cache emptied before each load: clearHostCache).
@@ -33,6 +38,7 @@ export function validationBrowserSettings(): Pick<BrowserDnsOptions, 'chromiumAr
       'network.dnsCacheExpirationGracePeriod': 0,
       'browser.cache.disk.enable': false,
       'browser.cache.memory.enable': false,
+      ...extra,
     },
   };
 }

@@ -71,7 +71,9 @@ async function main(): Promise<void> {
     return;
   }
   // scripts/validate names itself; run directly, this file is the command.
-  const prefix = process.env.DNSCOST_VALIDATE_COMMAND ?? 'node dist/bench/validate/main.js';
+  // An experiment's extra Firefox prefs (browser.ts) are part of the command that made the loads.
+  const prefs = process.env.DNSCOST_FIREFOX_PREFS ? `DNSCOST_FIREFOX_PREFS='${process.env.DNSCOST_FIREFOX_PREFS}' ` : '';
+  const prefix = `${prefs}${process.env.DNSCOST_VALIDATE_COMMAND ?? 'node dist/bench/validate/main.js'}`;
   if (cmd.queue) return runQueue(cmd.queue.file, cmd.queue.chunks, prefix);
   let command = `${prefix} ${process.argv.slice(2).join(' ')}`.trim();
   let run: ValidationRun;

@@ -3,7 +3,7 @@
 // or TRR's first DoH request), each DoH request by record type, and when the name resolved, on the browser's clock
 // (ms since the epoch). A name whose HTTPS record Firefox asks before its addresses (TRR, an http document) is one
 // lookup from the first question to the addresses. Read after the browser has exited; a cut line is skipped.
-import type { BrowserLookup, NetLogTransaction } from './netlog.js';
+import { QTYPE_NAMES, type BrowserLookup, type NetLogTransaction } from './netlog.js';
 
 /**
  * The environment that makes Firefox write the log this file reads, to `file` (Firefox appends `.moz_log`);
@@ -18,8 +18,6 @@ export const mozLogEnv = (file: string): Record<string, string> => ({
 export const MOZ_LOG_PREFS = { 'toolkit.shutdown.fastShutdownStage': 0 };
 
 const LINE = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d+) UTC - \[[^:\]]+ (\d+): [^\]]*\]: \w\/nsHostResolver (.*)$/;
-
-const QTYPE: Record<string, string> = { '1': 'A', '28': 'AAAA', '65': 'HTTPS', '64': 'SVCB', '5': 'CNAME', '16': 'TXT' };
 
 /** Every name Firefox looked up (its addresses, with an HTTPS question asked before them), in the order they began. */
 export function mozLogLookups(text: string): BrowserLookup[] {
@@ -52,7 +50,7 @@ export function mozLogLookups(text: string): BrowserLookup[] {
       const o = open.get(key(x[1]!));
       if (!o) continue;
       o.l.startedAt ??= at;
-      const t: NetLogTransaction = { qtype: QTYPE[x[2]!] ?? `TYPE${x[2]}`, startedAt: at, endedAt: null };
+      const t: NetLogTransaction = { qtype: QTYPE_NAMES.get(Number(x[2])) ?? `TYPE${x[2]}`, startedAt: at, endedAt: null };
       o.l.transactions.push(t);
       o.pending.set(x[2]!, [...(o.pending.get(x[2]!) ?? []), t]);
     } else if ((x = /^TRR:OnStopRequest \S+ (\S+) (\d+) failed=/.exec(msg!))) {

@@ -42,7 +42,7 @@ interface Constants {
 }
 
 /** The record types a browser asks, by their number on the wire. */
-const QTYPE_NAMES = new Map<number, string>([[1, 'A'], [28, 'AAAA'], [65, 'HTTPS'], [64, 'SVCB'], [5, 'CNAME'], [16, 'TXT']]);
+export const QTYPE_NAMES = new Map<number, string>([[1, 'A'], [28, 'AAAA'], [65, 'HTTPS'], [64, 'SVCB'], [5, 'CNAME'], [16, 'TXT']]);
 
 /** The host of a job's `host` parameter (`https://name`, `name:443`, or the name alone); null when there is none. */
 function hostOf(raw: unknown): string | null {

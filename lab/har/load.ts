@@ -98,17 +98,20 @@ export async function warmUp(browser: Browser, pauseMs = 500): Promise<void> {
  * new tab (a CI run that reloaded in the aborted tab read that tab's timings before its load event: onLoad 0).
  */
 export async function loadPage(browser: Browser, url: string): Promise<PageLoad> {
+  const tab = async () => {
+    const p = await browser.newPage();
+    await p.setCacheEnabled(false).catch(() => undefined);
+    return p;
+  };
   let retried = false;
-  let page = await browser.newPage();
-  await page.setCacheEnabled(false).catch(() => undefined);
+  let page = await tab();
   try {
     await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
   } catch (e) {
     if (!String(e).includes('ERR_NETWORK_CHANGED')) throw e;
     retried = true;
     await page.close().catch(() => undefined);
-    page = await browser.newPage();
-    await page.setCacheEnabled(false).catch(() => undefined);
+    page = await tab();
     await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
   }
   // loadEventEnd is set once the load handlers have returned.

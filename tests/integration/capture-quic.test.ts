@@ -30,6 +30,10 @@ import { canCapture, Capture, run } from '../../lab/capture.js';
  */
 const READ_SLACK_US = 1000;
 
+/** A connection's received datagrams that may still have been in the socket's queue at `cut`, oldest first. */
+const queuedAt = (mine: readonly Datagram[], cut: { at: number; readAt: number }): Datagram[] =>
+  mine.filter((f) => !f.sent && f.t > Math.min(cut.at, cut.readAt) - READ_SLACK_US && f.t <= cut.at);
+
 /**
  * Remembers every answer the companion sends, in order: their `wire.at` are the cuts.
  *
@@ -158,10 +162,8 @@ test('DoQ and DoH3 bytes and packets equal a capture on lo', { timeout: 120_000 
       for (const k of ['bytes', 'packets'] as const) for (const d of ['sent', 'received'] as const) total[k][d] += rec[k][d];
       counted.set(conn, total);
       // Received datagrams that may have been queued at either cut, newest last.
-      const queuedAt = (cut: { at: number; readAt: number }) =>
-        mine.filter((f) => !f.sent && f.t > Math.min(cut.at, cut.readAt) - READ_SLACK_US && f.t <= cut.at);
-      const outAtEnd = queuedAt(companion.answers[i]!);
-      const inAtStart = queuedAt(previous);
+      const outAtEnd = queuedAt(mine, companion.answers[i]!);
+      const inAtStart = queuedAt(mine, previous);
       let how = '';
       const sentOk = rec.bytes.sent === cap.bytes.sent && rec.packets.sent === cap.packets.sent;
       let receivedOk = false;
@@ -200,7 +202,7 @@ test('DoQ and DoH3 bytes and packets equal a capture on lo', { timeout: 120_000 
       }
       const c = counted.get(conn)!;
       // A datagram queued at the connection's last cut is on no record: it is the only allowed difference.
-      const lastQueued = mine.filter((f) => !f.sent && f.t > Math.min(cut.at, cut.readAt) - READ_SLACK_US && f.t <= cut.at);
+      const lastQueued = queuedAt(mine, cut);
       const ok = c.bytes.sent === upTo.bytes.sent && c.packets.sent === upTo.packets.sent &&
         upTo.packets.received - c.packets.received >= 0 && upTo.packets.received - c.packets.received <= lastQueued.length;
       if (!ok) problems.push(`connection ${conn}: records add up to ${JSON.stringify(c)}, capture up to the last answer ${JSON.stringify(upTo)}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { chromiumHttpsWait, classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput } from './cost-model.js';
+import { burstsOf, chromiumHttpsWait, classifyHost, DOH_DISPATCH, dohDispatchMs, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput } from './cost-model.js';
 import { pageCostInput } from './page-cost.js';
 import { type StoredRecord } from './stored-record.js';
 import type { Mode, QType, TransportId } from './transports.js';
@@ -259,10 +259,11 @@ test("a host is done when the recording browser has what it waits for: Chromium 
     ...['doc.test', 'cdn.test'].flatMap((h) => [rec('r', 'doh', 'A', h, 40), rec('r', 'doh', 'HTTPS', h, 240)]),
   ];
   const of = (browser: 'chromium' | 'firefox') => only(pageCost({ ...page([{ name: 'cdn.test', firstNeededMs: 120 }]), browser }, records), 'r', 'doh').hosts.find((h) => h.name === 'cdn.test')!;
-  // Chromium: 40 ms of addresses, then at most 20 % of that (8 ms) more for HTTPS.
-  assert.equal(of('chromium').lookup, 48);
-  assert.equal(of('chromium').delta, 48 - 20, 'against the baseline, whose HTTPS came with its addresses');
-  assert.equal(of('firefox').lookup, 240, 'Firefox waits for the HTTPS record');
+  // Chromium: 40 ms of addresses, then at most 20 % of that (8 ms) more for HTTPS; each browser's DoH wait on top.
+  const [cw, fw] = [DOH_DISPATCH.chromium.baseMs, DOH_DISPATCH.firefox.baseMs];
+  assert.equal(of('chromium').lookup, 48 + cw);
+  assert.equal(of('chromium').delta, 48 + cw - 20, 'against the baseline, whose HTTPS came with its addresses');
+  assert.equal(of('firefox').lookup, 240 + fw, 'Firefox waits for the HTTPS record');
   // An address type must answer: HTTPS alone does not resolve a host; a failed HTTPS does not fail it.
   const noAddress = records.map((r) => (r.resolver === 'r' && r.qtype === 'A' && r.host === 'cdn.test' ? { ...r, ok: false, error: 'servfail' } : r));
   assert.deepEqual(only(pageCost({ ...page([{ name: 'cdn.test', firstNeededMs: 120 }]), browser: 'chromium' }, noAddress), 'r', 'doh').unresolved, ['cdn.test']);
@@ -284,11 +285,12 @@ test("Firefox's TRR asks an http document's HTTPS record before its addresses: o
   const hosts = [{ name: 'cdn.test', firstNeededMs: 120 }];
   const doc = (p: PageInput, transport: TransportId) => only(pageCost(p, records), 'r', transport, 'warm').hosts.find((h) => h.reason === 'document')!;
   const http = { ...page(hosts), browser: 'firefox' as const, documentHttp: true };
-  assert.equal(doc(http, 'doh').lookup, 60, 'HTTPS first (30 ms), then the addresses (30 ms)');
+  const wait = DOH_DISPATCH.firefox.baseMs;
+  assert.equal(doc(http, 'doh').lookup, 60 + wait, 'HTTPS first (30 ms), then the addresses (30 ms), and TRR\'s wait');
   assert.equal(doc(http, 'dot').lookup, 30, 'over the machine\'s stub Firefox asks no HTTPS record for an http document');
-  assert.equal(doc({ ...http, documentHttp: false }, 'doh').lookup, 30, 'an https document: asked together');
-  assert.equal(doc({ ...http, browser: 'chromium' }, 'doh').lookup, 30, 'Chromium asks them together');
-  assert.equal(only(pageCost(http, records), 'r', 'doh', 'warm').hosts.find((h) => h.name === 'cdn.test')!.lookup, 30, 'only the document');
+  assert.equal(doc({ ...http, documentHttp: false }, 'doh').lookup, 30 + wait, 'an https document: asked together');
+  assert.equal(doc({ ...http, browser: 'chromium' }, 'doh').lookup, 30, 'Chromium asks them together (its document does not wait)');
+  assert.equal(only(pageCost(http, records), 'r', 'doh', 'warm').hosts.find((h) => h.name === 'cdn.test')!.lookup, 30 + wait, 'only the document');
 });
 
 test("a redirected navigation's earlier leg is serial like the document: its cold connection moves onLoad one for one", () => {
@@ -319,4 +321,26 @@ test("a redirected navigation's earlier leg is serial like the document: its col
   assert.deepEqual(legs([host('doc.test', 0, { main_frame: 1 }), host('www.doc.test', 0), host('cdn.test', 900)], 600), ['www.doc.test']);
   assert.deepEqual(legs([host('doc.test', 0, { main_frame: 1 }), host('www.doc.test', 0, { main_frame: 1 }), host('cdn.test', 900)], 0), ['www.doc.test']);
   assert.deepEqual(legs([host('doc.test', 0, { main_frame: 1 }), host('cdn.test', 900)], 3), []);
+});
+
+test("a browser's DoH request waits inside the browser, longer in a burst of names: priced on DoH only, per browser", () => {
+  // Ten names needed at once at 100 ms (a burst), one alone at 500; the document at 0. Every lookup 20 ms.
+  const at: Record<string, number> = { 'doc.test': 0, 'solo.test': 500 };
+  for (let i = 0; i < 10; i++) at[`b${i}.test`] = 100 + i;
+  const ms = Object.fromEntries(Object.keys(at).map((h) => [h, 20]));
+  const records = [...cell('system', 'udp', ms, at), ...cell('r', 'doh', ms, at), ...cell('r', 'dot', ms, at), ...cell('r', 'doq', ms, at)];
+  const hosts = Object.entries(at).filter(([h]) => h !== 'doc.test').map(([name, firstNeededMs]) => ({ name, firstNeededMs }));
+  const lookup = (browser: 'chromium' | 'firefox' | null, transport: TransportId, name: string) =>
+    only(pageCost({ ...page(hosts), browser }, records), 'r', transport).hosts.find((h) => h.name === name)!.lookup;
+  const ff = DOH_DISPATCH.firefox;
+  assert.equal(lookup('firefox', 'doh', 'solo.test'), 20 + ff.baseMs, 'alone: the base wait');
+  assert.equal(lookup('firefox', 'doh', 'b0.test'), 20 + ff.baseMs, 'the first of the burst has no name before it');
+  assert.equal(lookup('firefox', 'doh', 'b9.test'), 20 + ff.baseMs + 9 * ff.perNameMs, 'the tenth: nine names in the window before it');
+  assert.equal(lookup('chromium', 'doh', 'b9.test'), 20 + DOH_DISPATCH.chromium.baseMs, 'Chromium: its constant');
+  assert.equal(lookup('chromium', 'doh', 'doc.test'), 20, "Chromium's document lookup does not wait");
+  for (const t of ['dot', 'doq'] as TransportId[]) assert.equal(lookup('firefox', t, 'b9.test'), 20, `${t} goes through the machine's stub: no wait`);
+  assert.equal(lookup(null, 'doh', 'b9.test'), 20, 'an unknown browser: nothing priced');
+  // The cap, and the window: a name more than DOH_BURST_WINDOW_MS after the others is alone.
+  assert.equal(dohDispatchMs('firefox', 'doh', 50, false), ff.baseMs + ff.burstCap * ff.perNameMs);
+  assert.deepEqual(Object.fromEntries(burstsOf(new Map([['a', 0], ['b', 10], ['c', 10], ['d', 21]]))), { a: 0, b: 2, c: 2, d: 0 });
 });

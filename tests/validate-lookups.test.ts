@@ -6,6 +6,7 @@ import { test } from 'vitest';
 import { netLogLookups, visitLookups } from '../bench/validate/netlog.js';
 import { lookupLayer, lookupTolerance, replayLookups } from '../bench/validate/lookups.js';
 import type { StoredRecord } from '../common/stored-record.js';
+import { DOH_DISPATCH } from '../common/cost-model.js';
 import type { Visit } from '../bench/validate/types.js';
 
 const OFFSET = 1795687872441;
@@ -79,7 +80,9 @@ test('the per-lookup layer: each name\'s median browser lookup against the repla
     visit('doh', [look('a.test', 45), look('b.test', 90), look('c.test', 10)]),
   ];
   const layer = lookupLayer(base, compared, 'doh', () => 'cold')!;
-  assert.deepEqual(layer.pairs.map((p) => [p.name, p.browser, p.replay, p.loads, p.within]), [['a.test', 44.5, 41, 2, true], ['b.test', 85, 40, 2, false]]);
+  // The replay's side carries the wait Chromium's DoH requests have inside it (cost-model.ts dohDispatchMs).
+  const wait = DOH_DISPATCH.chromium.baseMs;
+  assert.deepEqual(layer.pairs.map((p) => [p.name, p.browser, p.replay, p.loads, p.within]), [['a.test', 44.5, 41 + wait, 2, true], ['b.test', 85, 40 + wait, 2, false]]);
   assert.equal(layer.n, 2);
   assert.equal(layer.within, 1);
   assert.equal(lookupLayer(base, [visit('doh', undefined)], 'doh', () => 'cold'), null, 'no browser lookups: no layer');
@@ -90,9 +93,11 @@ test("Firefox over TRR, an http document: the replay's lookup of the document's 
   const a = { ...rec('p.test', 'A', 1, 50), timings: { connect: 16, tls: 17, query: 17, total: 50 } };
   const page = { host: 'p.test', hosts: [{ name: 'p.test', schemes: ['http'], firstNeededMs: 0 }], browser: 'firefox', navigationTiming: { name: 'http://p.test/' } };
   const base = [{ ...visit('do53', undefined, [a, rec('q.test', 'A', 1, 17)]), browser: 'firefox', pageRecord: page } as unknown as Visit];
-  const compared = [{ ...visit('doh', [look('p.test', 68), look('q.test', 18)]), browser: 'firefox' } as Visit];
+  const compared = [{ ...visit('doh', [look('p.test', 72), look('q.test', 22)]), browser: 'firefox' } as Visit];
   const layer = lookupLayer(base, compared, 'doh', () => 'cold')!;
-  assert.deepEqual(layer.pairs.map((p) => [p.name, p.replay, p.within]), [['p.test', 67, true], ['q.test', 17, true]]);
+  // Both names needed at 10 ms: each has the other in its burst, so TRR's wait is its base and one name.
+  const wait = DOH_DISPATCH.firefox.baseMs + DOH_DISPATCH.firefox.perNameMs;
+  assert.deepEqual(layer.pairs.map((p) => [p.name, p.replay, p.within]), [['p.test', 67 + wait, true], ['q.test', 17 + wait, true]]);
   // Over DoT (its own resolver: no HTTPS question first) and in Chromium, the document's lookup is the replay's as it is.
   const dot = [{ ...visit('do53', undefined, [{ ...a, transport: 'dot' }]), browser: 'firefox', pageRecord: page } as unknown as Visit];
   assert.equal(lookupLayer(dot, [{ ...visit('dot', [look('p.test', 50)]), browser: 'firefox' } as Visit], 'dot', () => 'cold')!.pairs[0]!.replay, 50);

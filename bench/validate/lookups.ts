@@ -5,7 +5,8 @@
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode, TransportId } from '../../common/transports.js';
 import { percentile } from '../../common/stats.js';
-import { sequentialHttpsHost, sequentialHttpsMs } from '../../common/cost-model.js';
+import { burstsOf, dohDispatchMs, firstNeededOf, sequentialHttpsHost, sequentialHttpsMs } from '../../common/cost-model.js';
+import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { pageCostInput } from '../../common/page-cost.js';
 import { PATH_OF, type Side, type Visit } from './types.js';
 
@@ -38,9 +39,11 @@ const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - 
  * A replayed page's lookup of each name: the time from when the page first needed it to its last record type's
  * answer (the browser's job ends when all its transactions have), per replay (transport × mode × repeat × start).
  * `sequentialHost`: the name whose addresses the browser asks only after one question more (Firefox's TRR asking an
- * http document's HTTPS record first: cost-model.ts), priced as the model prices it.
+ * http document's HTTPS record first: cost-model.ts), priced as the model prices it; `browser` (with the page's
+ * `documentHost`): the wait its DoH requests have inside it (cost-model.ts dohDispatchMs), priced the same way.
  */
-export function replayLookups(records: readonly StoredRecord[], transport: TransportId, mode: Mode, sequentialHost: string | null = null): Map<string, number[]> {
+export function replayLookups(records: readonly StoredRecord[], transport: TransportId, mode: Mode, sequentialHost: string | null = null, browser: RecordingBrowser | null = null, documentHost: string | null = null): Map<string, number[]> {
+  const bursts = burstsOf(firstNeededOf(records.filter((r) => r.transport === transport && r.mode === mode)));
   const perReplay = new Map<string, { ms: number; addresses: StoredRecord[] }>();
   for (const r of records) {
     if (r.transport !== transport || r.mode !== mode || !r.ok || !r.replay) continue;
@@ -53,7 +56,8 @@ export function replayLookups(records: readonly StoredRecord[], transport: Trans
   const out = new Map<string, number[]>();
   for (const [key, { ms, addresses }] of perReplay) {
     const host = key.slice(0, key.indexOf('|'));
-    (out.get(host) ?? out.set(host, []).get(host)!).push(ms + (host === sequentialHost ? sequentialHttpsMs(addresses) : 0));
+    const dispatch = dohDispatchMs(browser, transport, bursts.get(host) ?? 0, host === documentHost);
+    (out.get(host) ?? out.set(host, []).get(host)!).push(ms + (host === sequentialHost ? sequentialHttpsMs(addresses) : 0) + dispatch);
   }
   return out;
 }
@@ -78,8 +82,9 @@ export function lookupLayer(base: readonly Visit[], compared: readonly Visit[], 
     const all = new Map<string, number[]>();
     for (const v of base) {
       if (!v.records?.length) continue;
-      const sequential = v.pageRecord ? sequentialHttpsHost(pageCostInput(v.pageRecord), transport) : null;
-      for (const [name, ms] of replayLookups(v.records, transport, mode, sequential)) all.set(name, [...(all.get(name) ?? []), ...ms]);
+      const page = v.pageRecord ? pageCostInput(v.pageRecord) : null;
+      const sequential = page ? sequentialHttpsHost(page, transport) : null;
+      for (const [name, ms] of replayLookups(v.records, transport, mode, sequential, page?.browser ?? v.browser, page?.documentHost ?? null)) all.set(name, [...(all.get(name) ?? []), ...ms]);
     }
     return all;
   };

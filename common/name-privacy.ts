@@ -12,9 +12,12 @@ export { isGlobalAddress } from './ip-address.js';
  * private-use suffix, and not the lab setting with a resolver on the person's own network); `single-label` (only
  * meaningful inside the person's network); `reached-non-global` (the browser reached it at a non-global address);
  * `search-domain` (under one of the system's search domains); `split-horizon` (the person's current DNS answers it
- * with a non-global address, or could not be asked).
+ * with a non-global address, or could not be asked). Besides these, a page does not decide how much is asked
+ * (common/name-caps.ts): `domain-cap` (more names under one registrable domain than a measurement asks), `page-cap`
+ * (more names than a measurement asks), `not-completed` (every request the page made to it failed: a name that never
+ * served the page is not re-resolved).
  */
-export const WITHHELD_REASONS = ['onion', 'special-use', 'single-label', 'reached-non-global', 'search-domain', 'split-horizon'] as const;
+export const WITHHELD_REASONS = ['onion', 'special-use', 'single-label', 'reached-non-global', 'search-domain', 'split-horizon', 'domain-cap', 'page-cap', 'not-completed'] as const;
 export type Withheld = (typeof WITHHELD_REASONS)[number];
 
 /** What is known of a name beside itself. */

@@ -4,6 +4,7 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { CurrentDns, MeasureRequest } from '../../common/schema.js';
 import { withholdPrivateNames } from './private-names.js';
+import { NAMES_PER_DOMAIN } from '../../common/name-caps.js';
 
 const dns: CurrentDns = { source: 'test', servers: [{ address: '10.0.0.53', port: 53 }], search: ['corp.example.com'], stub: null, encrypted: null, description: 'the office DNS' };
 const resolver = (address: string) => ({ id: address, name: address, endpoints: [{ transport: 'udp' as const, address, port: 53 }] });
@@ -43,4 +44,19 @@ test('resolvers on the person\'s network: private names go, the current DNS is n
   const mixed = await withholdPrivateNames(request(['www.example.com', 'fileserver'], '127.0.0.1', '9.9.9.9'), null, null);
   assert.deepEqual(mixed.request.hosts, []);
   assert.deepEqual(mixed.withheld.map((w) => w.reason).sort(), ['single-label', 'split-horizon']);
+});
+
+test('a page cannot decide how much the host asks: the caps apply before the split-horizon check and the resolvers, even if the plan sent more', async () => {
+  const asked: string[] = [];
+  const lookup = async (n: string) => {
+    asked.push(n);
+    return ['93.184.216.34'];
+  };
+  const flood = Array.from({ length: 500 }, (_, i) => ({ name: `r${i}.victim.com`, firstNeededMs: 500 - i }));
+  const { request: kept, withheld } = await withholdPrivateNames(request([{ name: 'www.site.com', firstNeededMs: 0 }, ...flood], '1.1.1.1'), dns, lookup);
+  const names = kept.hosts.map((h) => (typeof h === 'string' ? h : h.name));
+  // The first needed are kept: the flood's last names (needed earliest), and the page's own name.
+  assert.deepEqual(names.sort(), ['www.site.com', ...Array.from({ length: NAMES_PER_DOMAIN }, (_, i) => `r${499 - i}.victim.com`)].sort());
+  assert.equal(withheld.filter((w) => w.reason === 'domain-cap').length, 500 - NAMES_PER_DOMAIN);
+  assert.equal(asked.length, 1 + NAMES_PER_DOMAIN, 'the current DNS is asked only the names within the caps');
 });

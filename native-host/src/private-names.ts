@@ -3,7 +3,10 @@
 // endpoint of the request may be asked it; the host adds what only it can know: the system's search domains and the
 // split horizon — before any name goes to a resolver on a global address, the person's current DNS (the one their
 // browser asked anyway) is asked for it, and a name it answers with a non-global address, or cannot answer, stays home.
+// And the page does not decide how much is asked: the caps per registrable domain and per measurement
+// (common/name-caps.ts) apply before any name is sent, to the check as to the resolvers.
 import { Resolver } from 'node:dns/promises';
+import { capNames } from '../../common/name-caps.js';
 import { isGlobalAddress, withheldFromAny, type Withheld } from '../../common/name-privacy.js';
 import type { CurrentDns, MeasureRequest } from '../../common/schema.js';
 
@@ -31,10 +34,11 @@ export function currentDnsLookup(dns: CurrentDns): CurrentLookup {
   };
 }
 
-/** The request's names (lower case, no trailing dot) with what the request says of each. */
+/** The request's names (lower case, no trailing dot) with what the request says of each, the first needed first. */
 function names(req: MeasureRequest): Array<{ name: string; reached: string[] }> {
-  return req.hosts.map((h) => (typeof h === 'string' ? { name: h, reached: [] } : { name: h.name, reached: h.reached ?? [] }))
-    .map((h) => ({ ...h, name: h.name.trim().toLowerCase().replace(/\.$/, '') }));
+  return req.hosts.map((h) => (typeof h === 'string' ? { name: h, reached: [], at: 0 } : { name: h.name, reached: h.reached ?? [], at: h.firstNeededMs ?? 0 }))
+    .map((h) => ({ ...h, name: h.name.trim().toLowerCase().replace(/\.$/, '') }))
+    .sort((a, b) => a.at - b.at);
 }
 
 /**
@@ -47,11 +51,16 @@ export async function withholdPrivateNames(req: MeasureRequest, dns: CurrentDns 
   const base = { searchDomains: dns?.search ?? [], lab: req.lab === true };
   const why = new Map<string, Withheld>();
   const ask: string[] = [];
+  const allowed: Array<{ name: string }> = [];
   for (const h of names(req)) {
     const reason = withheldFromAny(h.name, addresses, { ...base, reached: h.reached });
     if (reason) why.set(h.name, reason);
-    else if (anyGlobal) ask.push(h.name);
+    else allowed.push(h);
   }
+  // The page does not decide how much is asked: the caps come before anything is sent, the split-horizon check too.
+  const { kept: capped, dropped } = capNames(allowed, { lab: base.lab });
+  for (const d of dropped) why.set(d.name, d.reason);
+  if (anyGlobal) ask.push(...capped.map((h) => h.name));
   // Split horizon: what the current DNS says of each name still bound for a global resolver (no answer: kept home).
   const todo = [...new Set(ask)];
   for (let i = 0; i < todo.length; i += LOOKUP_CONCURRENCY) {

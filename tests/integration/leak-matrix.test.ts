@@ -13,6 +13,7 @@ import { host as pageHost, pageRecord } from '../../extension/src/background/tes
 import { startHost } from '../../lab/host-process.js';
 import { READY_PROBE, startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import type { ResolverSpec } from '../../common/schema.js';
+import { NAMES_PER_DOMAIN } from '../../common/name-caps.js';
 import { runInNamespace, vitestCommand } from '../support/namespace.js';
 
 const INNER = process.env.DNSCOST_LEAK_INNER;
@@ -29,6 +30,9 @@ const PUBLIC_NAME = 'www.dnscost-lab.net';
 const SPLIT = 'jira.intra.dnscost-lab.net';
 const REACHED = 'nas.dnscost-lab.net';
 const PRIVATE_NAMES = [SPLIT, 'x.onion', 'printer.internal', 'a.test', REACHED];
+// Two flooded domains (item 4 of issue 26): one through the extension's plan, one sent to the host alone.
+const FLOOD_PLAN = 'victim-plan.net';
+const FLOOD_HOST = 'victim-host.net';
 
 /** The current DNS: the public name has a global address, the split-horizon one a private one, the rest nothing. */
 async function currentDns(): Promise<dgram.Socket> {
@@ -116,6 +120,18 @@ if (INNER) {
     assert.equal(inside.type, 'done', JSON.stringify(inside));
     assert.deepEqual(inside.withheld, [{ name: 'x.onion', reason: 'onion' }]);
 
+    // 4. A page of 2,000 random subdomains of one domain (a page steering dnscost users at a victim), through the
+    // extension's plan, and 500 more sent to the host alone (the most a request may carry): at most NAMES_PER_DOMAIN
+    // of each go anywhere, the current DNS's check included (common/name-caps.ts).
+    const floodPage = pageRecord('flood', [pageHost(PUBLIC_NAME, 0), ...Array.from({ length: 2000 }, (_, i) => pageHost(`p${(i * 2654435761 >>> 0).toString(36)}.${FLOOD_PLAN}`, 1 + i))]);
+    const floodPlan = planMeasurement(floodPage, [udpResolver('public', PUBLIC_ADDR)], { lab: true })!;
+    assert.equal(floodPlan.request.hosts.length, 1 + NAMES_PER_DOMAIN, 'the plan keeps the page\'s name and the cap\'s worth of the flood');
+    const flooded = await run('flood-plan', { ...floodPlan.request });
+    assert.equal(flooded.type, 'done', JSON.stringify(flooded).slice(0, 500));
+    const floodAlone = await run('flood-alone', { hosts: Array.from({ length: 500 }, (_, i) => `h${i}.${FLOOD_HOST}`), resolvers: [udpResolver('public', PUBLIC_ADDR)], lab: true });
+    assert.equal(floodAlone.type, 'done', JSON.stringify(floodAlone).slice(0, 500));
+    assert.equal((floodAlone.withheld as Array<{ reason: string }>).filter((w) => w.reason === 'domain-cap').length, 500 - NAMES_PER_DOMAIN);
+
     assert.equal(await host.exit(), 0, host.stderr());
     // dumpcap writes its buffer out on its own schedule: give it time, then stop it and let it finish the file.
     await new Promise((r) => setTimeout(r, 1500));
@@ -125,14 +141,26 @@ if (INNER) {
 
     // What each resolver was asked: the global one's own log, and the capture's questions to each address. The
     // capture: the only DNS questions 9.9.9.9 ever saw are for the public name.
-    assert.deepEqual([...asked(pub)], [PUBLIC_NAME], `the global resolver was asked only the public name: ${[...asked(pub)].join(', ')}`);
+    const flood = (n: string) => n.endsWith(`.${FLOOD_PLAN}`) || n.endsWith(`.${FLOOD_HOST}`);
+    const pubAsked = [...asked(pub)].filter((n) => !flood(n));
+    assert.deepEqual(pubAsked, [PUBLIC_NAME], `the global resolver was asked only the public name (and the flood's, below): ${pubAsked.join(', ')}`);
     const questionsTo = (address: string) => new Set(execFileSync('tshark', ['-r', pcap, '-Y', `ip.dst == ${address} && dns`, '-T', 'fields', '-e', 'dns.qry.name'], { encoding: 'utf8' })
       .split('\n').map((l) => l.trim().toLowerCase()).filter(Boolean));
     const toOffice = questionsTo(PRIVATE_ADDR);
     for (const n of [SPLIT, REACHED, 'printer.internal', 'a.test']) assert.ok(toOffice.has(n), `the private resolver was asked ${n}: ${[...toOffice].join(', ')}`);
     assert.equal(toOffice.has('x.onion'), false);
-    const toPublic = questionsTo(PUBLIC_ADDR);
-    assert.deepEqual([...toPublic], [PUBLIC_NAME], 'the capture: the only questions to the global address were for the public name');
+    const toPublic = [...questionsTo(PUBLIC_ADDR)].filter((n) => !flood(n));
+    assert.deepEqual(toPublic, [PUBLIC_NAME], 'the capture: the only questions to the global address were for the public name (and the flood\'s)');
+    // The flood, on the capture: every question for a name of either flooded domain, to any address.
+    const questions = execFileSync('tshark', ['-r', pcap, '-Y', 'dns.flags.response == 0', '-T', 'fields', '-e', 'ip.dst', '-e', 'dns.qry.name'], { encoding: 'utf8' })
+      .split('\n').map((l) => l.trim().toLowerCase().split('\t')).filter((f) => f.length === 2);
+    for (const domain of [FLOOD_PLAN, FLOOD_HOST]) {
+      const to = (address: string) => questions.filter(([dst, n]) => dst === address && n!.endsWith(`.${domain}`));
+      const names = new Set(to(PUBLIC_ADDR).map(([, n]) => n));
+      assert.equal(names.size, NAMES_PER_DOMAIN, `${domain}: the global resolver was asked ${names.size} of its names (cap ${NAMES_PER_DOMAIN})`);
+      assert.ok(new Set(to(CURRENT_ADDR).map(([, n]) => n)).size <= NAMES_PER_DOMAIN, `${domain}: the check asked the current DNS no more than the cap`);
+      console.log(`${domain}: ${to(PUBLIC_ADDR).length} questions for ${names.size} names to ${PUBLIC_ADDR}, ${to(CURRENT_ADDR).length} to the current DNS`);
+    }
     // And the raw bytes of every packet to or from 9.9.9.9: no private name in DNS wire form or as text.
     const publicOnly = join(work, 'public.pcap');
     execFileSync('tshark', ['-r', pcap, '-Y', `ip.addr == ${PUBLIC_ADDR}`, '-w', publicOnly]);

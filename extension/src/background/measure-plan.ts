@@ -10,6 +10,7 @@ import { normalizeHostname } from '../../../common/hostname.js';
 import { isSpecialUseName, withheldFromAny } from '../../../common/name-privacy.js';
 import { QTYPES, type Mode, type QType, type TransportId } from '../../../common/transports.js';
 import { pageHostQtypes } from '../../../common/browser-queries.js';
+import { capNames } from '../../../common/name-caps.js';
 
 /** Cold (each replay opens its connection) and warm (the connection was already open). */
 export const MEASURE_MODES: Mode[] = ['cold', 'warm'];
@@ -32,14 +33,15 @@ export interface NamePrivacyContext {
 /**
  * The hosts of `page` that may be measured against `resolvers`, with their replay offsets, and those skipped (why):
  * a name goes only where every endpoint of every resolver may be asked it (common/name-privacy.ts: no special-use
- * name outside the lab, no name private to the person's network to a resolver outside it). The host checks again.
+ * name outside the lab, no name private to the person's network to a resolver outside it), no name whose every request
+ * failed, and within the caps on names per registrable domain and per measurement (common/name-caps.ts). The host
+ * checks again.
  */
 export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[], ctx: NamePrivacyContext = {}): Pick<MeasurePlanSummary, 'skipped' | 'internalAllowed'> & { hosts: Array<HostSpec & { firstNeededMs: number }> } {
   const addresses = [...new Set(resolvers.flatMap((r) => r.endpoints.map((e) => e.address)))];
   const hosts: Array<HostSpec & { firstNeededMs: number }> = [];
   const skipped: MeasurePlanSummary['skipped'] = [];
   const seen = new Set<string>();
-  let specialUse = false;
   for (const h of page.hosts) {
     if (h.kind === 'ip') {
       skipped.push({ name: h.name, reason: 'ip-literal' });
@@ -58,13 +60,23 @@ export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: read
       skipped.push({ name: h.name, reason: why });
       continue;
     }
-    if (seen.has(name) || hosts.length >= MAX_HOSTS_PER_REQUEST) continue;
+    // A name none of whose requests served the page (every one failed) is not re-resolved: a page can ask for names
+    // that do not exist, as many as it likes, and would make the host ask them too.
+    if (h.requests > 0 && h.errors >= h.requests) {
+      skipped.push({ name: h.name, reason: 'not-completed' });
+      continue;
+    }
+    if (seen.has(name)) continue;
     seen.add(name);
-    specialUse ||= isSpecialUseName(name);
     const firstNeededMs = Number.isFinite(h.firstNeededMs) ? Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) : 0;
     hosts.push({ name, firstNeededMs, ...(reached.length ? { reached } : {}) });
   }
-  return { hosts, skipped, internalAllowed: specialUse };
+  // Within the caps on names per registrable domain and per measurement, the names needed first kept (name-caps.ts).
+  const { kept, dropped } = capNames([...hosts].sort((a, b) => a.firstNeededMs - b.firstNeededMs), { lab: ctx.lab });
+  skipped.push(...dropped);
+  const specialUse = kept.some((h) => isSpecialUseName(h.name));
+  const keep = new Set(kept);
+  return { hosts: hosts.filter((h) => keep.has(h)).slice(0, MAX_HOSTS_PER_REQUEST), skipped, internalAllowed: specialUse };
 }
 
 /**

@@ -19,12 +19,18 @@ Usage: npx dnscost-collector [options]
   --data DIR             embedded store's data directory, and the publication secret's (default
                          ~/.local/share/dnscost-collector)
   --rate N               /v1 requests per second per client (an IPv4 address or an IPv6 /64), sustained; bursts
-                         of 4×N (default 5; 0 = off)
+                         of 4×N (default 5; 0 = off); a /64 also spends from its /56 (4× as much) and its /48
+                         (16×), so one holder's many /64s share a bounded allowance
   --trusted-proxy ADDR   a proxy in front whose X-Forwarded-For names the client (may be repeated; default none:
                          the connection's peer is the client)
   --max-connections N    connections open at once (default 4096; more are refused at once); a connection that
                          sends nothing is closed after 5 s, slow clients get 5 s for their headers and 15 s for
                          the whole request
+  --max-connections-per-client N
+                         connections one client (an IPv4 address, an IPv6 /64; a trusted proxy is not counted)
+                         may hold open at once (default 64)
+  --body-budget MIB      upload bodies being received at once, in MiB over every connection (default 64); past it
+                         uploads are answered 503 with Retry-After
   --epsilon E            differential privacy: ε per published cell and day (default ${PUBLICATION.epsilon})
   --min-pages N          noisy page count a cell, and a site's name, needs to be published (default ${PUBLICATION.minPages})
   --publication-delay H  hours after a day (UTC) ends before it is published (default ${DEFAULT_DELAY_HOURS})
@@ -49,6 +55,8 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '5' },
     'trusted-proxy': { type: 'string', multiple: true, default: [] },
     'max-connections': { type: 'string', default: '4096' },
+    'max-connections-per-client': { type: 'string', default: '64' },
+    'body-budget': { type: 'string', default: '64' },
     epsilon: { type: 'string', default: String(PUBLICATION.epsilon) },
     'min-pages': { type: 'string', default: String(PUBLICATION.minPages) },
     'publication-delay': { type: 'string', default: String(DEFAULT_DELAY_HOURS) },
@@ -76,6 +84,8 @@ const epsilon = number('epsilon', values.epsilon, 0.001, 1e6);
 const minPages = number('min-pages', values['min-pages'], 1, 1e6);
 const delayHours = number('publication-delay', values['publication-delay'], 0, 24 * 89);
 const maxConnections = number('max-connections', values['max-connections'], 1, 1e6);
+const maxConnectionsPerClient = number('max-connections-per-client', values['max-connections-per-client'], 1, 1e6);
+const bodyBudgetMiB = number('body-budget', values['body-budget'], 1, 1e5);
 const trustedProxies = values['trusted-proxy'] ?? [];
 for (const p of trustedProxies) {
   if (!isIpAddress(p)) {
@@ -103,6 +113,8 @@ const collector = await startCollector({
   rate: rate === 0 ? null : { perSecond: rate, burst: 4 * rate },
   publication: { secret, epsilon, minPages, delayMs: delayHours * 3_600_000 },
   maxConnections,
+  maxConnectionsPerClient,
+  bodyBudgetBytes: bodyBudgetMiB * 1024 * 1024,
   trustedProxies,
 });
 if (pglite) console.error(`dnscost-collector: note: ${pglite.PGLITE_DURABILITY}`);

@@ -38,7 +38,9 @@ test('1,000 forged uploads do not recover a real upload\'s value beyond ε (the 
 });
 
 test('the same question gets the same figures (noise cannot be averaged away); other cells get other noise', () => {
-  const secret = randomBytes(32);
+  // A fixed secret: with a random one the noisy count of 40 pages falls below the threshold now and then (Laplace
+  // noise has tails), and the cell is, rightly, not published; this test is about determinism, not that chance.
+  const secret = Buffer.alloc(32, 7);
   const pages = Array.from({ length: 40 }, (_, i) => ({ ...page(i % 2 ? A : B), onloadMs: 13.5, bytes: 4870, packets: 11.3, failureShare: i % 4 ? 0 : 0.5 }));
   const once = publishCell(pages, secret, 'e/c1');
   assert.deepEqual(publishCell(pages, secret, 'e/c1'), once);

@@ -1,6 +1,7 @@
 // Per-client rate limit: a token bucket per client, in memory only (addresses are never stored or logged). A client
 // is an IPv4 address or an IPv6 /64 (one subscriber's prefix: rotating addresses inside it is free), behind a
-// configured proxy the address it forwarded for (clientOf). The table is bounded: past maxClients the least recently
+// configured proxy the address it forwarded for (clientOf); an IPv6 client also spends from its /56's and /48's
+// buckets, so many /64s of one holder share a bounded allowance. The table is bounded: past maxClients the least recently
 // seen client is forgotten, which at worst gives it a fresh bucket.
 import { canonicalIp, v6Groups } from '../common/ip-address.js';
 
@@ -22,20 +23,46 @@ export class RateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Spends a token of `client`: ok, or the seconds until one is available. */
+  /**
+   * Spends a token of `client` and of every wider prefix it belongs to (an IPv6 /64 also spends from its /56 and its
+   * /48, which allow PREFIX_SCALE times more: one holder of a /48 cannot multiply its allowance by 65,536 /64s):
+   * ok, or the seconds until every level has one.
+   */
   take(client: string): { ok: true } | { ok: false; retryAfterS: number } {
     const t = this.now();
-    const b = this.buckets.get(client) ?? { tokens: this.opts.burst, at: t };
-    b.tokens = Math.min(this.opts.burst, b.tokens + ((t - b.at) / 1000) * this.opts.perSecond);
-    b.at = t;
-    // Re-insert so Map order is least recently seen first.
-    this.buckets.delete(client);
-    this.buckets.set(client, b);
-    if (this.buckets.size > (this.opts.maxClients ?? 100_000)) this.buckets.delete(this.buckets.keys().next().value!);
-    if (b.tokens < 1) return { ok: false, retryAfterS: Math.ceil((1 - b.tokens) / this.opts.perSecond) };
-    b.tokens -= 1;
+    const levels = [...prefixesOf(client).map((key, i) => ({ key, scale: PREFIX_SCALE ** i }))];
+    const buckets = levels.map(({ key, scale }) => {
+      const burst = this.opts.burst * scale;
+      const rate = this.opts.perSecond * scale;
+      const b = this.buckets.get(key) ?? { tokens: burst, at: t };
+      b.tokens = Math.min(burst, b.tokens + ((t - b.at) / 1000) * rate);
+      b.at = t;
+      // Re-insert so Map order is least recently seen first.
+      this.buckets.delete(key);
+      this.buckets.set(key, b);
+      return { b, rate };
+    });
+    while (this.buckets.size > (this.opts.maxClients ?? 100_000)) this.buckets.delete(this.buckets.keys().next().value!);
+    const short = buckets.filter(({ b }) => b.tokens < 1);
+    if (short.length) return { ok: false, retryAfterS: Math.max(...short.map(({ b, rate }) => Math.ceil((1 - b.tokens) / rate))) };
+    for (const { b } of buckets) b.tokens -= 1;
     return { ok: true };
   }
+}
+
+/** How much more a wider IPv6 prefix may send than the one inside it: a /56 four /64s' worth, a /48 sixteen. */
+export const PREFIX_SCALE = 4;
+
+/** A client's keys, narrowest first: an IPv6 /64 with its /56 and /48; anything else alone. */
+export function prefixesOf(client: string): string[] {
+  const m = /^(.*)::\/64$/.exec(client);
+  const g = m ? v6Groups(`${m[1]}::`) : null;
+  if (!g) return [client];
+  const prefix = (bits: 56 | 48) => {
+    const groups = g.slice(0, 4).map((x, i) => (i * 16 + 16 <= bits ? x : i * 16 < bits ? x & (0xffff << (16 - (bits - i * 16))) & 0xffff : 0));
+    return `${groups.slice(0, Math.ceil(bits / 16)).map((x) => x.toString(16)).join(':')}::/${bits}`;
+  };
+  return [client, prefix(56), prefix(48)];
 }
 
 /**

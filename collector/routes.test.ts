@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NETWORK_TYPES, UPLOAD_RESOLVERS } from '../common/upload-batch.js';
 import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
 import { RateLimiter } from './rate-limit.js';
-import { handle, type RouteContext } from './routes.js';
+import { BodyBudget, handle, type RouteContext } from './routes.js';
 import type { AggregateFilter } from './publisher.js';
 
 interface Answer {
@@ -53,6 +53,7 @@ function context(overrides: Partial<RouteContext> = {}): RouteContext & { filter
     stored: () => {},
     assets: new Map(),
     now: () => 0,
+    bodies: new BodyBudget({ budget: 1 << 20, perClient: 1 << 20, reserve: 0 }),
     filters,
     ...overrides,
   };
@@ -137,4 +138,22 @@ test('/v1/aggregates: an epoch filter is a UTC day; the answer states ε and the
   const failing = context({ aggregates: async () => Promise.reject(new Error('store down')) });
   const e = await request(failing, 'GET', '/v1/aggregates');
   assert.deepEqual([e.status, e.body.code, e.headers['retry-after']], [503, 'unavailable', '5']);
+});
+
+test('memory for bodies being received: by declared length, per client and in all, with a reserve only small bodies may use', () => {
+  const b = new BodyBudget({ budget: 1000, perClient: 600, reserve: 100 });
+  const big = b.admit('a', 500)!;
+  assert.ok(big);
+  assert.equal(b.admit('a', 200), null, 'a client holds at most perClient');
+  const other = b.admit('b', 500)!;
+  assert.ok(other);
+  assert.equal(b.held(), 1000);
+  assert.equal(b.admit('c', 40_000), null, 'the budget is full for large bodies');
+  const small = b.admit('c', 100);
+  assert.ok(small, 'a small body may use the reserve');
+  assert.equal(b.admit('d', 100), null, 'and the reserve is bounded too');
+  big();
+  big();
+  assert.equal(b.held(), 600, 'a body gives its share back once');
+  assert.ok(b.admit('a', 500));
 });

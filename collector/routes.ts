@@ -31,7 +31,48 @@ export interface RouteContext {
   stored: (hour: string) => void;
   assets: ReadonlyMap<string, Asset>;
   now: () => number;
+  /** Upload bodies being received now (server.ts, BodyBudget). */
+  bodies: BodyBudget;
 }
+
+/**
+ * Memory for upload bodies being received, by the length each declares (a body without one counts as the largest
+ * allowed): at most `budget` bytes over every connection and `perClient` bytes for one client (an IPv4 address, an
+ * IPv6 /64), plus a `reserve` only bodies of at most SMALL_BODY bytes may use, so that slow large bodies cannot hold
+ * out the small uploads honest clients send. A body is let in only when it fits; it holds its share until it has
+ * been read, refused or cut.
+ */
+export class BodyBudget {
+  private inFlight = 0;
+  private perClientInFlight = new Map<string, number>();
+  constructor(readonly opts: { budget: number; perClient: number; reserve: number }) {}
+
+  /** Holds `bytes` for `client`, or returns null when they do not fit; the release function gives them back once. */
+  admit(client: string, bytes: number): (() => void) | null {
+    const mine = this.perClientInFlight.get(client) ?? 0;
+    const limit = this.opts.budget + (bytes <= SMALL_BODY ? this.opts.reserve : 0);
+    if (mine + bytes > this.opts.perClient || this.inFlight + bytes > limit) return null;
+    this.inFlight += bytes;
+    this.perClientInFlight.set(client, mine + bytes);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.inFlight -= bytes;
+      const left = (this.perClientInFlight.get(client) ?? bytes) - bytes;
+      if (left > 0) this.perClientInFlight.set(client, left);
+      else this.perClientInFlight.delete(client);
+    };
+  }
+
+  /** Bytes held now, over every client. */
+  held(): number {
+    return this.inFlight;
+  }
+}
+
+/** A body this small may use the reserve: a few pages' batch is a few kB. */
+export const SMALL_BODY = 32 * 1024;
 
 type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RouteContext, match: RegExpExecArray) => Promise<void>;
 
@@ -94,7 +135,7 @@ async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') throw new HttpError(415, CODES.BAD_CONTENT_TYPE, 'content-type must be application/json');
   const token = deletionToken(req);
-  const body = await readBody(req, UPLOAD_LIMITS.bodyBytes);
+  const body = await readBody(req, UPLOAD_LIMITS.bodyBytes, ctx.bodies, clientOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], ctx.trustedProxies));
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
@@ -212,8 +253,11 @@ function deletionToken(req: IncomingMessage): string {
   return token;
 }
 
-/** Reads the body, refusing it (413) as soon as it is known to exceed `max` bytes. */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+/**
+ * Reads the body, refusing it (413) as soon as it is known to exceed `max` bytes, or (503, Retry-After) when it does
+ * not fit in the memory for bodies being received (BodyBudget): many slow bodies cannot fill the memory.
+ */
+function readBody(req: IncomingMessage, max: number, bodies: BodyBudget, client: string): Promise<Buffer> {
   const tooLarge = () => {
     let dropped = 0;
     req.on('data', (chunk: Buffer) => {
@@ -222,21 +266,35 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     });
     return new HttpError(413, CODES.BODY_TOO_LARGE, `the body is larger than ${max} bytes`, { headers: { connection: 'close' } });
   };
-  if (Number(req.headers['content-length'] ?? 0) > max) return Promise.reject(tooLarge());
+  const declared = req.headers['content-length'] === undefined ? max : Number(req.headers['content-length']);
+  if (declared > max) return Promise.reject(tooLarge());
+  const release = bodies.admit(client, declared);
+  if (!release) {
+    return Promise.reject(new HttpError(503, CODES.UNAVAILABLE, 'too many uploads are being received; retry later', { headers: { 'retry-after': '5', connection: 'close' } }));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= max) return void chunks.push(chunk);
+      // No more than it declared (a body without a length declared the most allowed).
+      if (size <= declared) return void chunks.push(chunk);
       req.off('data', onData);
       req.off('end', onEnd);
+      release();
       reject(tooLarge());
     };
-    const onEnd = () => resolve(Buffer.concat(chunks, size));
+    const onEnd = () => {
+      release();
+      resolve(Buffer.concat(chunks, size));
+    };
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', reject);
+    req.on('error', (err) => {
+      release();
+      reject(err);
+    });
+    req.once('close', release);
   });
 }
 

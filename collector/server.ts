@@ -10,8 +10,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { GroupCommitter, type GroupOptions } from './group-commit.js';
-import { RateLimiter, type RateOptions } from './rate-limit.js';
-import { handle, type Asset, type RouteContext } from './routes.js';
+import { clientOf, RateLimiter, type RateOptions } from './rate-limit.js';
+import { BodyBudget, handle, type Asset, type RouteContext } from './routes.js';
 import { Publisher, type PublicationOptions } from './publisher.js';
 import type { Store } from './store.js';
 import { DASHBOARD_DIR } from './paths.js';
@@ -30,6 +30,16 @@ export interface CollectorOptions {
   trustedProxies?: readonly string[];
   /** Connections open at once, at most (default 4,096); more are refused at once. */
   maxConnections?: number;
+  /**
+   * Connections open at once from one client (an IPv4 address, an IPv6 /64; a trusted proxy is not counted), at most
+   * (default 64): one address cannot hold all of maxConnections.
+   */
+  maxConnectionsPerClient?: number;
+  /**
+   * Upload body bytes being received at once, by declared length, over every connection (default 64 MiB; one client
+   * at most 1 MiB; 16 MiB more only small bodies may use): past it uploads get 503 (routes.ts BodyBudget).
+   */
+  bodyBudgetBytes?: number;
   /** Publication: the secret (keep it: collector/secret.ts), ε, threshold, delay; defaults in publisher.ts. */
   publication?: Partial<PublicationOptions>;
   group?: Partial<GroupOptions>;
@@ -64,6 +74,7 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
     stored: (hour) => publisher.noteStored(hour),
     assets: await loadAssets(),
     now: opts.now ?? Date.now,
+    bodies: new BodyBudget({ budget: opts.bodyBudgetBytes ?? 64 * 1024 * 1024, perClient: 1024 * 1024, reserve: 16 * 1024 * 1024 }),
   };
   // A client that sends its headers or body slowly must not hold a connection for long: 5 s for the headers, 15 s for
   // the whole request, checked every second (Node checks every 30 s by default, so a slow socket would live up to
@@ -73,7 +84,22 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
   server.maxConnections = opts.maxConnections ?? 4_096;
   // Node's headers timeout starts with the first byte: a connection that sends nothing would be held until its
   // client gives up. One that has sent nothing after 5 s is closed.
+  // And one client may hold at most maxConnectionsPerClient of them (a proxy we trust speaks for many: not counted).
+  const perClient = new Map<string, number>();
+  const maxPerClient = opts.maxConnectionsPerClient ?? 64;
   server.on('connection', (socket) => {
+    const peer = canonicalIp(socket.remoteAddress ?? '');
+    const client = ctx.trustedProxies.has(peer) ? null : clientOf(peer, undefined, ctx.trustedProxies);
+    if (client !== null) {
+      const n = perClient.get(client) ?? 0;
+      if (n >= maxPerClient) return void socket.destroy();
+      perClient.set(client, n + 1);
+      socket.once('close', () => {
+        const left = (perClient.get(client) ?? 1) - 1;
+        if (left > 0) perClient.set(client, left);
+        else perClient.delete(client);
+      });
+    }
     const silent = setTimeout(() => socket.bytesRead === 0 && socket.destroy(), SILENT_MS);
     silent.unref();
     socket.once('close', () => clearTimeout(silent));

@@ -4,6 +4,9 @@
 //   the median's share of ε allows — and without the noise the same attack is right every time;
 // - 1,000 slow sockets (half sending nothing, half trickling header lines, reopened when cut) do not stop honest
 //   uploads from being acknowledged within a stated time (2 s), and each is cut (5 s silent or header timeout);
+// - one address opening 4,096 connections, 4,096 slow bodies from 64 addresses, and a /48 of 1,000 addresses
+//   behind a trusted proxy, at once: honest uploads from other addresses acknowledged within 1 s, the collector's
+//   memory bounded;
 // - a full group-commit queue answers 503 with Retry-After, and what was queued is still stored;
 // - kill -9 of a collector process under load, 100 times in a row on PostgreSQL (and a shorter loop on the embedded
 //   store): after each restart every acknowledged upload (2xx received) is in the store.
@@ -11,6 +14,7 @@
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +26,7 @@ import { MODES, TRANSPORT_IDS } from '../../common/transports.js';
 import { NETWORK_TYPES, UPLOAD_RESOLVERS } from '../../common/upload-batch.js';
 import { PUBLICATION } from '../../collector/publication.js';
 import { startCollector } from '../../collector/server.js';
+import { PREFIX_SCALE } from '../../collector/rate-limit.js';
 import type { Store } from '../../collector/store.js';
 import { startPostgres, type LabPostgres } from '../../lab/postgres.js';
 import { agent, aggregates, batch, dayAgo, hourAgo, randomToken, result, spawnCollector, upload, type CollectorProcess, type Reply } from '../support/collector-client.js';
@@ -132,7 +137,8 @@ describe('slow sockets', () => {
     const slow = (i: number): void => {
       if (stopping || opened >= 20_000) return;
       opened++;
-      const s = connect(Number(port), hostname);
+      // From 20 loopback addresses, 50 each: within the per-client cap on connections (64), which a later test tries.
+      const s = connect({ port: Number(port), host: hostname, localAddress: `127.0.1.${(i % 20) + 1}` });
       const t0 = Date.now();
       let timer: NodeJS.Timeout | null = null;
       sockets.add(s);
@@ -340,4 +346,77 @@ test('kill -9 under load, 5 cycles on the embedded store: after each restart eve
     await db.close();
   }
   console.log(`kill -9 on pglite: ${CYCLES} cycles in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${acked.length} uploads acknowledged, all stored; ${failed} requests cut`);
+});
+
+describe('one address, many addresses, slow bodies', () => {
+  let c: CollectorProcess;
+  beforeAll(async () => {
+    // The default rate limit, and a proxy we trust at 127.0.0.9 (the /48's uploads come through it).
+    c = await spawnCollector({ DNSCOST_COLLECTOR_DATABASE_URL: pgServer.url }, join(dir, 'many'), ['--rate', '5', '--trusted-proxy', '127.0.0.9']);
+  });
+  afterAll(() => c?.stop());
+
+  test('4,096 connections from one address, 4,096 slow bodies, a /48 of 1,000 addresses: honest uploads acknowledged within 1 s, memory bounded', { timeout: 120_000 }, async () => {
+    const { hostname, port } = new URL(c.url);
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${c.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const rssBefore = rss();
+    const sockets = new Set<Socket>();
+    const open = (localAddress: string, onConnect: (s: Socket) => void): Socket => {
+      const s = connect({ port: Number(port), host: hostname, localAddress });
+      sockets.add(s);
+      s.on('connect', () => onConnect(s));
+      s.on('error', () => {});
+      s.on('close', () => sockets.delete(s));
+      return s;
+    };
+    // 1. One address, 4,096 connections, each sending nothing.
+    let heldOpen = 0;
+    const crowd = Array.from({ length: 4096 }, () => open('127.0.0.2', () => {}));
+    // Counted before the next attack starts (a connection still in the kernel's accept queue reads as open here).
+    await sleep(1_500);
+    heldOpen = crowd.filter((s) => !s.destroyed && s.readyState === 'open').length;
+    // 2. 4,096 slow bodies from 64 addresses: headers declaring the largest body, then 200 KiB of it, then nothing.
+    const BODY = 256 * 1024;
+    const part = Buffer.alloc(200 * 1024, 0x20);
+    for (let i = 0; i < 4096; i++) {
+      open(`127.0.2.${(i % 64) + 1}`, (s) => {
+        s.write(`POST /v1/batches HTTP/1.1\r\nHost: ${hostname}\r\ncontent-type: application/json\r\nx-dnscost-deletion-token: ${randomToken()}\r\ncontent-length: ${BODY}\r\n\r\n`);
+        s.write(part);
+      });
+    }
+    await sleep(2_000);
+    const rssUnder = rss();
+    // 3. A /48 of 1,000 addresses through the trusted proxy: each /64 uploads twice.
+    const proxied = new Agent({ keepAlive: true, maxSockets: 16, localAddress: '127.0.0.9' });
+    let fromPrefix = 0;
+    let limited = 0;
+    await pool(Array.from({ length: 2000 }, (_, i) => i), 16, async (i) => {
+      const r = await upload(c.url, batch(), randomToken(), { 'x-forwarded-for': `2001:db8:ab:${(i % 1000).toString(16)}::1` }, proxied);
+      if (r.status === 201) fromPrefix++;
+      else if (r.status === 429) limited++;
+    });
+    proxied.destroy();
+    // 4. Honest uploads from other addresses, one after another, each on its own connection.
+    const honest = new Agent({ keepAlive: false, localAddress: '127.0.0.1' });
+    const latencies: number[] = [];
+    const failures: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = Date.now();
+      const r = await upload(c.url, batch(), randomToken(), {}, honest).catch((err: unknown) => ({ status: 0, body: { code: String(err) } }));
+      if (r.status !== 201) failures.push(`${r.status} ${(r.body as { code?: string }).code}`);
+      latencies.push(Date.now() - t0);
+      await sleep(50);
+    }
+    honest.destroy();
+    const rssPeak = Math.max(rssUnder, rss());
+    for (const s of sockets) s.destroy();
+    const slowest = Math.max(...latencies);
+    console.log(`many: one address held ${heldOpen} of 4,096 connections open; RSS ${rssBefore.toFixed(0)} MB before, ${rssUnder.toFixed(0)} MB under 4,096 slow bodies (800 MB if all were buffered), peak ${rssPeak.toFixed(0)} MB; ` +
+      `/48 of 1,000 addresses: ${fromPrefix} of 2,000 uploads taken, ${limited} rate-limited; honest uploads: slowest ${slowest} ms, ${failures.length} failed`);
+    assert.ok(heldOpen <= 64, `one address held ${heldOpen} connections open`);
+    assert.ok(fromPrefix <= 5 * 4 * PREFIX_SCALE ** 2 + 200, `the /48 got ${fromPrefix} uploads in`);
+    assert.deepEqual(failures, []);
+    assert.ok(slowest < 1_000, `slowest honest upload ${slowest} ms`);
+    assert.ok(rssPeak < 400, `collector RSS ${rssPeak} MB`);
+  });
 });

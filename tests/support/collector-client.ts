@@ -107,6 +107,8 @@ export interface CollectorProcess {
   url: string;
   /** Milliseconds from spawn to "listening on". */
   startMs: number;
+  /** The process id (its memory is read from /proc). */
+  pid: number;
   kill9(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -141,6 +143,7 @@ export async function spawnCollector(env: Record<string, string>, dataDir: strin
   return {
     url,
     startMs: Date.now() - t0,
+    pid: child.pid!,
     async kill9() {
       child.kill('SIGKILL');
       await exited;

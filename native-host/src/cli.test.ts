@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { DnscostError } from '../../common/errors.js';
 import { PUBLIC_RESOLVERS } from './defaults.js';
-import { parseMeasureArgs } from './cli.js';
+import { parseMeasureArgs, runMeasure } from './cli.js';
 import { endpointUrl, parseEndpoint } from './endpoints.js';
 
 const known = () => [...PUBLIC_RESOLVERS];
@@ -75,4 +75,18 @@ test('bad measure arguments are refused with a clear message', () => {
   const badRequest = (re: RegExp) => (e: unknown) => e instanceof DnscostError && e.code === 'bad-request' && re.test(e.message);
   assert.throws(() => parseMeasureArgs(['--bogus'], known), badRequest(/Unknown option '--bogus'/));
   assert.throws(() => parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', 'h', '--repeat'], known), badRequest(/--repeat <value>' argument missing/));
+});
+
+test('the name rule on the command line: resolvers on your own network take special-use names; a public one gets none, unless --allow-private-names', async () => {
+  const own = parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'udp://192.168.1.1:53', 'h1.test'], known);
+  assert.equal(own.req.lab, true, 'every endpoint on the person\'s own network: as the lab setting');
+  assert.equal(own.allowPrivateNames, false);
+  const pub = parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'udp://9.9.9.9:53', 'h1.test'], known);
+  assert.equal(pub.req.lab, undefined, 'a public endpoint among them: no');
+  assert.equal(parseMeasureArgs(['--resolver', 'quad9', '--allow-private-names', 'printer.local'], known).allowPrivateNames, true);
+  // Every name kept back: refused before anything is sent (special-use, .onion and single-label names need no check).
+  const err: string[] = [];
+  const stderr = { write: (s: string) => err.push(s), isTTY: false } as unknown as typeof process.stderr;
+  await assert.rejects(runMeasure(['--endpoint', 'udp://9.9.9.9:53', 'printer.local', 'x.onion', 'fileserver'], process.stdout, stderr), (e: unknown) => e instanceof DnscostError && e.code === 'no-measurable-hosts');
+  assert.deepEqual(err.join('').split('\n').filter(Boolean).map((l) => l.replace(/ \(.*/, '')), ['withheld: printer.local', 'withheld: x.onion', 'withheld: fileserver']);
 });

@@ -9,6 +9,8 @@ import { discoverCurrentDns } from './current-dns/discover.js';
 import { defaultResolvers } from './defaults.js';
 import { parseEndpoint } from './endpoints.js';
 import { measure } from './engine/measure.js';
+import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
+import { isGlobalAddress } from '../../common/name-privacy.js';
 
 /** The text `dnscost-host --help` prints. */
 export const HELP = `dnscost-host — measure what encrypted DNS costs, lookup by lookup
@@ -53,6 +55,12 @@ Measure options:
   --timeout MS        per-exchange limit, set-up included (default 5000)
   --schedule replay   replay the page: every HOST@MS lookup starts MS ms after the page starts,
                       concurrently, on one connection per endpoint (default: sequential, one at a time)
+  --allow-private-names
+                      send names the name rule keeps back (special-use, single-label, under your search
+                      domains, answered privately by your current DNS) to resolvers outside your network too;
+                      without it they are left out and named on stderr, and the caps per domain (10) and per
+                      run (150) apply. Resolvers all on your own network (loopback, private addresses) may be
+                      asked special-use names such as *.test without it
   --json              JSON Lines on stdout, one record per exchange
   --quiet             no progress on stderr
   Exit: 0 measured (failed lookups are records, not errors), 2 bad usage or no measurement.
@@ -80,7 +88,7 @@ Nothing is sent anywhere but the endpoints you name (or the default resolvers yo
 `;
 
 /** Turns `measure` arguments into a validated measure request. */
-export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers(null)): { req: MeasureRequest; json: boolean; quiet: boolean } {
+export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers(null)): { req: MeasureRequest; json: boolean; quiet: boolean; allowPrivateNames: boolean } {
   const bad = (message: string): never => {
     throw new DnscostError(CODES.BAD_REQUEST, message);
   };
@@ -108,6 +116,7 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
       schedule: { type: 'string' },
       json: { type: 'boolean' },
       quiet: { type: 'boolean' },
+      'allow-private-names': { type: 'boolean' },
     },
   });
   let args: ReturnType<typeof parse> | undefined;
@@ -179,7 +188,10 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
   };
   const parsed = parseRequest(JSON.parse(JSON.stringify(candidate)));
   if (!parsed.ok) return bad(parsed.problems.join('; '));
-  return { req: parsed.request as MeasureRequest, json: values.json ?? false, quiet: values.quiet ?? false };
+  const req = parsed.request as MeasureRequest;
+  // Resolvers the person named on their own network stand for the lab setting: special-use names may go to them.
+  const ownNetwork = req.resolvers.every((r) => r.endpoints.every((e) => !isGlobalAddress(e.address)));
+  return { req: ownNetwork ? { ...req, lab: true } : req, json: values.json ?? false, quiet: values.quiet ?? false, allowPrivateNames: values['allow-private-names'] ?? false };
 }
 
 const fmt = (x: number | null, digits = 1): string => (x === null ? '-' : x.toFixed(digits));
@@ -228,7 +240,17 @@ export function formatFailures(records: readonly ExchangeRecord[]): string {
 export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
   // The current DNS is looked for only when a default resolver is asked for (it may run resolvectl or scutil).
   const current = argv.some((a) => a === '--resolver' || a.startsWith('--resolver=')) ? await discoverCurrentDns() : null;
-  const { req, json, quiet } = parseMeasureArgs(argv, () => defaultResolvers(current));
+  const parsed = parseMeasureArgs(argv, () => defaultResolvers(current));
+  const { json, quiet } = parsed;
+  // The name rule, as for the browser's pages (private-names.ts), unless the person says otherwise.
+  let req = parsed.req;
+  if (!parsed.allowPrivateNames) {
+    const dns = current ?? (req.resolvers.some((r) => r.endpoints.some((e) => isGlobalAddress(e.address))) ? await discoverCurrentDns() : null);
+    const checked = await withholdPrivateNames(req, dns, dns ? currentDnsLookup(dns) : null);
+    for (const w of checked.withheld) err.write(`withheld: ${w.name} (${w.reason}; --allow-private-names sends it)\n`);
+    if (checked.request.hosts.length === 0) throw new DnscostError(CODES.NO_MEASURABLE_HOSTS, 'every name was kept back by the name rule (see above)');
+    req = checked.request;
+  }
   const progress = !quiet && err.isTTY !== false;
   let lastShown = 0;
   const result = await measure(req, {

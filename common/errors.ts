@@ -45,6 +45,8 @@ export const CODES = {
   BUSY: 'busy',
   /** A measurement ran past the host's deadline and was stopped (its records so far were sent). */
   DEADLINE: 'deadline',
+  /** The measurement would ask a resolver more than the host's hourly budget of exchanges allows (nothing was sent). */
+  OVER_BUDGET: 'over-budget',
   /** Something failed that should not have: the message says what. */
   INTERNAL: 'internal',
 

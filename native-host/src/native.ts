@@ -19,6 +19,7 @@ import { measure } from './engine/measure.js';
 import { cappedAnswers } from './dns-wire.js';
 import { currentNetwork } from './network.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
+import { ExchangeBudget } from './exchange-budget.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './paths.js';
 
@@ -61,6 +62,8 @@ interface Ctx {
   currentDns(): Promise<CurrentDns>;
   /** The DoH of the browser that started the host (null when none did), found once beside the current DNS. */
   browserDoh(): Promise<BrowserDoh | null>;
+  /** Exchanges sent to each public resolver in the last hour (exchange-budget.ts). */
+  budget: ExchangeBudget;
 }
 
 const handlers: Handlers<Ctx> = {
@@ -100,6 +103,8 @@ const handlers: Handlers<Ctx> = {
       if (request.hosts.length === 0) {
         throw new DnscostError(CODES.NO_MEASURABLE_HOSTS, `every name is kept from these resolvers: ${withheld.slice(0, 5).map((w) => `${w.name} (${w.reason})`).join(', ')}`);
       }
+      // However many pages ask, a public resolver gets at most the hourly budget from this host (exchange-budget.ts).
+      ctx.budget.spend(request);
       // The network at the start: what the measurement's numbers are about (native-host/src/network.ts).
       const network = currentNetwork();
       const result = await measure(
@@ -200,7 +205,7 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
   };
   const found = discoverCurrentDns();
   const browserDoh = discoverBrowserDoh(found);
-  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, heartbeatMs: options.heartbeatMs ?? heartbeatFromEnv(), running: new Map(), ending: false, currentDns: () => found, browserDoh: () => browserDoh };
+  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, heartbeatMs: options.heartbeatMs ?? heartbeatFromEnv(), running: new Map(), ending: false, currentDns: () => found, browserDoh: () => browserDoh, budget: new ExchangeBudget() };
   const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
   let endInput: () => void = () => undefined;

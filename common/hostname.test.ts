@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { DnscostError } from './errors.js';
-import { isLocalName, normalizeHostname, parseHost } from './hostname.js';
+import { isLocalName, isSpecialUseName, normalizeHostname, parseHost } from './hostname.js';
 
 test('normalizeHostname accepts and normalises real names', () => {
   const cases: Array<[string, string]> = [
@@ -94,4 +94,12 @@ test('parseHost: A-labels, internal names, IP literals, refusals', () => {
       }
     }
   }
+});
+
+test('reverse names of private, loopback, link-local, shared and ULA addresses are private-use; public ones are not', () => {
+  for (const n of ['5.1.168.192.in-addr.arpa', '1.0.0.10.in-addr.arpa', '9.9.20.172.in-addr.arpa', '1.1.64.100.in-addr.arpa', '1.0.0.127.in-addr.arpa', 'f.f.d.f.ip6.arpa', '1.0.8.e.f.ip6.arpa']) {
+    assert.equal(isSpecialUseName(n), true, n);
+    assert.equal(isLocalName(n), true, n);
+  }
+  for (const n of ['8.8.8.8.in-addr.arpa', '1.0.32.172.in-addr.arpa', '1.1.128.100.in-addr.arpa', '8.b.d.0.1.0.0.2.ip6.arpa']) assert.equal(isSpecialUseName(n), false, n);
 });

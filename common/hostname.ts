@@ -23,6 +23,11 @@ export const SPECIAL_USE: ReadonlyArray<{ suffix: string; local: boolean }> = [
   // ICANN's private-use TLD (2024) and the suffixes home routers and offices use
   ...['internal', 'lan', 'home', 'corp', 'intranet', 'private', 'localdomain', 'domain', 'mail', 'workgroup'].map((suffix) => ({ suffix, local: true })),
   { suffix: 'i2p', local: false },
+  // Reverse zones of private, loopback, link-local, shared and ULA addresses (RFC 6303's locally served zones): a
+  // name under them says which private address a page pointed at.
+  ...['10.in-addr.arpa', '127.in-addr.arpa', '254.169.in-addr.arpa', '168.192.in-addr.arpa',
+    ...Array.from({ length: 16 }, (_, i) => `${16 + i}.172.in-addr.arpa`), ...Array.from({ length: 64 }, (_, i) => `${64 + i}.100.in-addr.arpa`),
+    'c.f.ip6.arpa', 'd.f.ip6.arpa', '8.e.f.ip6.arpa', '9.e.f.ip6.arpa', 'a.e.f.ip6.arpa', 'b.e.f.ip6.arpa'].map((suffix) => ({ suffix, local: true })),
 ];
 
 /** Every special-use and private-use suffix. */

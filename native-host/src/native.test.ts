@@ -110,3 +110,38 @@ test('a framing error while a measurement runs: frame-too-large, the records so 
   assert.ok(replies.some((r) => r.id === 'm' && r.type === 'records'));
   assert.equal(replies.filter((r) => r.type === 'done').length, 0, JSON.stringify(replies.at(-1)));
 });
+
+test('the current DNS is found again when the network changes (another Wi-Fi, a VPN up): the check asks the DNS of the network the person is on now', { timeout: 10_000 }, async () => {
+  let network = 'home';
+  let found = 0;
+  const discover = {
+    networkId: () => network,
+    currentDns: async () => {
+      found++;
+      return { source: 'test', servers: [{ address: network === 'home' ? '192.168.1.1' : '10.8.0.1', port: 53 }], search: [], stub: null, encrypted: null, description: `${network} DNS` };
+    },
+  };
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const decoder = new FrameDecoder(1 << 20);
+  const replies: Array<Record<string, unknown>> = [];
+  output.on('data', (chunk: Buffer) => {
+    for (const e of decoder.push(chunk)) if (e.kind === 'frame') replies.push(JSON.parse(e.body.toString('utf8')) as Record<string, unknown>);
+  });
+  const ran = runNative({ input, output, log: () => undefined, discover });
+  const hello = async (id: string) => {
+    input.write(encodeFrame(JSON.stringify({ id, type: 'hello' })));
+    for (let i = 0; i < 50 && !replies.some((r) => r.id === id); i++) await new Promise((r) => setTimeout(r, 20));
+    const reply = replies.find((r) => r.id === id);
+    assert.ok(reply?.currentDns, JSON.stringify(replies));
+    return reply as { currentDns?: { description: string } };
+  };
+  assert.equal((await hello('a')).currentDns?.description, 'home DNS');
+  assert.equal((await hello('b')).currentDns?.description, 'home DNS');
+  assert.equal(found, 1, 'the same network: found once');
+  network = 'vpn';
+  assert.equal((await hello('c')).currentDns?.description, 'vpn DNS');
+  assert.equal(found, 2);
+  input.end();
+  assert.equal(await ran, true);
+});

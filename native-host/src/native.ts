@@ -49,6 +49,8 @@ export interface NativeOptions {
   stallMs?: number;
   deadlineMs?: number;
   heartbeatMs?: number;
+  /** Tests: how the current DNS is found and which network the machine is on (its id), instead of the machine's. */
+  discover?: { currentDns(): Promise<CurrentDns>; networkId(): string | null };
 }
 
 interface Ctx {
@@ -58,7 +60,7 @@ interface Ctx {
   running: Map<RequestId, AbortController>;
   /** A framing error ends the host: running work stops and is not reported `done` (nobody cancelled it). */
   ending: boolean;
-  /** The person's current DNS, found once per process (discovery starts with the host, before the first hello). */
+  /** The person's current DNS (discovery starts with the host, before the first hello; again when the network changes). */
   currentDns(): Promise<CurrentDns>;
   /** The DoH of the browser that started the host (null when none did), found once beside the current DNS. */
   browserDoh(): Promise<BrowserDoh | null>;
@@ -203,9 +205,22 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
     const frame = encodeFrame(body);
     if (!output.write(frame)) writing = writing.then(() => new Promise<void>((resolve) => output.once('drain', resolve)));
   };
-  const found = discoverCurrentDns();
-  const browserDoh = discoverBrowserDoh(found);
-  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, heartbeatMs: options.heartbeatMs ?? heartbeatFromEnv(), running: new Map(), ending: false, currentDns: () => found, browserDoh: () => browserDoh, budget: new ExchangeBudget() };
+  // The current DNS is found when the host starts and found again whenever the network has changed since (another
+  // Wi-Fi, a VPN up or down): a split-horizon check must ask the DNS of the network the person is on now.
+  const discover = options.discover ?? { currentDns: discoverCurrentDns, networkId: () => currentNetwork()?.id ?? null };
+  let foundOn = discover.networkId();
+  let found = discover.currentDns();
+  let browserDoh = discoverBrowserDoh(found);
+  const currentDns = (): Promise<CurrentDns> => {
+    const now = discover.networkId();
+    if (now !== foundOn) {
+      foundOn = now;
+      found = discover.currentDns();
+      browserDoh = discoverBrowserDoh(found);
+    }
+    return found;
+  };
+  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, heartbeatMs: options.heartbeatMs ?? heartbeatFromEnv(), running: new Map(), ending: false, currentDns, browserDoh: () => (currentDns(), browserDoh), budget: new ExchangeBudget() };
   const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
   let endInput: () => void = () => undefined;

@@ -3,7 +3,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import type { CurrentDns, MeasureRequest } from '../../common/schema.js';
-import { withholdPrivateNames } from './private-names.js';
+import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
 import { NAMES_PER_DOMAIN } from '../../common/name-caps.js';
 
 const dns: CurrentDns = { source: 'test', servers: [{ address: '10.0.0.53', port: 53 }], search: ['corp.example.com'], stub: null, encrypted: null, description: 'the office DNS' };
@@ -59,4 +59,22 @@ test('a page cannot decide how much the host asks: the caps apply before the spl
   assert.deepEqual(names.sort(), ['www.site.com', ...Array.from({ length: NAMES_PER_DOMAIN }, (_, i) => `r${499 - i}.victim.com`)].sort());
   assert.equal(withheld.filter((w) => w.reason === 'domain-cap').length, 500 - NAMES_PER_DOMAIN);
   assert.equal(asked.length, 1 + NAMES_PER_DOMAIN, 'the current DNS is asked only the names within the caps');
+});
+
+test('split horizon fails closed: a lost A beside a NODATA AAAA is no answer (the name stays home), not "no private address"', { timeout: 10_000 }, async (t) => {
+  // A current DNS that answers AAAA with NODATA and never answers A.
+  const dgram = await import('node:dgram');
+  const dnsPacket = (await import('dns-packet')).default;
+  const server = dgram.createSocket('udp4');
+  t.onTestFinished(() => void server.close());
+  server.on('message', (msg, rinfo) => {
+    const q = dnsPacket.decode(msg);
+    if (q.questions?.[0]?.type !== 'AAAA') return;
+    server.send(dnsPacket.encode({ type: 'response', id: q.id, flags: dnsPacket.RECURSION_AVAILABLE, questions: q.questions, answers: [] }), rinfo.port, rinfo.address);
+  });
+  await new Promise<void>((r) => server.bind(0, '127.0.0.1', r));
+  const lossy: CurrentDns = { ...dns, servers: [{ address: '127.0.0.1', port: server.address().port }] };
+  assert.equal(await currentDnsLookup(lossy)('jira.example.com'), null);
+  const { withheld } = await withholdPrivateNames(request(['jira.example.com'], '1.1.1.1'), lossy, currentDnsLookup(lossy));
+  assert.deepEqual(withheld, [{ name: 'jira.example.com', reason: 'split-horizon' }]);
 });

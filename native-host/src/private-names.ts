@@ -10,7 +10,7 @@ import { capNames } from '../../common/name-caps.js';
 import { isGlobalAddress, withheldFromAny, type Withheld } from '../../common/name-privacy.js';
 import type { CurrentDns, MeasureRequest } from '../../common/schema.js';
 
-/** A name's addresses from the current DNS: a list (empty when it has none), or null when it could not be asked. */
+/** A name's addresses from the current DNS: a list (empty when it has none), or null when either question could not be answered. */
 export type CurrentLookup = (name: string) => Promise<string[] | null>;
 
 /** Longest the current DNS may take per question; questions run this many at once. */
@@ -30,7 +30,8 @@ export function currentDnsLookup(dns: CurrentDns): CurrentLookup {
     }
     const ask = (f: () => Promise<string[]>) => f().then((a) => a, (e: NodeJS.ErrnoException) => (e.code === 'ENODATA' || e.code === 'ENOTFOUND' ? [] : null));
     const [a, aaaa] = await Promise.all([ask(() => r.resolve4(name)), ask(() => r.resolve6(name))]);
-    return a === null && aaaa === null ? null : [...(a ?? []), ...(aaaa ?? [])];
+    // Either question lost or failed: not known to be public (a lost A beside a NODATA AAAA is no answer at all).
+    return a === null || aaaa === null ? null : [...a, ...aaaa];
   };
 }
 

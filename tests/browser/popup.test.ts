@@ -164,6 +164,14 @@ function innerTests(name: BrowserName): void {
       assert.match(verdict.text, /^With .+ over (DoT|DoH|DoH \(HTTP\/1\.1\)|DoQ|DoH3) this page would finish /, verdict.text);
       const badges: Record<string, RegExp> = { same: /^=$/, slower: /^\+\d+$/, faster: /^−\d+$/, fails: /^!$/ };
       assert.match(verdict.badge, badges[verdict.kind!]!, JSON.stringify(verdict));
+      // The lab resolver answers on loopback, far quicker than any network the model was checked on: the panel says so
+      // right under the verdict (common/validated-range.ts).
+      const outside = await popup.evaluate(() => {
+        const q = document.getElementById('outside-validated');
+        return { text: q?.textContent ?? '', afterVerdict: q?.previousElementSibling?.id ?? '' };
+      });
+      assert.match(outside.text, /^Outside what dnscost has checked against real browsers \(your resolvers answer in about [\d.,]+ ms, the networks checked 15 ms to 150 ms\)/, outside.text);
+      assert.equal(outside.afterVerdict, 'verdict');
       // "How to turn it on" leads to a section of the how-to page that exists.
       const how = await popup.evaluate(() => document.querySelector<HTMLAnchorElement>('#verdict #howto-link')?.getAttribute('href') ?? '');
       const section = how.split('#')[1] ?? '';

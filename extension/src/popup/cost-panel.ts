@@ -8,6 +8,7 @@
 import { type MeasureStatus } from '../messages/measure.js';
 import { browser } from '../browser.js';
 import { pageVerdict } from '../verdict.js';
+import { outsideValidated } from '../../../common/validated-range.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
 import { download, el } from '../ui/dom.js';
@@ -193,9 +194,19 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       how.id = 'howto-link';
       answer.append(' ', how);
     }
+    // Outside the pages and networks the model was checked on: said beside the number, not hidden in a detail.
+    const outside = outsideValidated(m.plan.hosts.length, m.page.browser, records);
+    let qualifier: HTMLElement | null = null;
+    if (outside.length) {
+      const what = outside.map((o) => (o.kind === 'names' ? t('popup_outside_names', i18n.num(o.names), i18n.num(o.max))
+        : o.kind === 'rtt' ? t('popup_outside_rtt', t('unit_ms', i18n.num(Math.round(o.rttMs))), t('unit_ms', i18n.num(o.min)), t('unit_ms', i18n.num(o.max)))
+          : t('popup_outside_browser')));
+      qualifier = el('p', t('popup_outside', i18n.list(what)), 'detail');
+      qualifier.id = 'outside-validated';
+    }
     const head = el('p', undefined, 'page');
     head.append(el('strong', m.host), ` · ${i18n.plural('popup_hosts_measured', m.plan.hosts.length)} · ${i18n.plural('popup_lookups', records.length)} · ${i18n.dateTime(m.finishedAt ?? m.updatedAt)}`);
-    const parts: Array<Node | string> = [answer, head];
+    const parts: Array<Node | string> = [answer, ...(qualifier ? [qualifier] : []), head];
     if (m.state !== 'done') parts.push(para(m.error ? compose(i18n, 'popup_partial_error', t(`measure_state_${m.state}`), reported(m.error.message)) : compose(i18n, 'popup_partial', t(`measure_state_${m.state}`)), 'bad'));
     if (m.plan.internalAllowed) parts.push(el('p', t('popup_lab_names'), 'detail'));
     parts.push(fold(renderSummary(results, names, i18n)));

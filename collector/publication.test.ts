@@ -47,6 +47,7 @@ test('the same question gets the same figures (noise cannot be averaged away); o
   assert.notDeepEqual([noisyCount(40, secret, 'e/c1'), noisyCount(40, secret, 'e/c2')], [40, 40]);
   assert.notEqual(noisyCount(40, secret, 'e/c1'), noisyCount(40, secret, 'e/c2'));
   assert.ok(once && once.failureShare >= 0 && once.failureShare <= 1);
+  assert.equal(once.failureShare, Math.round(once.failureShare * 100) / 100, 'published to a hundredth');
   assert.ok(once.lookupMs!.p5 <= once.lookupMs!.p50 && once.lookupMs!.p50 <= once.lookupMs!.p95);
 });
 

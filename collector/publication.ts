@@ -155,7 +155,8 @@ export function publishCell(pages: readonly PageValues[], secret: Buffer, cell: 
   };
   return {
     pages: Math.round(count),
-    failureShare: Math.max(0, Math.min(1, failures / count)),
+    // Published to a hundredth: the noise's own digits say nothing, and an unrounded float looks more exact than it is.
+    failureShare: Math.round(Math.max(0, Math.min(1, failures / count)) * 100) / 100,
     lookupMs: spread(pick('medianMs'), DOMAIN.ms),
     onloadMs: spread(pick('onloadMs'), DOMAIN.onload),
     bytesPerLookup: privateQuantile(pick('bytes'), 0.5, DOMAIN.bytes, share, u),

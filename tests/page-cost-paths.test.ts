@@ -9,26 +9,18 @@ import { predict, visitPrediction } from '../bench/validate/analysis.js';
 import { storedRecord, type StoredRecord } from '../common/stored-record.js';
 import { measuredPageCost } from '../common/page-cost.js';
 import type { ExchangeRecord } from '../common/record.js';
-import { PROTOCOL_VERSION, type ResolverSpec } from '../common/schema.js';
-import { HostConnection, type NativePort } from '../extension/src/background/host-connection.js';
+import { PROTOCOL_VERSION } from '../common/schema.js';
+import { HostConnection } from '../extension/src/background/host-connection.js';
 import { MeasurementScheduler } from '../extension/src/background/measurements.js';
-import { FakeArea, host, pageRecord } from '../extension/src/background/test-fixtures.js';
+import { FakeArea, FakeNativePort, host, LOOPBACK_LAB, pageRecord, POPUP_SENDER } from '../extension/src/background/test-fixtures.js';
 import { historyEntry, type HistoryCell } from '../extension/src/history.js';
 import type { MeasureStatus } from '../extension/src/messages/measure.js';
 import { computeResults } from '../extension/src/popup/cost-view.js';
 import { testI18n } from '../extension/src/i18n-fixtures.js';
 import { defaultSettings } from '../extension/src/settings.js';
 
-const LAB: ResolverSpec = {
-  id: 'lab',
-  name: 'Lab',
-  endpoints: [
-    { transport: 'udp', address: '127.0.0.1', port: 53 },
-    { transport: 'dot', address: '127.0.0.1', port: 853, serverName: 'dns.test' },
-    { transport: 'doh', address: '127.0.0.1', port: 443, serverName: 'dns.test', path: '/dns-query' },
-  ],
-};
-const EXT = { id: 'ext', url: 'chrome-extension://ext/popup/popup.html' };
+const LAB = LOOPBACK_LAB;
+const EXT = POPUP_SENDER;
 
 /**
  * A host's replay of a 4-host page as the engine writes it: over cold DoT and DoH the document's lookup opens the
@@ -64,21 +56,6 @@ function hostRecords(): ExchangeRecord[] {
   return out;
 }
 
-/** A fake native port: what the background sends, and a way to answer as the host. */
-class Port implements NativePort {
-  sent: Array<Record<string, unknown>> = [];
-  private listeners: Array<(m: unknown) => void> = [];
-  onMessage = { addListener: (l: (m: unknown) => void) => void this.listeners.push(l) };
-  onDisconnect = { addListener: () => undefined };
-  postMessage(m: unknown): void {
-    this.sent.push(m as Record<string, unknown>);
-  }
-  disconnect(): void {}
-  reply(m: unknown): void {
-    // As over a real port: the message is serialized and parsed on the way.
-    for (const l of this.listeners) l(JSON.parse(JSON.stringify(m)));
-  }
-}
 
 test("the popup's and the history's numbers for a page equal the validation's prediction from the host's full records", async () => {
   const page = pageRecord('p1', [host('www.example.org', 0), host('cdn.example.net', 15), host('img.example.net', 30), host('late.example.com', 500)]);
@@ -90,7 +67,7 @@ test("the popup's and the history's numbers for a page equal the validation's pr
   assert.ok(validated.dot && validated.doh, JSON.stringify(validated));
 
   // The product's way: a host answers the background's request over a port; the scheduler stores what arrives.
-  const port = new Port();
+  const port = new FakeNativePort();
   const conn = new HostConnection({ connect: () => port, lastError: () => undefined, setTimer: () => 0, clearTimer: () => undefined, now: () => 1 });
   conn.start();
   port.reply({ id: (port.sent[0] as { id: string }).id, type: 'hello', version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot', 'doh'] });

@@ -12,45 +12,24 @@ import { test } from 'vitest';
 import { analyse, predictedShift, visitPrediction } from '../bench/validate/analysis.js';
 import { upgradeRun } from '../bench/validate/legacy.js';
 import type { Visit } from '../bench/validate/types.js';
-import { PROTOCOL_VERSION, type ResolverSpec } from '../common/schema.js';
+import { PROTOCOL_VERSION } from '../common/schema.js';
 import type { Mode } from '../common/transports.js';
-import { HostConnection, type NativePort } from '../extension/src/background/host-connection.js';
+import { HostConnection } from '../extension/src/background/host-connection.js';
 import { MeasurementScheduler } from '../extension/src/background/measurements.js';
-import { FakeArea } from '../extension/src/background/test-fixtures.js';
+import { FakeArea, FakeNativePort, LOOPBACK_LAB, POPUP_SENDER } from '../extension/src/background/test-fixtures.js';
 import { testI18n } from '../extension/src/i18n-fixtures.js';
 import type { MeasureStatus } from '../extension/src/messages/measure.js';
 import { computeResults } from '../extension/src/popup/cost-view.js';
 import { defaultSettings } from '../extension/src/settings.js';
 import type { PageRecord } from '../common/page-record.js';
 
-const LAB: ResolverSpec = {
-  id: 'lab',
-  name: 'Lab',
-  endpoints: [
-    { transport: 'udp', address: '127.0.0.1', port: 53 },
-    { transport: 'dot', address: '127.0.0.1', port: 853, serverName: 'dns.test' },
-    { transport: 'doh', address: '127.0.0.1', port: 443, serverName: 'dns.test', path: '/dns-query' },
-  ],
-};
-const EXT = { id: 'ext', url: 'chrome-extension://ext/popup/popup.html' };
+const LAB = LOOPBACK_LAB;
+const EXT = POPUP_SENDER;
 
-class Port implements NativePort {
-  sent: Array<Record<string, unknown>> = [];
-  private listeners: Array<(m: unknown) => void> = [];
-  onMessage = { addListener: (l: (m: unknown) => void) => void this.listeners.push(l) };
-  onDisconnect = { addListener: () => undefined };
-  postMessage(m: unknown): void {
-    this.sent.push(m as Record<string, unknown>);
-  }
-  disconnect(): void {}
-  reply(m: unknown): void {
-    for (const l of this.listeners) l(JSON.parse(JSON.stringify(m)));
-  }
-}
 
 /** The measurement the extension stores for `page` (planned, sent to a host over a port, done), read back. */
 async function storedMeasurement(page: PageRecord): Promise<NonNullable<MeasureStatus['measurement']>> {
-  const port = new Port();
+  const port = new FakeNativePort();
   const conn = new HostConnection({ connect: () => port, lastError: () => undefined, setTimer: () => 0, clearTimer: () => undefined, now: () => 1 });
   conn.start();
   port.reply({ id: (port.sent[0] as { id: string }).id, type: 'hello', version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot', 'doh', 'doq'] });

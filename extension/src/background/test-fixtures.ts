@@ -4,6 +4,8 @@ import type { ExchangeRecord } from '../../../common/record.js';
 import type { PageHost, PageRecord } from '../../../common/page-record.js';
 import { storedRecord, type StoredRecord } from '../../../common/stored-record.js';
 import type { StorageArea } from './storage.js';
+import type { NativePort } from './host-connection.js';
+import type { ResolverSpec } from '../../../common/schema.js';
 
 /** A page host as the recorder keeps it (names under .localhost, .local or single-label are internal). */
 export function host(name: string, firstNeededMs: number, extra: Partial<PageHost> = {}): PageHost {
@@ -75,3 +77,31 @@ export function measured(pageId: string, finishedAt: number, dotColdMs: number, 
   } satisfies MeasurementMeta;
   return { meta, records };
 }
+
+/** A native port in memory: what the background sends, and a way to answer as the host (serialized on the way). */
+export class FakeNativePort implements NativePort {
+  sent: Array<Record<string, unknown>> = [];
+  private listeners: Array<(m: unknown) => void> = [];
+  onMessage = { addListener: (l: (m: unknown) => void) => void this.listeners.push(l) };
+  onDisconnect = { addListener: () => undefined };
+  postMessage(m: unknown): void {
+    this.sent.push(m as Record<string, unknown>);
+  }
+  disconnect(): void {}
+  reply(m: unknown): void {
+    for (const l of this.listeners) l(JSON.parse(JSON.stringify(m)));
+  }
+}
+
+/** A lab resolver on loopback (Do53, DoT and DoH endpoints) for tests that plan a measurement. */
+export const LOOPBACK_LAB: ResolverSpec = {
+  id: 'lab',
+  name: 'Lab',
+  endpoints: [
+    { transport: 'udp', address: '127.0.0.1', port: 53 },
+    { transport: 'dot', address: '127.0.0.1', port: 853, serverName: 'dns.test' },
+    { transport: 'doh', address: '127.0.0.1', port: 443, serverName: 'dns.test', path: '/dns-query' },
+  ],
+};
+/** The popup as a message sender. */
+export const POPUP_SENDER = { id: 'ext', url: 'chrome-extension://ext/popup/popup.html' };

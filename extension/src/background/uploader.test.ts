@@ -41,6 +41,7 @@ function harness(opts: { area?: FakeArea; upload?: Partial<Settings['upload']>; 
       return { status: a.status, headers: { get: (h: string) => (h === 'retry-after' ? (a.retryAfter ?? null) : null) }, text: async () => JSON.stringify(a.body ?? {}) };
     },
     randomToken: (bytes) => `tok${String(++n).padStart(bytes, '0')}`,
+    random: () => 0.5,
     now: () => now,
     setTimer: () => null,
     clearTimer: () => {},
@@ -83,19 +84,33 @@ test('an excluded site: its pages waiting to be uploaded are dropped, and every 
   assert.deepEqual(await h.u.purge(bank), { pages: 0, batches: 0 });
 });
 
-test('20 pages are sealed, one batch each, and sent at once; the preview is byte for byte what the collector receives', async () => {
+test('20 pages are sealed, one batch each, and sent one at a time, a random gap apart; the preview is byte for byte what the collector receives', async () => {
   const h = harness();
+  const gap = UPLOAD_TIMING.gapMs.min + 0.5 * (UPLOAD_TIMING.gapMs.max - UPLOAD_TIMING.gapMs.min);
+  // Sends what is due after `ms` more.
+  const later = async (ms: number) => {
+    h.advance(ms);
+    await h.u.kick();
+  };
   for (let i = 0; i < 3; i++) await h.u.onHistory(h.entry(i));
   assert.equal(h.calls.length, 0, 'fewer than 20 pages wait');
   const preview = (await h.u.preview()).batch!;
   assert.equal(preview.pages, 1);
   await h.u.flush();
-  assert.equal(h.calls.length, 3);
+  assert.equal(h.calls.length, 1, 'sent now: the first batch; the others a gap apart each');
   assert.equal(h.calls[0]!.body, preview.body, 'sent bytes = preview bytes');
   assert.equal(h.calls[0]!.url, 'http://127.0.0.1:9/v1/batches');
   assert.match(h.calls[0]!.headers[DELETION_TOKEN_HEADER]!, /^[A-Za-z0-9_-]{32,}$/);
+  await later(gap - 1);
+  assert.equal(h.calls.length, 1, 'not before its gap');
+  await later(1);
+  await later(gap);
+  assert.equal(h.calls.length, 3);
+  assert.ok(UPLOAD_TIMING.gapMs.min > 5_000, 'longer than the collector keeps an idle connection: each batch on its own');
   for (let i = 3; i < 23; i++) await h.u.onHistory(h.entry(i));
-  assert.equal(h.calls.length, 23, 'the 20th pending page sealed and sent them');
+  assert.equal(h.calls.length, 4, 'the 20th pending page sealed them: the first goes at once');
+  for (let i = 0; i < 19; i++) await later(gap);
+  assert.equal(h.calls.length, 23, 'the rest, one per gap');
   const s = await h.status();
   assert.deepEqual([s.pendingPages, s.queued.length, s.sent.length], [0, 0, 23]);
   assert.ok(s.sent.every((b) => b.pages === 1));

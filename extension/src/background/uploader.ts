@@ -18,7 +18,7 @@ import type { UploadStatus } from '../messages/upload.js';
 import { QueuedArea, type StorageArea } from './storage.js';
 
 export const UPLOAD_KEYS = { pending: 'upload:pending', queue: 'upload:queue', sent: 'upload:sent', refused: 'upload:refused' } as const;
-export const UPLOAD_TIMING = { sealPages: 20, sealAfterMs: 3_600_000, retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000 } as const;
+export const UPLOAD_TIMING = { sealPages: 20, sealAfterMs: 3_600_000, retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000, gapMs: { min: 6_000, max: 90_000 } } as const;
 export const UPLOAD_CAPS = { pending: 2_000, queue: 200, sent: 5_000, refused: 100 } as const;
 
 interface Pending {
@@ -65,6 +65,8 @@ export interface UploaderDeps {
   fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal }): Promise<{ status: number; headers: { get(name: string): string | null }; text(): Promise<string> }>;
   /** `bytes` random bytes as base64url. */
   randomToken(bytes: number): string;
+  /** A uniform number in [0, 1) for the gaps between batches (default Math.random). */
+  random?(): number;
   now(): number;
   setTimer(fn: () => void, ms: number): unknown;
   clearTimer(handle: unknown): void;
@@ -137,12 +139,15 @@ export class Uploader {
     }), false);
   }
 
-  /** upload-flush: seal what is pending and send now (retry times reset). */
+  /** upload-flush: seal what is pending and send now: the first batch at once, the others spaced as always (retry times reset). */
   async flush(): Promise<UploadStatus> {
     await this.serial(async (s, settings) => {
       if (s.pending.length > 0 && settings.upload.enabled) this.seal(s, settings);
-      const now = this.deps.now();
-      for (const q of s.queue) q.nextAt = Math.min(q.nextAt, now);
+      let at = this.deps.now();
+      for (const [i, q] of s.queue.entries()) {
+        if (i > 0) at += this.gap();
+        q.nextAt = at;
+      }
     });
     await this.kick();
     return this.status();
@@ -209,15 +214,27 @@ export class Uploader {
     if (pages || batches) this.deps.log(`upload: ${pages} pages and ${batches} batches queued for another collector were dropped`);
   }
 
+  /**
+   * A random gap between two batches' sends, longer than the collector's keep-alive (5 s): batches sealed together do
+   * not go out back to back on one connection, where a proxy's log in front of the collector would link them.
+   */
+  private gap(): number {
+    const { min, max } = UPLOAD_TIMING.gapMs;
+    return min + (this.deps.random ?? Math.random)() * (max - min);
+  }
+
   private seal(s: State, settings: Settings): void {
     const pending = s.pending;
     s.pending = [];
     const now = this.deps.now();
+    // Each batch a random gap after the one queued before it (a lone batch goes at once).
+    let at = s.queue.length ? Math.max(now, s.queue[s.queue.length - 1]!.nextAt) + this.gap() : now;
     for (const p of pending) {
       const hosts = typeof p.host === 'string' ? [p.host] : [];
       for (const { batch, body } of buildBatches([p.page], settings.upload.network, () => this.deps.randomToken(24), () => now)) {
         const collector = p.collector ?? settings.upload.collector;
-        s.queue.push({ key: batch.key, hosts, collector, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: now, lastError: null });
+        s.queue.push({ key: batch.key, hosts, collector, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: at, lastError: null });
+        at += this.gap();
       }
     }
     if (s.queue.length > UPLOAD_CAPS.queue) {

@@ -67,7 +67,7 @@ interface Run {
 }
 
 async function measure(store: string, env: Record<string, string>, dataDir: string): Promise<Run> {
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--max-connections-per-client', String(CLIENTS)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (d: Buffer) => {

@@ -28,7 +28,7 @@ Usage: npx dnscost-collector [options]
                          the whole request
   --max-connections-per-client N
                          connections one client (an IPv4 address, an IPv6 /64; a trusted proxy is not counted)
-                         may hold open at once (default 64)
+                         may hold open at once (default 32)
   --body-budget MIB      upload bodies being received at once, in MiB over every connection (default 64); past it
                          uploads are answered 503 with Retry-After
   --epsilon E            differential privacy: ε per published cell and day (default ${PUBLICATION.epsilon})
@@ -55,7 +55,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '5' },
     'trusted-proxy': { type: 'string', multiple: true, default: [] },
     'max-connections': { type: 'string', default: '4096' },
-    'max-connections-per-client': { type: 'string', default: '64' },
+    'max-connections-per-client': { type: 'string', default: '32' },
     'body-budget': { type: 'string', default: '64' },
     epsilon: { type: 'string', default: String(PUBLICATION.epsilon) },
     'min-pages': { type: 'string', default: String(PUBLICATION.minPages) },

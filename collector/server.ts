@@ -32,7 +32,7 @@ export interface CollectorOptions {
   maxConnections?: number;
   /**
    * Connections open at once from one client (an IPv4 address, an IPv6 /64; a trusted proxy is not counted), at most
-   * (default 64): one address cannot hold all of maxConnections.
+   * (default 32): one address cannot hold all of maxConnections, nor can a hundred of them.
    */
   maxConnectionsPerClient?: number;
   /**
@@ -86,7 +86,7 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
   // client gives up. One that has sent nothing after 5 s is closed.
   // And one client may hold at most maxConnectionsPerClient of them (a proxy we trust speaks for many: not counted).
   const perClient = new Map<string, number>();
-  const maxPerClient = opts.maxConnectionsPerClient ?? 64;
+  const maxPerClient = opts.maxConnectionsPerClient ?? 32;
   server.on('connection', (socket) => {
     const peer = canonicalIp(socket.remoteAddress ?? '');
     const client = ctx.trustedProxies.has(peer) ? null : clientOf(peer, undefined, ctx.trustedProxies);

@@ -75,7 +75,7 @@ async function inner(name: BrowserName, out: string): Promise<void> {
     let seen = '';
     let since = 0;
     let last: PageRecord | undefined;
-    const report = await poll('the page record', 30_000, async () => {
+    const complete = (ms: number) => poll('the page record', ms, async () => {
       const r = (await sendFromPage(ext, { type: 'page-report', tabId })) as { ok: boolean; record?: PageRecord };
       if (!r.ok || r.record!.onLoadMs === null) return undefined;
       last = r.record;
@@ -83,8 +83,17 @@ async function inner(name: BrowserName, out: string): Promise<void> {
       if (!Object.values(needed).every((n) => names.includes(n))) return undefined;
       if (names.join(' ') !== seen) [seen, since] = [names.join(' '), Date.now()];
       return Date.now() - since >= SETTLE_MS ? r.record : undefined;
+    });
+    const holds = () => (last ? last.hosts.map((h) => h.name).join(', ') : 'nothing loaded');
+    // Firefox now and then keeps a record of the document alone after HTTPS-First's second navigation (two CI runs in
+    // ten): the demo then opens the page again, as a person would, and says so.
+    const report = await complete(15_000).catch(async () => {
+      say(`the page record holds only ${holds()} after 15 s; opening the page again`);
+      [seen, since] = ['', 0];
+      await visit(page, site.url(HOSTS.page, '/'));
+      return complete(30_000);
     }).catch((err: Error) => {
-      throw new Error(`${err.message}; the record holds ${last ? last.hosts.map((h) => h.name).join(', ') : 'nothing loaded'}, the page needs ${Object.values(needed).join(', ')}`);
+      throw new Error(`${err.message}; the record holds ${holds()}, the page needs ${Object.values(needed).join(', ')}`);
     });
     say(`visited ${report.url}: ${report.hosts.length} hostnames (${report.hosts.map((h) => h.name).join(', ')})`);
     expectOk('measure-start', await sendFromPage(ext, { type: 'measure-start', tabId }));

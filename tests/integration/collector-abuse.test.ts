@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -372,10 +373,18 @@ describe('one address, many addresses, slow bodies', () => {
     // 1. One address, 4,096 connections, each sending nothing.
     let heldOpen = 0;
     const crowd = Array.from({ length: 4096 }, () => open('127.0.0.2', () => {}));
-    // Counted before the next attack starts (a connection still in the kernel's accept queue reads as open here).
+    // Counted on the server's side (a connection still in the kernel's accept queue reads as open to the client, and
+    // under load the queue drains for seconds): the connections from 127.0.0.2 the collector process holds, read with
+    // ss twice before its 5 s cut of silent ones; the most seen.
+    const held = () => execFileSync('ss', ['-Htnp', 'state', 'established', `( sport = :${port} and dst 127.0.0.2 )`], { encoding: 'utf8' })
+      .split('\n').filter((l) => l.includes(`pid=${c.pid},`)).length;
     await sleep(1_500);
-    heldOpen = crowd.filter((s) => !s.destroyed && s.readyState === 'open').length;
-    // 2. 4,096 slow bodies from 64 addresses: headers declaring the largest body, then 200 KiB of it, then nothing.
+    heldOpen = held();
+    await sleep(1_500);
+    heldOpen = Math.max(heldOpen, held());
+    assert.ok(crowd.length === 4096);
+    // 2. 4,096 slow bodies from 64 addresses (each past its 32 connections: the rest are cut at once): headers declaring
+    // the largest body, then 200 KiB of it, then nothing.
     const BODY = 256 * 1024;
     const part = Buffer.alloc(200 * 1024, 0x20);
     for (let i = 0; i < 4096; i++) {
@@ -412,8 +421,8 @@ describe('one address, many addresses, slow bodies', () => {
     for (const s of sockets) s.destroy();
     const slowest = Math.max(...latencies);
     console.log(`many: one address held ${heldOpen} of 4,096 connections open; RSS ${rssBefore.toFixed(0)} MB before, ${rssUnder.toFixed(0)} MB under 4,096 slow bodies (800 MB if all were buffered), peak ${rssPeak.toFixed(0)} MB; ` +
-      `/48 of 1,000 addresses: ${fromPrefix} of 2,000 uploads taken, ${limited} rate-limited; honest uploads: slowest ${slowest} ms, ${failures.length} failed`);
-    assert.ok(heldOpen <= 64, `one address held ${heldOpen} connections open`);
+      `/48 of 1,000 addresses: ${fromPrefix} of 2,000 uploads taken, ${limited} rate-limited; honest uploads: slowest ${slowest} ms, ${failures.length} failed${failures.length ? ` (${failures.join('; ')})` : ''}`);
+    assert.ok(heldOpen <= 32, `one address held ${heldOpen} connections open`);
     assert.ok(fromPrefix <= 5 * 4 * PREFIX_SCALE ** 2 + 200, `the /48 got ${fromPrefix} uploads in`);
     assert.deepEqual(failures, []);
     assert.ok(slowest < 1_000, `slowest honest upload ${slowest} ms`);

@@ -138,8 +138,8 @@ describe('slow sockets', () => {
     const slow = (i: number): void => {
       if (stopping || opened >= 20_000) return;
       opened++;
-      // From 20 loopback addresses, 50 each: within the per-client cap on connections (64), which a later test tries.
-      const s = connect({ port: Number(port), host: hostname, localAddress: `127.0.1.${(i % 20) + 1}` });
+      // From 40 loopback addresses, 25 each: within the per-client cap on connections (32), which a later test tries.
+      const s = connect({ port: Number(port), host: hostname, localAddress: `127.0.1.${(i % 40) + 1}` });
       const t0 = Date.now();
       let timer: NodeJS.Timeout | null = null;
       sockets.add(s);

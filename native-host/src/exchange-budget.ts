@@ -7,6 +7,7 @@
 import { CODES, DnscostError } from '../../common/errors.js';
 import { isGlobalAddress } from '../../common/name-privacy.js';
 import type { MeasureRequest } from '../../common/schema.js';
+import { requestPlan } from './engine/measure.js';
 
 /** Exchanges the host sends to one resolver address in any hour, at most. */
 export const EXCHANGES_PER_RESOLVER_HOUR = 40_000;
@@ -14,8 +15,7 @@ const HOUR_MS = 3_600_000;
 
 /** The exchanges a request would send to each global resolver address: questions × modes × repeats (+ priming, warm-up) per endpoint. */
 export function plannedExchanges(req: MeasureRequest): Map<string, number> {
-  const qtypes = req.qtypes ?? ['A'];
-  const questions = req.hosts.reduce((n, h) => n + (typeof h === 'string' ? qtypes.length : (h.qtypes ?? qtypes).length), 0);
+  const questions = requestPlan(req).reduce((n, h) => n + h.qtypes.length, 0);
   const perEndpoint = questions * (req.modes ?? ['cold']).length * (req.repeat ?? 1) + (req.prime ? questions : 0) + (req.warmup === false ? 0 : 1);
   const out = new Map<string, number>();
   for (const r of req.resolvers) {

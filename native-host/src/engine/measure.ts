@@ -53,6 +53,15 @@ export interface MeasureResult {
   unavailable: UnavailableEndpoint[];
 }
 
+/**
+ * Each host of a request with its offset and record types: its own where the request names them (what the recording
+ * browser asked for it), else the request's, else A.
+ */
+export function requestPlan(req: Pick<MeasureRequest, 'hosts' | 'qtypes'>): Array<{ name: string; firstNeededMs: number; qtypes: QType[] }> {
+  const qtypes: QType[] = req.qtypes ?? ['A'];
+  return req.hosts.map((h) => (typeof h === 'string' ? { name: normalizeHostname(h), firstNeededMs: 0, qtypes } : { name: normalizeHostname(h.name), firstNeededMs: h.firstNeededMs ?? 0, qtypes: h.qtypes ?? qtypes }));
+}
+
 /** Runs a measure request to the end (or until `signal` aborts), calling back with every record. */
 export async function measure(
   req: MeasureRequest,
@@ -60,9 +69,7 @@ export async function measure(
   signal?: AbortSignal,
   deps: EngineDeps = { clock: monotonic, transports: REGISTRY },
 ): Promise<MeasureResult> {
-  const qtypes: QType[] = req.qtypes ?? ['A'];
-  // Each host with its own record types where the request names them (what the recording browser asked for it).
-  const plan = req.hosts.map((h) => (typeof h === 'string' ? { name: normalizeHostname(h), firstNeededMs: 0, qtypes } : { name: normalizeHostname(h.name), firstNeededMs: h.firstNeededMs ?? 0, qtypes: h.qtypes ?? qtypes }));
+  const plan = requestPlan(req);
   const questions = plan.flatMap((h) => h.qtypes.map((qtype) => ({ name: h.name, qtype })));
   const candidates = targetsOf(req, deps.transports);
   if (candidates.length === 0) throw new DnscostError(CODES.BAD_REQUEST, 'no endpoint matches the requested transports');

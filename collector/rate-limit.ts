@@ -80,3 +80,28 @@ export function clientOf(remoteAddress: string | undefined, forwardedFor: string
   const g = v6Groups(address);
   return g && address.includes(':') ? `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64` : address;
 }
+
+/**
+ * Amounts held per client (connections, bytes of bodies being received): `hold` adds to a client's, and gives back
+ * what it added once, through the function it returns; a client holding nothing is forgotten.
+ */
+export class Holdings {
+  private byClient = new Map<string, number>();
+
+  /** What `client` holds now. */
+  of(client: string): number {
+    return this.byClient.get(client) ?? 0;
+  }
+
+  hold(client: string, amount: number): () => void {
+    this.byClient.set(client, this.of(client) + amount);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = this.of(client) - amount;
+      if (left > 0) this.byClient.set(client, left);
+      else this.byClient.delete(client);
+    };
+  }
+}

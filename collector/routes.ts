@@ -8,7 +8,7 @@ import { BATCH_KEY, DELETION_TOKEN, DELETION_TOKEN_HEADER, NETWORK_TYPES, UPLOAD
 import { CODES, type CollectorCode } from '../common/errors.js';
 import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
 import { QueueFull, type GroupCommitter } from './group-commit.js';
-import { clientOf, type RateLimiter } from './rate-limit.js';
+import { clientOf, Holdings, type RateLimiter } from './rate-limit.js';
 import type { AggregateFilter, PublishedAnswer } from './publisher.js';
 import type { BatchRow, PutOutcome, Store } from './store.js';
 
@@ -44,24 +44,21 @@ export interface RouteContext {
  */
 export class BodyBudget {
   private inFlight = 0;
-  private perClientInFlight = new Map<string, number>();
+  private perClient = new Holdings();
   constructor(readonly opts: { budget: number; perClient: number; reserve: number }) {}
 
   /** Holds `bytes` for `client`, or returns null when they do not fit; the release function gives them back once. */
   admit(client: string, bytes: number): (() => void) | null {
-    const mine = this.perClientInFlight.get(client) ?? 0;
     const limit = this.opts.budget + (bytes <= SMALL_BODY ? this.opts.reserve : 0);
-    if (mine + bytes > this.opts.perClient || this.inFlight + bytes > limit) return null;
+    if (this.perClient.of(client) + bytes > this.opts.perClient || this.inFlight + bytes > limit) return null;
     this.inFlight += bytes;
-    this.perClientInFlight.set(client, mine + bytes);
+    const releaseClient = this.perClient.hold(client, bytes);
     let held = true;
     return () => {
       if (!held) return;
       held = false;
       this.inFlight -= bytes;
-      const left = (this.perClientInFlight.get(client) ?? bytes) - bytes;
-      if (left > 0) this.perClientInFlight.set(client, left);
-      else this.perClientInFlight.delete(client);
+      releaseClient();
     };
   }
 

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { GroupCommitter, type GroupOptions } from './group-commit.js';
-import { clientOf, RateLimiter, type RateOptions } from './rate-limit.js';
+import { clientOf, Holdings, RateLimiter, type RateOptions } from './rate-limit.js';
 import { BodyBudget, handle, type Asset, type RouteContext } from './routes.js';
 import { Publisher, type PublicationOptions } from './publisher.js';
 import type { Store } from './store.js';
@@ -85,20 +85,14 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
   // Node's headers timeout starts with the first byte: a connection that sends nothing would be held until its
   // client gives up. One that has sent nothing after 5 s is closed.
   // And one client may hold at most maxConnectionsPerClient of them (a proxy we trust speaks for many: not counted).
-  const perClient = new Map<string, number>();
+  const perClient = new Holdings();
   const maxPerClient = opts.maxConnectionsPerClient ?? 32;
   server.on('connection', (socket) => {
     const peer = canonicalIp(socket.remoteAddress ?? '');
     const client = ctx.trustedProxies.has(peer) ? null : clientOf(peer, undefined, ctx.trustedProxies);
     if (client !== null) {
-      const n = perClient.get(client) ?? 0;
-      if (n >= maxPerClient) return void socket.destroy();
-      perClient.set(client, n + 1);
-      socket.once('close', () => {
-        const left = (perClient.get(client) ?? 1) - 1;
-        if (left > 0) perClient.set(client, left);
-        else perClient.delete(client);
-      });
+      if (perClient.of(client) >= maxPerClient) return void socket.destroy();
+      socket.once('close', perClient.hold(client, 1));
     }
     const silent = setTimeout(() => socket.bytesRead === 0 && socket.destroy(), SILENT_MS);
     silent.unref();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { burstsOf, chromiumHttpsWait, classifyHost, DOH_DISPATCH, dohDispatchMs, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput } from './cost-model.js';
+import { burstsOf, DOH_DISPATCH, dohDispatchMs, stubCpuMs } from './client-costs.js';
+import { chromiumHttpsWait, classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput } from './cost-model.js';
 import { pageCostInput } from './page-cost.js';
 import { type StoredRecord } from './stored-record.js';
 import type { Mode, QType, TransportId } from './transports.js';
@@ -343,4 +344,18 @@ test("a browser's DoH request waits inside the browser, longer in a burst of nam
   // The cap, and the window: a name more than DOH_BURST_WINDOW_MS after the others is alone.
   assert.equal(dohDispatchMs('firefox', 'doh', 50, false), ff.baseMs + ff.burstCap * ff.perNameMs);
   assert.deepEqual(Object.fromEntries(burstsOf(new Map([['a', 0], ['b', 10], ['c', 10], ['d', 21]]))), { a: 0, b: 2, c: 2, d: 0 });
+});
+
+test("the DoQ stub's CPU: per query asked before onLoad, on DoQ only, over the same lookups", () => {
+  // The same lookups over DoT and DoQ (each host as quick as over Do53): only the stub's CPU tells them apart. The
+  // beacon is asked after onLoad, so its two queries cost the page nothing.
+  const ms = { 'doc.test': 20, 'cdn.test': 10, 'img.test': 10, 'beacon.test': 10 };
+  const records = [...SYSTEM, ...cell('r', 'dot', ms, AT, { repeats: 3 }), ...cell('r', 'doq', ms, AT, { repeats: 3 })];
+  const costs = pageCost(page(HOSTS), records);
+  assert.equal(only(costs, 'r', 'dot').onLoad.delta, 0);
+  const doq = only(costs, 'r', 'doq').onLoad;
+  // Three hosts before onLoad × A and AAAA: six queries.
+  assert.ok(Math.abs(doq.delta! - stubCpuMs('doq', 6)) < 1e-9, JSON.stringify(doq));
+  assert.ok(stubCpuMs('doq', 6) > 1 && stubCpuMs('dot', 6) === 0 && stubCpuMs('udp', 6) === 0);
+  assert.ok(doq.lower! <= doq.delta! && doq.delta! <= doq.upper!, JSON.stringify(doq));
 });

@@ -8,6 +8,7 @@ import type { PageHost } from './page-record.js';
 import type { Pair } from './record.js';
 import type { StoredRecord } from './stored-record.js';
 import { percentile } from './stats.js';
+import { burstsOf, DOH_TRANSPORTS, dohDispatchMs, firstNeededOf, stubCpuMs } from './client-costs.js';
 import type { Mode, TransportId } from './transports.js';
 
 /** Differences smaller than this are "indistinguishable" (one frame at 30 Hz — Hounsel et al.). */
@@ -169,9 +170,6 @@ function hostsOf(page: PageInput): PageHostInput[] {
 /** Per host of one cell: lookup per repeat (null when it did not resolve), failures and totals. */
 type HostLookups = { perRepeat: Map<number, number | null>; waited: Map<number, number>; failed: number; total: number };
 
-/** DoH transports: a Firefox that uses one does so through its TRR. */
-const TRR_TRANSPORTS: ReadonlySet<string> = new Set(['doh', 'doh1', 'doh3']);
-
 /**
  * The host whose lookup, in `records`' cells, has one more query round trip in front of it: Firefox resolving an
  * http document through its TRR asks the document's HTTPS record first and its addresses only after that answer
@@ -180,53 +178,12 @@ const TRR_TRANSPORTS: ReadonlySet<string> = new Set(['doh', 'doh1', 'doh3']);
  * Do53 1–12 ms). Over its own resolver it asks no HTTPS record for an http document.
  */
 export function sequentialHttpsHost(page: Pick<PageInput, 'browser' | 'documentHttp' | 'documentHost'>, transport: string | undefined): string | null {
-  return page.browser === 'firefox' && page.documentHttp === true && TRR_TRANSPORTS.has(transport ?? '') ? page.documentHost : null;
+  return page.browser === 'firefox' && page.documentHttp === true && DOH_TRANSPORTS.has(transport ?? '') ? page.documentHost : null;
 }
 
 /** That first question's price: one more query on the connection the addresses went over (its round trip, no set-up). */
 export function sequentialHttpsMs(addresses: readonly StoredRecord[]): number {
   return Math.max(0, ...addresses.filter((r) => r.ok).map((r) => r.timings.query ?? 0));
-}
-
-/**
- * How long a browser's DoH request waits inside the browser before it is written, beyond what dnscost's own client
- * waits: the browser's resolver sends its requests from a thread the page's own work shares (Firefox: the parent
- * process's main thread, where TRRServiceChannel::ResolveProxy runs; Chromium: the network thread, which binds the
- * request to the DoH session), so a request made while the page keeps that thread busy leaves late, and the more names
- * the page asks at once the later. `burst`: how many other names of the page were first needed in the
- * DOH_BURST_WINDOW_MS before this one. Fitted on the lab's 2-core machine, per lookup against each browser's own log
- * (bench/results/validation/lookups/README.md, "pricing the wait"): Firefox 4.5 ms + 1 ms per name of the burst (at
- * most 10); Chromium 2.5 ms on names after the document's (its document's own lookup does not wait). A machine with
- * more cores to spare likely waits less; what the validation checks is this machine.
- */
-export function dohDispatchMs(browser: RecordingBrowser | null, transport: string | undefined, burst: number, document: boolean): number {
-  if (!TRR_TRANSPORTS.has(transport ?? '')) return 0;
-  if (browser === 'firefox') return DOH_DISPATCH.firefox.baseMs + DOH_DISPATCH.firefox.perNameMs * Math.min(burst, DOH_DISPATCH.firefox.burstCap);
-  if (browser === 'chromium') return document ? 0 : DOH_DISPATCH.chromium.baseMs;
-  return 0;
-}
-
-/** dohDispatchMs's fitted constants. */
-export const DOH_DISPATCH = { firefox: { baseMs: 4.5, perNameMs: 1, burstCap: 10 }, chromium: { baseMs: 2.5 } } as const;
-/** Names first needed this long before a name (or at the same time) make its burst. */
-export const DOH_BURST_WINDOW_MS = 10;
-
-/** For each name of a replay, how many other names were first needed in the window before it (inclusive). */
-export function burstsOf(firstNeeded: ReadonlyMap<string, number>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [name, at] of firstNeeded) {
-    let n = 0;
-    for (const [other, t] of firstNeeded) if (other !== name && t <= at && t >= at - DOH_BURST_WINDOW_MS) n++;
-    out.set(name, n);
-  }
-  return out;
-}
-
-/** When each name of `records` was first needed on the replay's schedule (records without replay info: none). */
-export function firstNeededOf(records: readonly StoredRecord[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const r of records) if (r.replay) out.set(r.host, Math.min(out.get(r.host) ?? Infinity, r.replay.firstNeededMs));
-  return out;
 }
 
 function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null, sequentialHttps: string | null = null, documentHost: string | null = null): Map<string, HostLookups> {
@@ -287,6 +244,13 @@ function medianLookup(entry: HostLookups | undefined, credit = 0): number | null
   return xs.length ? median(xs) : null;
 }
 
+/** How many records each repeat of a replay holds (one number per repeat). */
+function countsPerRepeat(records: readonly StoredRecord[]): number[] {
+  const n = new Map<number, number>();
+  for (const r of records) n.set(r.repeat, (n.get(r.repeat) ?? 0) + 1);
+  return [...n.values()];
+}
+
 const cellKey = (resolver: string, transport: string, mode: string) => `${resolver}|${transport}|${mode}`;
 
 /**
@@ -310,13 +274,14 @@ export function pageCost(page: PageInput, records: readonly StoredRecord[], opti
     const first = list[0]!;
     const base = baselineFor(first.mode);
     const retry = options.udpRetryMs ?? UDP_RETRY_MS;
-    return cellCost(page, list, base ? lookups(base, retry, page.browser ?? null, sequentialHttpsHost(page, base[0]?.transport), page.documentHost) : null, options.dotOverhead ?? 'formula', retry);
+    return cellCost(page, list, base, base ? lookups(base, retry, page.browser ?? null, sequentialHttpsHost(page, base[0]?.transport), page.documentHost) : null, options.dotOverhead ?? 'formula', retry);
   });
 }
 
 function cellCost(
   page: PageInput,
   records: readonly StoredRecord[],
+  baseRecords: readonly StoredRecord[] | null,
   baseline: ReturnType<typeof lookups> | null,
   dotOverhead: DotOverhead,
   udpRetryMs: number,
@@ -409,14 +374,18 @@ function cellCost(
       // However the critical path went, onLoad cannot come before the last lookup it waits for.
       floor = dDoc + Math.max(0, offC - onLoad);
     }
-    point = dDoc + par + late;
-    lower = Math.min(point, Math.max(dDoc + Math.min(par, chain) + Math.min(0, shiftOff), floor));
+    // The stub's CPU for the queries asked before onLoad, beyond the baseline's (stubCpuMs).
+    const beforeOnLoad = new Set(usable.map((h) => h.name));
+    const queriesOf = (rs: readonly StoredRecord[]) => median(countsPerRepeat(rs.filter((r) => beforeOnLoad.has(r.host)))) ?? 0;
+    const cpu = stubCpuMs(first.transport, queriesOf(records)) - (baseRecords?.length ? stubCpuMs(baseRecords[0]!.transport, queriesOf(baseRecords)) : 0);
+    point = dDoc + par + late + cpu;
+    lower = Math.min(point, Math.max(dDoc + Math.min(par, chain) + Math.min(0, shiftOff), floor) + cpu);
     // The chain extreme: with completion times, the worst chain of responses the order of the page allows; without
     // them, every critical lookup in one chain.
     const chained = ended.length
       ? Math.max(0, ...[...worst].map(([h, w]) => w + Math.max(0, h.delta!)))
       : Math.max(par, chain) + Math.max(0, shiftOff);
-    upper = Math.max(point, dDoc + chained);
+    upper = Math.max(point, dDoc + chained + cpu);
   }
 
   const unresolved = hosts.filter((h) => h.total > 0 && h.lookup === null).map((h) => h.name);

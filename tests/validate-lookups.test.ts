@@ -6,7 +6,7 @@ import { test } from 'vitest';
 import { netLogLookups, visitLookups } from '../bench/validate/netlog.js';
 import { lookupLayer, lookupTolerance, replayLookups } from '../bench/validate/lookups.js';
 import type { StoredRecord } from '../common/stored-record.js';
-import { DOH_DISPATCH } from '../common/cost-model.js';
+import { DOH_DISPATCH } from '../common/client-costs.js';
 import type { Visit } from '../bench/validate/types.js';
 
 const OFFSET = 1795687872441;

@@ -5,7 +5,8 @@
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode, TransportId } from '../../common/transports.js';
 import { percentile } from '../../common/stats.js';
-import { burstsOf, dohDispatchMs, firstNeededOf, sequentialHttpsHost, sequentialHttpsMs } from '../../common/cost-model.js';
+import { burstsOf, dohDispatchMs, firstNeededOf } from '../../common/client-costs.js';
+import { sequentialHttpsHost, sequentialHttpsMs } from '../../common/cost-model.js';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { pageCostInput } from '../../common/page-cost.js';
 import { PATH_OF, type Side, type Visit } from './types.js';

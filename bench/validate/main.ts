@@ -26,7 +26,11 @@ export { missingFor, runValidation } from './run.js';
 export { CANDIDATES, SCHEME_OF, SIDES } from './types.js';
 
 // Raw files named *.gz are gzipped (a profile's raw run is megabytes of JSON; gzipped about a thirteenth).
-const readRaw = (f: string) => (f.endsWith('.gz') ? gunzipSync(readFileSync(f)) : readFileSync(f)).toString('utf8');
+// Read by its bytes (gzip's magic number), so a file named either way reads back.
+const readRaw = (f: string) => {
+  const bytes = readFileSync(f);
+  return (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8');
+};
 const writeRaw = (f: string, run: ValidationRun) => writeFileSync(f, f.endsWith('.gz') ? gzipSync(JSON.stringify(run)) : JSON.stringify(run));
 
 /** The chunks of a queue file: one chunk's options per line (whitespace-separated), blank lines and # comments skipped. */
@@ -36,7 +40,7 @@ export function queueChunks(text: string): string[][] {
 
 /**
  * Runs a queue's chunks in order, each alone: a chunk whose raw file exists is done and skipped; one runs into
- * RAW.partial and is renamed when it finishes, so a queue stopped anywhere (a session's end, a killed process)
+ * RAW.partial (RAW.partial.gz for a gzipped RAW.gz) and is renamed when it finishes, so a queue stopped anywhere (a session's end, a killed process)
  * resumes at the chunk it was in, from its start. At most `limit` chunks run this time.
  */
 async function runQueue(file: string, limit: number | null, prefix: string): Promise<void> {
@@ -48,7 +52,8 @@ async function runQueue(file: string, limit: number | null, prefix: string): Pro
     if (existsSync(cmd.raw)) continue;
     if (limit !== null && ran >= limit) break;
     const command = `${prefix} ${args.join(' ')}`;
-    const partial = `${cmd.raw}.partial`;
+    // RAW.partial.gz for RAW.gz: written gzipped, as the name it is renamed to says.
+    const partial = cmd.raw.replace(/(\.gz)?$/, '.partial$1');
     process.stderr.write(`queue ${file}: chunk ${i + 1} of ${chunks.length}: ${args.join(' ')}\n`);
     const run = await runValidation({ ...cmd.options, onProfile: (r) => writeRaw(partial, { ...r, command }) });
     run.command = command;

@@ -2,11 +2,13 @@
 // measuring never needs a lookup of its own. Pure (no `node:` or DOM): the host and the extension both import it.
 // The person's current DNS becomes resolvers here too (currentDnsResolvers), from what the host found on the machine
 // (native-host/src/current-dns/): the public ones are never exercised in tests, the current DNS only with lab ones.
-import type { CurrentDns, EndpointSpec, ResolverSpec } from './schema.js';
+import type { BrowserDoh, CurrentDns, EndpointSpec, ResolverSpec } from './schema.js';
 import { TRANSPORTS, type TransportId } from './transports.js';
 
 /** The resolver id of the person's current DNS: the baseline whenever it was measured. */
 export const CURRENT_DNS_ID = 'system';
+/** The resolver id of the browser's own DoH server: the baseline while the browser resolves over DoH. */
+export const BROWSER_DOH_ID = 'browser';
 /** The resolver id of the local caching stub in front of it (systemd-resolved, dnsmasq, …), measured beside it. */
 export const LOCAL_STUB_ID = 'system-stub';
 
@@ -53,4 +55,19 @@ export function currentDnsResolvers(current: CurrentDns): ResolverSpec[] {
     out.push({ id: LOCAL_STUB_ID, name: `your computer's DNS cache (${current.stub.software} on ${current.stub.address})`.slice(0, 128), endpoints: [{ transport: 'udp', address: current.stub.address, port: 53 }] });
   }
   return out;
+}
+
+/**
+ * The resolvers to measure while the browser resolves over DoH (never weaker than the browser: no name in clear
+ * text): the browser's own DoH server first (`browser`, the baseline; absent when the host found no endpoint for it),
+ * then every other resolver with its encrypted endpoints only (one left with none is dropped: the person's current
+ * DNS over plain DNS, a public resolver's Do53).
+ */
+export function encryptedOnly(resolvers: readonly ResolverSpec[], doh: BrowserDoh): ResolverSpec[] {
+  const own: ResolverSpec[] = doh.endpoint ? [{ id: BROWSER_DOH_ID, name: `${doh.product}'s DNS over HTTPS (${doh.endpoint.serverName ?? doh.endpoint.address})`.slice(0, 128), endpoints: [{ ...doh.endpoint }] }] : [];
+  const others = resolvers
+    .filter((r) => r.id !== BROWSER_DOH_ID)
+    .map((r) => ({ ...r, endpoints: r.endpoints.filter((e) => TRANSPORTS[e.transport].encrypted) }))
+    .filter((r) => r.endpoints.length > 0);
+  return [...own, ...others];
 }

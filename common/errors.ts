@@ -47,6 +47,8 @@ export const CODES = {
   DEADLINE: 'deadline',
   /** The measurement would ask a resolver more than the host's hourly budget of exchanges allows (nothing was sent). */
   OVER_BUDGET: 'over-budget',
+  /** The browser resolves over DoH and the request has a plain-DNS endpoint: no name goes out in clear text (nothing was sent). */
+  CLEARTEXT_REFUSED: 'cleartext-refused',
   /** Something failed that should not have: the message says what. */
   INTERNAL: 'internal',
 

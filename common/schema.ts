@@ -210,6 +210,12 @@ export interface BrowserDoh {
   fallback: boolean;
   /** Chromium's automatic mode: the system's DNS server whose provider's DoH it upgrades to; null otherwise. */
   upgradedFrom: string | null;
+  /**
+   * The browser's DoH server as an endpoint (its first template, at the address the host found for it), when it is
+   * active and known: the baseline while the browser encrypts, and where the split-horizon check goes then. Absent
+   * from hosts that predate it.
+   */
+  endpoint?: EndpointSpec | null;
 }
 
 /** Limits of a BrowserDoh in a hello (the host clips to them, so one odd setting cannot make the hello invalid). */
@@ -313,6 +319,8 @@ const replySchema = v.variant('type', [
       setBy: v.picklist(['policy', 'settings', 'rollout', 'default']),
       fallback: v.boolean(),
       upgradedFrom: v.nullable(v.pipe(v.string(), v.check(isIpLiteral, 'an IP address'))),
+      // An endpoint that does not check is dropped alone: the rest still says the browser encrypts.
+      endpoint: v.optional(v.fallback(v.nullable(endpointSpec), null)),
     })), null)),
   }),
   v.object({ id, type: v.literal('progress'), done: count, total: count }),

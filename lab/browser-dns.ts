@@ -53,14 +53,14 @@ export function isolatedNetwork(ipv6: boolean): void {
  * was meant to open. A person's Firefox resolves the name and polls rarely. (A release build ignores the
  * services.settings.server pref, so the policy is the way.)
  */
-const FIREFOX_LAB_POLICY = { policies: { DisableRemoteSettingsAndAcceptSecurityConsequences: true } };
+export const FIREFOX_LAB_POLICY = { policies: { DisableRemoteSettingsAndAcceptSecurityConsequences: true } };
 
 /**
  * Gives the current mount namespace (a private one: `unshare --mount --propagation private`) its own
  * /etc/resolv.conf, /etc/chromium (a copy, for managed policy) and Firefox distribution folder (a copy with the lab's
  * policies.json), under `work`; returns where they are.
  */
-export function isolateDns(work: string): { resolvConf: string; chromiumPolicy: string } {
+export function isolateDns(work: string): { resolvConf: string; chromiumPolicy: string; firefoxPolicies: string | null } {
   const resolvConf = join(work, 'resolv.conf');
   writeFileSync(resolvConf, `nameserver ${LAB_SERVER}\n`);
   execFileSync('mount', ['--bind', resolvConf, '/etc/resolv.conf'], { timeout: 5000 });
@@ -70,6 +70,7 @@ export function isolateDns(work: string): { resolvConf: string; chromiumPolicy: 
   mkdirSync('/etc/chromium', { recursive: true });
   execFileSync('mount', ['--bind', etc, '/etc/chromium'], { timeout: 5000 });
   const firefox = findBrowser('firefox');
+  let firefoxPolicies: string | null = null;
   if (firefox) {
     // Firefox reads policies.json from the distribution folder beside its binary (a symlink on Debian: the bind
     // mount lands on its target; an install without one gets an empty folder, the only file of the machine written).
@@ -80,8 +81,9 @@ export function isolateDns(work: string): { resolvConf: string; chromiumPolicy: 
     cpSync(dist, own, { recursive: true });
     writeFileSync(join(own, 'policies.json'), JSON.stringify(FIREFOX_LAB_POLICY));
     execFileSync('mount', ['--bind', own, dist], { timeout: 5000 });
+    firefoxPolicies = join(dist, 'policies.json');
   }
-  return { resolvConf: '/etc/resolv.conf', chromiumPolicy: '/etc/chromium/policies/managed/dnscost-lab.json' };
+  return { resolvConf: '/etc/resolv.conf', chromiumPolicy: '/etc/chromium/policies/managed/dnscost-lab.json', firefoxPolicies };
 }
 
 /**
@@ -125,7 +127,8 @@ export interface DnsBrowser {
   close(): Promise<void>;
 }
 
-function certDb(dir: string, caFile: string): void {
+/** A fresh NSS certificate db in `dir` trusting the CA in `caFile` (Chromium's $HOME/.pki/nssdb, a Firefox profile). */
+export function certDb(dir: string, caFile: string): void {
   mkdirSync(dir, { recursive: true });
   execFileSync('certutil', ['-N', '-d', `sql:${dir}`, '--empty-password'], { timeout: 10_000 });
   execFileSync('certutil', ['-A', '-d', `sql:${dir}`, '-t', 'C,,', '-n', 'dnscost-lab-ca', '-i', caFile], { timeout: 10_000 });

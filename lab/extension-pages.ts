@@ -47,7 +47,8 @@ export async function loadRecordedPage(ext: Page, tab: Page, url: string, tabPre
  * DoH3 too with `quic` (the host offers them when its QUIC companion is built).
  */
 export function labResolverSpec(lab: LabResolver, o: { quic?: boolean } = {}): ResolverSpec {
-  const port = (url: string) => Number(new URL(url.replace(/^(udp|tcp|tls|quic|h3):/, 'http:')).port);
+  // An https URL leaves its standard port out: 443.
+  const port = (url: string) => Number(new URL(url.replace(/^(udp|tcp|tls|quic|h3):/, 'http:')).port) || 443;
   const address = lab.address;
   const dnsPort = port(lab.endpoints.udp);
   const tlsPort = port(lab.endpoints.dot);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'vitest';
 import { encodeFrame, FrameDecoder } from './framing.js';
+import { collectReplies } from './test-replies.js';
 import { runNative } from './native.js';
 
 test('a measurement against a black-holed UDP resolver repeats its progress every heartbeat while nothing finishes, then ends done with timeouts', { timeout: 30_000 }, async () => {
@@ -60,11 +61,7 @@ test('a frame whose rest arrived while the process was stopped is read, not give
   const client = net.connect(join(dir, 'stdin.sock'));
   const [input] = (await once(server, 'connection')) as [net.Socket];
   const output = new PassThrough();
-  const replies: Array<Record<string, unknown>> = [];
-  const decoder = new FrameDecoder(1024 * 1024);
-  output.on('data', (chunk: Buffer) => {
-    for (const e of decoder.push(chunk)) if (e.kind === 'frame') replies.push(JSON.parse(e.body.toString('utf8')) as Record<string, unknown>);
-  });
+  const replies = collectReplies(output);
   const ran = runNative({ input, output, stallMs: 100, log: () => undefined });
   // A request that fails at once by its own code (no frame error): a cancel of nothing.
   const frame = encodeFrame(JSON.stringify({ id: 'c', type: 'cancel', target: 'nothing' }));
@@ -89,11 +86,7 @@ test('a framing error while a measurement runs: frame-too-large, the records so 
   await once(hole, 'listening');
   const input = new PassThrough();
   const output = new PassThrough();
-  const replies: Array<Record<string, unknown>> = [];
-  const decoder = new FrameDecoder(64 * 1024 * 1024);
-  output.on('data', (chunk: Buffer) => {
-    for (const e of decoder.push(chunk)) if (e.kind === 'frame') replies.push(JSON.parse(e.body.toString('utf8')) as Record<string, unknown>);
-  });
+  const replies = collectReplies(output);
   const ran = runNative({ input, output, heartbeatMs: 100, log: () => undefined });
   input.write(encodeFrame(JSON.stringify({
     id: 'm', type: 'measure', hosts: ['a.test'], lab: true, timeoutMs: 300, modes: ['cold'], repeat: 50, qtypes: ['A'],
@@ -123,11 +116,7 @@ test('the current DNS is found again when the network changes (another Wi-Fi, a 
   };
   const input = new PassThrough();
   const output = new PassThrough();
-  const decoder = new FrameDecoder(1 << 20);
-  const replies: Array<Record<string, unknown>> = [];
-  output.on('data', (chunk: Buffer) => {
-    for (const e of decoder.push(chunk)) if (e.kind === 'frame') replies.push(JSON.parse(e.body.toString('utf8')) as Record<string, unknown>);
-  });
+  const replies = collectReplies(output);
   const ran = runNative({ input, output, log: () => undefined, discover });
   const hello = async (id: string) => {
     input.write(encodeFrame(JSON.stringify({ id, type: 'hello' })));

@@ -19,6 +19,7 @@ import { measure } from './engine/measure.js';
 import { cappedAnswers } from './dns-wire.js';
 import { currentNetwork } from './network.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
+import { browserEncrypts, caFor, dohLookup, refuseCleartext, withEndpoint } from './browser-resolver.js';
 import { ExchangeBudget } from './exchange-budget.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './paths.js';
@@ -51,6 +52,8 @@ export interface NativeOptions {
   heartbeatMs?: number;
   /** Tests: how the current DNS is found and which network the machine is on (its id), instead of the machine's. */
   discover?: { currentDns(): Promise<CurrentDns>; networkId(): string | null };
+  /** Tests: the DoH of the browser that started the host (with its endpoint), instead of the machine's. */
+  browserDoh?: (currentDns: Promise<CurrentDns>) => Promise<BrowserDoh | null>;
 }
 
 interface Ctx {
@@ -99,9 +102,16 @@ const handlers: Handlers<Ctx> = {
       batchBytes = 0;
     };
     try {
-      // Names private to the person's network go to no resolver outside it (native-host/src/private-names.ts).
+      // Never weaker than the browser: while it resolves over DoH, no plain DNS at all, and the split-horizon check
+      // asks only the browser's own DoH server (none known: every name bound for a global resolver stays home).
       const dns = await ctx.currentDns().catch(() => null);
-      const { request, withheld } = await withholdPrivateNames(req, dns, dns ? currentDnsLookup(dns) : null);
+      const browser = await ctx.browserDoh().catch(() => null);
+      const encrypts = browserEncrypts(browser);
+      if (encrypts) refuseCleartext(req);
+      const overDoh = encrypts && browser?.endpoint ? dohLookup(browser.endpoint, caFor(req, browser.endpoint)) : null;
+      const check = encrypts ? overDoh : dns ? currentDnsLookup(dns) : null;
+      // Names private to the person's network go to no resolver outside it (native-host/src/private-names.ts).
+      const { request, withheld } = await withholdPrivateNames(req, dns, check).finally(() => overDoh?.close());
       if (request.hosts.length === 0) {
         throw new DnscostError(CODES.NO_MEASURABLE_HOSTS, `every name is kept from these resolvers: ${withheld.slice(0, 5).map((w) => `${w.name} (${w.reason})`).join(', ')}`);
       }
@@ -210,13 +220,14 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
   const discover = options.discover ?? { currentDns: discoverCurrentDns, networkId: () => currentNetwork()?.id ?? null };
   let foundOn = discover.networkId();
   let found = discover.currentDns();
-  let browserDoh = discoverBrowserDoh(found);
+  const findBrowserDoh = options.browserDoh ?? ((dns: Promise<CurrentDns>) => withEndpoint(discoverBrowserDoh(dns)));
+  let browserDoh = findBrowserDoh(found);
   const currentDns = (): Promise<CurrentDns> => {
     const now = discover.networkId();
     if (now !== foundOn) {
       foundOn = now;
       found = discover.currentDns();
-      browserDoh = discoverBrowserDoh(found);
+      browserDoh = findBrowserDoh(found);
     }
     return found;
   };

@@ -11,6 +11,7 @@ import { measurableHosts, offeredEndpoints, planMeasurement, unmeasurableMessage
 import type { HostStatus } from '../messages/host.js';
 import type { RoutedReply } from './host-connection.js';
 import type { Request, RequestId } from '../../../common/schema.js';
+import { encryptedOnly } from '../../../common/default-resolvers.js';
 
 /** The part of the host connection the scheduler uses (host-connection.ts). */
 export interface MeasureHost {
@@ -65,13 +66,16 @@ export function hostProblem(host: MeasureHost): string {
 export type Unmeasurable = Failure<typeof CODES.NO_MEASURABLE_HOSTS> & { withheld: WithheldGroup[] };
 
 /**
- * The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers; or, when
- * no host may be measured, the refusal saying why of each.
+ * The plan for `page`: the person's current DNS first (when on and the host found it), then their resolvers — while the
+ * browser resolves over DoH, its own DoH server first and encrypted endpoints only; or, when no host may be measured,
+ * the refusal saying why of each.
  */
 export function planFor(host: MeasureHost, page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): NonNullable<ReturnType<typeof planMeasurement>> | Unmeasurable {
   const h = host.status();
   const current = h.ok && settings.currentDns ? h.currentDns : null;
-  const resolvers = offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null);
+  const offered = offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null);
+  // While the browser resolves over DoH nothing of its pages goes out in clear text (the host refuses it too).
+  const resolvers = h.ok && h.browserDoh?.active ? encryptedOnly(offered, h.browserDoh) : offered;
   const plan = planMeasurement(page, resolvers, { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null, lab: settings.lab });
   if (plan) return plan;
   const withheld = withheldGroups(measurableHosts(page, resolvers, { searchDomains: current?.search, lab: settings.lab }).skipped);

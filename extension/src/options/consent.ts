@@ -37,6 +37,8 @@ export function renderConsent(v: SettingsView): void {
   if (v.settings.currentDns || destinations.some((d) => d.clearText)) {
     facts.append(el('li', t('consent_clear_text'), 'bad'));
   }
+  // Never weaker than the browser: while it encrypts, nothing goes out in clear text (measure-gate.ts, the host too).
+  facts.append(el('li', t('consent_browser_doh')));
   facts.append(
     ...['consent_operator', 'consent_private_windows', 'consent_private_names', 'consent_exclusions', 'consent_nothing_uploaded'].map((k) => el('li', t(k))),
   );

@@ -65,7 +65,11 @@ test("the panel says when the browser's lookups already go over DoH, instead of 
     /\(https:\/\/dns\.google\/dns-query\{\?dns\}, upgraded automatically from your DNS server 8\.8\.8\.8\), and over plain DNS when that fails/,
   );
   assert.match(browserDohWords(doh({ browser: 'firefox', mode: 'secure', templates: [], setBy: 'rollout' }), en), /over DNS over HTTPS \(its default server, turned on by Mozilla's rollout\):/);
-  assert.match(comparedWith(withDoh(doh({})), undefined, en), /^No plain-UDP replay .* Your browser already sends its lookups over DNS over HTTPS/);
+  // While the browser encrypts nothing goes out in clear text: its own DoH server is the baseline, or there is none.
+  assert.equal(comparedWith(withDoh(doh({})), undefined, en), 'Your browser resolves over DNS over HTTPS, with a server dnscost could not find: there is no baseline. No name of your pages was sent in clear text.');
+  const own = { plan: { ...withDoh(doh({})).plan, resolvers: [{ id: 'browser', name: "Chromium's DNS over HTTPS (doh.example)", transports: ['doh' as const] }] } };
+  assert.equal(comparedWith(own, { resolver: 'browser', transport: 'doh' }, en), "Compared with your browser's own DNS over HTTPS, Chromium's DNS over HTTPS (doh.example), replayed the same way. While your browser encrypts its DNS, dnscost sends no name of your pages in clear text.");
+  assert.match(comparedWith(own, { resolver: 'browser', transport: 'doh' }, de), /^Vergleichsbasis: das eigene DNS über HTTPS Ihres Browsers, Chromium's DNS over HTTPS \(doh\.example\)/);
   // Off, automatic without an upgrade, unknown, or from before: nothing is said.
   assert.equal(browserDohWords(doh({ mode: 'off', active: false, templates: [] }), en), '');
   assert.equal(browserDohWords(doh({ mode: 'automatic', active: false, templates: [], fallback: true, setBy: 'default' }), en), '');

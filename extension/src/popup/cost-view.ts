@@ -6,7 +6,7 @@ import { type StoredRecord } from '../../../common/stored-record.js';
 import type { BrowserDoh } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
-import { CURRENT_DNS_ID, LOCAL_STUB_ID } from '../../../common/default-resolvers.js';
+import { BROWSER_DOH_ID, CURRENT_DNS_ID, LOCAL_STUB_ID } from '../../../common/default-resolvers.js';
 import { expectedModeOf, holderOf, HOLDERS, pings, type Holder } from '../../../common/connection-state.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
 import { TRANSPORT_IDS, TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
@@ -98,8 +98,9 @@ export function comparedWith(meta: Pick<MeasurementMeta, 'plan'>, baseline: Resu
   const { t } = i18n;
   const doh = browserDohWords(meta.plan.browserDoh, i18n);
   const withDoh = (text: string) => (doh ? `${text} ${doh}` : text);
-  if (!baseline) return withDoh(t('cost_compared_none'));
+  if (!baseline) return meta.plan.browserDoh?.active ? t('cost_compared_browser_none') : withDoh(t('cost_compared_none'));
   const name = resolverName(meta, baseline.resolver, i18n);
+  if (baseline.resolver === BROWSER_DOH_ID) return t('cost_compared_browser', name);
   if (baseline.resolver === CURRENT_DNS_ID) {
     const enc = meta.plan.currentDns?.encrypted;
     const already = enc ? ` ${t(enc.opportunistic ? 'cost_already_encrypted_opportunistic' : 'cost_already_encrypted', i18n.transport(enc.transport), enc.by)}` : '';

@@ -1,0 +1,52 @@
+// The plan while the browser resolves over DoH (issue 26 item 1): never weaker than the browser, so nothing of its
+// pages in clear text; the host refuses it too (native-host/src/browser-resolver.ts), and the browsers' own run is
+// tests/browser/no-cleartext.test.ts.
+import assert from 'node:assert/strict';
+import { test } from 'vitest';
+import { chooseBaseline } from '../../../common/page-cost.js';
+import { isResolverSpec, type BrowserDoh, type CurrentDns, type EndpointSpec, type ResolverSpec } from '../../../common/schema.js';
+import type { HostStatus } from '../messages/host.js';
+import { planFor, type MeasureHost } from './measure-gate.js';
+import { host, pageRecord } from './test-fixtures.js';
+
+const current: CurrentDns = { source: 'resolv.conf', servers: [{ address: '192.0.2.53', port: 53 }], search: [], stub: { address: '127.0.0.53', software: 'systemd-resolved' }, encrypted: null, description: 'your current DNS (192.0.2.53)' };
+const endpoint: EndpointSpec = { transport: 'doh', address: '192.0.2.80', port: 443, serverName: 'doh.example', path: '/dns-query', method: 'POST' };
+const firefox: BrowserDoh = { browser: 'firefox', product: 'Firefox', mode: 'secure', active: true, templates: ['https://doh.example/dns-query'], source: '/p/prefs.js', setBy: 'settings', fallback: false, upgradedFrom: null, endpoint };
+const resolvers: ResolverSpec[] = [
+  { id: 'mixed', name: 'A resolver on two transports', endpoints: [{ transport: 'udp', address: '192.0.2.9', port: 53 }, { transport: 'dot', address: '192.0.2.9', port: 853 }] },
+  { id: 'plain', name: 'Plain only', endpoints: [{ transport: 'udp', address: '192.0.2.10', port: 53 }] },
+];
+const page = pageRecord('p1', [host('www.example.org', 0), host('cdn.example.net', 40)]);
+
+/** A connected host that found `browserDoh` and the current DNS above. */
+function hostWith(browserDoh: BrowserDoh | null): MeasureHost {
+  const status: HostStatus = { ok: true, connected: true, version: '0.1.0', protocol: 2, transports: ['udp', 'tcp', 'dot', 'doh'], currentDns: current, ipv6: false, browserDoh };
+  return { status: () => status, request: () => true, release: () => undefined };
+}
+
+const planned = (browserDoh: BrowserDoh | null) => {
+  const plan = planFor(hostWith(browserDoh), page, { resolvers, currentDns: true, lab: false });
+  assert.ok('request' in plan, JSON.stringify(plan));
+  return plan.request.resolvers;
+};
+
+test("while the browser resolves over DoH its own server is measured first and plain endpoints of every resolver are left out", () => {
+  const on = planned(firefox);
+  assert.deepEqual(on.map((r) => r.id), ['browser', 'mixed'], 'the current DNS (plain), its stub and a plain-only resolver are not measured');
+  assert.deepEqual(on[0]!.endpoints, [endpoint]);
+  assert.equal(on[0]!.name, "Firefox's DNS over HTTPS (doh.example)");
+  assert.deepEqual(on.flatMap((r) => r.endpoints.map((e) => e.transport)), ['doh', 'dot'], 'encrypted endpoints only');
+  for (const r of on) assert.ok(isResolverSpec(r), r.id);
+  assert.deepEqual(chooseBaseline([{ resolver: 'system', transport: 'dot' }, { resolver: 'browser', transport: 'doh' }]), { resolver: 'browser', transport: 'doh' }, "the browser's DoH is the baseline");
+});
+
+test('no endpoint found for the browser\'s server: no baseline, and still nothing in clear text', () => {
+  assert.deepEqual(planned({ ...firefox, endpoint: null }).map((r) => `${r.id} ${r.endpoints.map((e) => e.transport).join(',')}`), ['mixed dot']);
+});
+
+test('a browser whose DoH is not active (automatic, not upgraded) or unknown resolves in plain text: the current DNS is measured as before', () => {
+  const inactive = { ...firefox, browser: 'chromium' as const, product: 'Chromium', mode: 'automatic' as const, active: false, templates: [], endpoint: null };
+  for (const doh of [inactive, null]) {
+    assert.deepEqual(planned(doh).map((r) => `${r.id} ${r.endpoints.map((e) => e.transport).join(',')}`), ['system udp,tcp', 'system-stub udp', 'mixed udp,dot', 'plain udp']);
+  }
+});

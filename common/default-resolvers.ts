@@ -58,13 +58,14 @@ export function currentDnsResolvers(current: CurrentDns): ResolverSpec[] {
 }
 
 /**
- * The resolvers to measure while the browser resolves over DoH (never weaker than the browser: no name in clear
- * text): the browser's own DoH server first (`browser`, the baseline; absent when the host found no endpoint for it),
+ * The resolvers to measure while the browser resolves over DoH, or for a page that went through a proxy (never weaker
+ * than the browser: no name in clear text): the browser's own DoH server first when it is active (`browser`, the
+ * baseline; absent when the host found no endpoint for it),
  * then every other resolver with its encrypted endpoints only (one left with none is dropped: the person's current
  * DNS over plain DNS, a public resolver's Do53).
  */
-export function encryptedOnly(resolvers: readonly ResolverSpec[], doh: BrowserDoh): ResolverSpec[] {
-  const own: ResolverSpec[] = doh.endpoint ? [{ id: BROWSER_DOH_ID, name: `${doh.product}'s DNS over HTTPS (${doh.endpoint.serverName ?? doh.endpoint.address})`.slice(0, 128), endpoints: [{ ...doh.endpoint }] }] : [];
+export function encryptedOnly(resolvers: readonly ResolverSpec[], doh: BrowserDoh | null): ResolverSpec[] {
+  const own: ResolverSpec[] = doh?.active && doh.endpoint ? [{ id: BROWSER_DOH_ID, name: `${doh.product}'s DNS over HTTPS (${doh.endpoint.serverName ?? doh.endpoint.address})`.slice(0, 128), endpoints: [{ ...doh.endpoint }] }] : [];
   const others = resolvers
     .filter((r) => r.id !== BROWSER_DOH_ID)
     .map((r) => ({ ...r, endpoints: r.endpoints.filter((e) => TRANSPORTS[e.transport].encrypted) }))

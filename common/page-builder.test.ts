@@ -178,3 +178,18 @@ test('stored pages round-trip through JSON and are recognised', () => {
   const stored = p.stored();
   for (const bad of [null, {}, { ...stored, version: 2 }, { ...stored, hosts: 'x' }, { ...stored, building: undefined }]) assert.equal(PageBuilder.revive(bad), null);
 });
+
+test("a page whose requests went through a proxy (Firefox's proxyInfo) is marked proxied; a direct one is not", () => {
+  const direct = page().p;
+  direct.request({ url: 'http://www.example.com/', type: 'main_frame', at: 1002, frameId: 0 });
+  direct.completed({ url: 'http://www.example.com/', proxyInfo: { type: 'direct', host: '', port: 0 } });
+  direct.completed({ url: 'http://www.example.com/', proxyInfo: null });
+  assert.equal(direct.record().proxied, undefined);
+  const proxied = page().p;
+  proxied.request({ url: 'http://www.example.com/', type: 'main_frame', at: 1002, frameId: 0 });
+  proxied.request({ url: 'http://cdn.example.net/a.js', type: 'script', at: 1010, frameId: 0 });
+  proxied.error({ url: 'http://cdn.example.net/a.js', proxyInfo: { type: 'http', host: '10.0.0.8', port: 3128 } });
+  assert.equal(proxied.record().proxied, true);
+  // Kept across storage, as every other field.
+  assert.equal(PageBuilder.revive(proxied.stored())!.record().proxied, true);
+});

@@ -198,6 +198,7 @@ export class PageBuilder {
       },
       redirects: rec.redirects.map((r) => ({ ...r, atMs: Math.max(0, r.atMs) })),
       idleBeforeMs: typeof rec.idleBeforeMs === 'number' ? rec.idleBeforeMs : null,
+      ...(rec.proxied === true ? { proxied: true } : {}),
       ...(browser ? { browser } : {}),
     };
   }
@@ -322,7 +323,8 @@ export class PageBuilder {
    * A finished request (onCompleted): server IP, cache use, HTTP version from the status line, and (`at`, its event
    * time) the host's last completion before the page's load event, when that is not known yet or came later.
    */
-  completed(e: { url: string; at?: number; ip?: string | undefined; fromCache?: boolean | undefined; statusLine?: string | undefined }): void {
+  completed(e: { url: string; at?: number; ip?: string | undefined; fromCache?: boolean | undefined; statusLine?: string | undefined; proxyInfo?: unknown }): void {
+    this.proxiedBy(e.proxyInfo);
     const host = this.known(e.url);
     if (!host) return;
     const b = this.p.building;
@@ -336,9 +338,16 @@ export class PageBuilder {
   }
 
   /** A failed request (onErrorOccurred). */
-  error(e: { url: string }): void {
+  error(e: { url: string; proxyInfo?: unknown }): void {
+    this.proxiedBy(e.proxyInfo);
     const host = this.known(e.url);
     if (host) host.errors++;
+  }
+
+  /** Firefox's `proxyInfo` of a request: any proxy but `direct` marks the page proxied (PageRecord.proxied). */
+  private proxiedBy(info: unknown): void {
+    const type = typeof info === 'object' && info !== null ? (info as { type?: unknown }).type : undefined;
+    if (typeof type === 'string' && type !== 'direct') this.p.proxied = true;
   }
 
   /** A redirect (onBeforeRedirect): hostnames and status only. */

@@ -127,4 +127,10 @@ export interface PageRecord {
    * the recording) started; absent in records from before it was kept.
    */
   idleBeforeMs?: number | null;
+  /**
+   * Some request of the page went through a proxy (Firefox's webRequest `proxyInfo`): its names were resolved by the
+   * proxy, not through the person's DNS, so none may go out in clear text (extension/src/background/measure-gate.ts).
+   * Absent in records from before it was kept, and in Chromium, which does not tell.
+   */
+  proxied?: boolean;
 }

@@ -117,6 +117,11 @@ const measureRequest = v.strictObject({
    * Without it they go nowhere (common/name-privacy.ts).
    */
   lab: v.optional(v.boolean()),
+  /**
+   * No name may go out in clear text (the page went through a proxy: its browser resolved none of its names through the
+   * person's DNS): the host refuses plain-DNS endpoints and asks no plain resolver for the split-horizon check.
+   */
+  noCleartext: v.optional(v.boolean()),
   /** Send each exchange's answer records (default false: the extension does not need them; capped either way). */
   answers: v.optional(v.boolean()),
 });

@@ -62,12 +62,13 @@ export async function browserDohEndpoint(doh: BrowserDoh, bootstrap: Bootstrap =
 }
 
 /**
- * Refuses a request that would send names in clear text while the browser encrypts: any Do53 endpoint (UDP or TCP),
- * whoever's. Throws `cleartext-refused`, naming them; nothing was sent.
+ * Refuses a request that would send names in clear text while the browser encrypts (or that says its page went through
+ * a proxy: `noCleartext`): any Do53 endpoint (UDP or TCP), whoever's. Throws `cleartext-refused`; nothing was sent.
  */
-export function refuseCleartext(req: Pick<MeasureRequest, 'resolvers'>): void {
+export function refuseCleartext(req: Pick<MeasureRequest, 'resolvers' | 'noCleartext'>): void {
   const plain = req.resolvers.flatMap((r) => r.endpoints.filter((e) => !isEncrypted(e.transport)).map((e) => `${r.id} ${e.transport} ${e.address}`));
-  if (plain.length) throw new DnscostError(CODES.CLEARTEXT_REFUSED, `your browser resolves over DNS over HTTPS, so no name of its pages goes out in clear text: ${plain.slice(0, 4).join(', ')}`);
+  const why = req.noCleartext ? 'the page went through a proxy' : 'your browser resolves over DNS over HTTPS';
+  if (plain.length) throw new DnscostError(CODES.CLEARTEXT_REFUSED, `${why}, so no name of its pages goes out in clear text: ${plain.slice(0, 4).join(', ')}`);
 }
 
 const CHECK_TIMEOUT_MS = 1500;

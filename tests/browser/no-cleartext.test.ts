@@ -4,9 +4,11 @@
 // logs every question. A browsing session of three lab pages and the full measurement of each leaves not one question
 // in that server's log; the measurement's plan has no plain-DNS endpoint, and the panel names the browser's own
 // resolver as its baseline. Nothing is set to make the host do so: it finds the browser's DoH as on a person's
-// machine (the policy files), the extension plans from what the host found.
+// machine (the policy files), the extension plans from what the host found. The same with Firefox on plain DNS
+// behind an HTTP proxy (its Proxy policy; the lab's proxy resolves every name itself): the pages are marked proxied,
+// nothing goes out in clear text, and the panel says there is no baseline.
 //
-// Re-runs itself under `unshare --net --mount` (root) with DNSCOST_NO_CLEARTEXT_INNER naming the browser.
+// Re-runs itself under `unshare --net --mount` (root) with DNSCOST_NO_CLEARTEXT_INNER naming browser and setup.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,8 +24,10 @@ import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-page
 import { RUN_DIR } from '../../lab/paths.js';
 import { READY_PROBE, startCoreDNS } from '../../lab/resolver.js';
 import { DEMO_DOMAIN, pageHosts, startSite } from '../../lab/site/server.js';
+import { startHttpProxy } from '../../lab/http-proxy.js';
 import { linesOf, runInNamespace, vitestCommand } from '../support/namespace.js';
 
+type Setup = 'doh' | 'proxy';
 const INNER = process.env.DNSCOST_NO_CLEARTEXT_INNER;
 const BUDGET_MS: Record<BrowserName, number> = { chromium: 120_000, firefox: 150_000 };
 /** The machine's own resolver (plain Do53, logging): on an address of the lab network beside the DoH server's. */
@@ -46,8 +50,8 @@ async function visit(ext: Awaited<ReturnType<Awaited<ReturnType<typeof launchWit
   return tabId;
 }
 
-function innerTest(name: BrowserName): void {
-  test(`${name} on DoH only: no question reaches the machine's plain resolver, by the browser or by dnscost`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
+function innerTest(name: BrowserName, setup: Setup): void {
+  test(`${name}, ${setup}: no question reaches the machine's plain resolver, by the browser or by dnscost`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
     const extensionDir = requireBuiltExtension(name);
     const work = mkdtempSync(join(tmpdir(), `dnscost-cleartext-${name}-`));
     t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
@@ -64,13 +68,18 @@ function innerTest(name: BrowserName): void {
     const site = await startSite({ domain: DEMO_DOMAIN, address: LAB_SERVER, port: 80 });
     t.onTestFinished(() => site.close());
 
-    // Each browser's DoH where a person's administrator would set it; the lab CA trusted by the browser and the host.
-    writeFileSync(chromiumPolicy, JSON.stringify({ DnsOverHttpsMode: 'secure', DnsOverHttpsTemplates: `${DOH_URL}{?dns}` }));
+    // Each browser's DoH (or Firefox's proxy) where a person's administrator would set it; the lab CA trusted by the
+    // browser and the host.
+    const proxy = setup === 'proxy' ? await startHttpProxy({ address: LAB_SERVER, upstream: LAB_SERVER, port: 3128 }) : null;
+    t.onTestFinished(() => proxy?.close());
+    if (setup === 'doh') writeFileSync(chromiumPolicy, JSON.stringify({ DnsOverHttpsMode: 'secure', DnsOverHttpsTemplates: `${DOH_URL}{?dns}` }));
     if (firefoxPolicies) {
       writeFileSync(firefoxPolicies, JSON.stringify({
         policies: {
           ...FIREFOX_LAB_POLICY.policies,
-          DNSOverHTTPS: { Enabled: true, ProviderURL: DOH_URL, Fallback: false, Locked: true },
+          ...(setup === 'doh'
+            ? { DNSOverHTTPS: { Enabled: true, ProviderURL: DOH_URL, Fallback: false, Locked: true } }
+            : { DNSOverHTTPS: { Enabled: false, Locked: true }, Proxy: { Mode: 'manual', HTTPProxy: `${LAB_SERVER}:${proxy!.port}`, UseHTTPProxyForAllProtocols: true, Locked: true } }),
           Certificates: { Install: [doh.certs.caFile] },
         },
       }));
@@ -87,8 +96,12 @@ function innerTest(name: BrowserName): void {
         const s = (await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean; browserDoh?: { active: boolean; endpoint?: { address: string } | null } | null };
         return s.ok ? s : undefined;
       });
-      assert.equal(status.browserDoh?.active, true, `the host found the browser's DoH: ${JSON.stringify(status.browserDoh)}`);
-      assert.equal(status.browserDoh?.endpoint?.address, LAB_SERVER);
+      if (setup === 'doh') {
+        assert.equal(status.browserDoh?.active, true, `the host found the browser's DoH: ${JSON.stringify(status.browserDoh)}`);
+        assert.equal(status.browserDoh?.endpoint?.address, LAB_SERVER);
+      } else {
+        assert.notEqual(status.browserDoh?.active, true, JSON.stringify(status.browserDoh));
+      }
 
       const tab = await b.browser.newPage();
       const open = async (url: string) => {
@@ -110,26 +123,28 @@ function innerTest(name: BrowserName): void {
         const start = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus;
         assert.equal(start.ok, true, JSON.stringify(start));
         const plan = start.measurement!.plan;
-        assert.deepEqual(plan.resolvers.map((r) => r.id), ['browser', 'lab'], "the browser's DoH first; the current DNS (plain) is not measured");
+        assert.deepEqual(plan.resolvers.map((r) => r.id), setup === 'doh' ? ['browser', 'lab'] : ['lab'], "the browser's DoH first; the current DNS (plain) is not measured");
+        if (setup === 'proxy') assert.equal(plan.proxied, true, 'the page is marked proxied');
         assert.deepEqual(plan.resolvers.flatMap((r) => r.transports).filter((x) => x === 'udp' || x === 'tcp'), [], 'no plain-DNS endpoint');
         const done = await poll('the measurement finishes', 60_000, async () => {
           const s = (await sendFromPage(ext, { type: 'measure-status', tabId, records: true })) as MeasureStatus;
           return s.measurement && s.measurement.state !== 'running' ? s : undefined;
         });
         assert.equal(done.measurement!.state, 'done', JSON.stringify(done.measurement!.error));
-        assert.ok(done.records!.some((r) => r.resolver === 'browser' && r.transport === 'doh' && r.ok), "the browser's own server was measured over DoH");
+        assert.ok(done.records!.some((r) => r.resolver === (setup === 'doh' ? 'browser' : 'lab') && r.transport === 'doh' && r.ok), 'measured over DoH');
         const popup = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
         panelText = await poll('the panel shows the results', 20_000, async () =>
           popup.evaluate(() => (document.getElementById('cost')?.dataset.state === 'results' ? document.querySelector('#cost .compared-with')?.textContent ?? '' : undefined)),
         );
-        assert.match(panelText, /^Compared with your browser's own DNS over HTTPS/);
+        assert.match(panelText, setup === 'doh' ? /^Compared with your browser's own DNS over HTTPS/ : /^This page went through a proxy/);
         await popup.close();
       }
       const asked = askedOf(plain.logs());
       assert.deepEqual(asked, [], `the machine's plain resolver was asked: ${asked.slice(0, 10).join(', ')}`);
       const overDoh = askedOf(doh.logs()).filter((q) => q.startsWith('https ') && q.includes(DEMO_DOMAIN));
-      assert.ok(overDoh.length > 0, "the browser's DoH server was asked the pages' names (the log works)");
-      console.log(`${name}: ${overDoh.length} questions over DoH, 0 in clear text; the panel: ${panelText}`);
+      assert.ok(overDoh.length > 0, 'the lab resolver was asked the pages\' names over DoH (the log works)');
+      if (proxy) assert.ok(proxy.seen.some((x) => x.endsWith(HOSTS.page)), `the pages went through the proxy: ${proxy.seen.slice(0, 5).join(', ')}`);
+      console.log(`${name}: ${setup}: ${overDoh.length} questions over DoH, 0 in clear text; the panel: ${panelText}`);
     } finally {
       await b.close();
     }
@@ -137,14 +152,15 @@ function innerTest(name: BrowserName): void {
 }
 
 if (INNER) {
-  innerTest(INNER as BrowserName);
+  const [name, setup] = INNER.split(':') as [BrowserName, Setup];
+  innerTest(name, setup);
 } else {
-  for (const name of ['chromium', 'firefox'] as const) {
-    test(`${name} on DoH only: nothing in clear text (its own network and mount namespace)`, { timeout: BUDGET_MS[name] + 15_000 }, async (t) => {
+  for (const [name, setup] of [['chromium', 'doh'], ['firefox', 'doh'], ['firefox', 'proxy']] as const) {
+    test(`${name}, ${setup}: nothing in clear text (its own network and mount namespace)`, { timeout: BUDGET_MS[name] + 15_000 }, async (t) => {
       if (process.getuid?.() !== 0) return t.skip('needs root: network and mount namespaces (unshare)');
       if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);
       requireBuiltExtension(name);
-      const out = await runInNamespace(vitestCommand(import.meta.url), { DNSCOST_NO_CLEARTEXT_INNER: name }, BUDGET_MS[name], ['--net', '--mount', '--propagation', 'private']);
+      const out = await runInNamespace(vitestCommand(import.meta.url), { DNSCOST_NO_CLEARTEXT_INNER: `${name}:${setup}` }, BUDGET_MS[name], ['--net', '--mount', '--propagation', 'private']);
       console.log(linesOf(out, `${name}: `).join('\n'));
       assert.equal(out.code, 0, out.text.slice(-8000));
     });

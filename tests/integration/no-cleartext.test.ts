@@ -106,7 +106,16 @@ if (INNER) {
     assert.equal(own.type, 'done', JSON.stringify(own).slice(0, 2000));
     assert.deepEqual(own.withheld, [{ name: INTERNAL_NAME, reason: 'split-horizon' }]);
     assert.equal(await encrypting.end(), true);
-    assert.equal(asked.length, 0, `the current DNS was asked nothing while the browser encrypts: ${asked.join(', ')}`);
+    // 3. A page that went through a proxy, its browser on plain DNS: no plain endpoint either, and no check in clear
+    // text: with no encrypted resolver of the browser's to ask, every name bound for a global resolver stays home.
+    const proxied = host(null, dns);
+    const viaProxy = await proxied.ask('proxied-plain', { hosts, resolvers: [browser, { id: 'public', name: 'public', endpoints: [{ transport: 'udp', address: DOH_ADDR, port: 53 }] }], noCleartext: true });
+    assert.equal(viaProxy.code, 'cleartext-refused', JSON.stringify(viaProxy));
+    assert.match(String(viaProxy.message), /went through a proxy/);
+    const kept = await proxied.ask('proxied', { hosts, resolvers: [browser], noCleartext: true });
+    assert.equal(kept.code, 'no-measurable-hosts', JSON.stringify(kept).slice(0, 2000));
+    assert.equal(await proxied.end(), true);
+    assert.equal(asked.length, 0, `the current DNS was asked nothing while the browser encrypts or the page was proxied: ${asked.join(', ')}`);
     const overHttps = [...doh.logs().matchAll(/dnscost-query (\S+) \S+ (\S+)/g)].filter((m) => m[2]!.toLowerCase().startsWith(PUBLIC_NAME));
     assert.ok(overHttps.length > 0 && overHttps.every((m) => m[1] === 'https'), `the browser's server was asked over DoH only: ${overHttps.map((m) => m[1]).join(', ')}`);
 
@@ -116,7 +125,7 @@ if (INNER) {
     const https = execFileSync('tshark', ['-r', pcap, '-Y', `ip.dst == ${DOH_ADDR} && tcp.dstport == 443`, '-T', 'fields', '-e', 'frame.number'], { encoding: 'utf8' }).trim();
     assert.notEqual(https, '', 'the capture sees the DoH traffic (it would see plain DNS too)');
 
-    // 3. The control: the same request with a browser that does not encrypt asks the current DNS, which logs it.
+    // 4. The control: the same request with a browser that does not encrypt asks the current DNS, which logs it.
     const plainBrowser = host(null, dns);
     const checked = await plainBrowser.ask('control', { hosts, resolvers: [browser] });
     assert.equal(checked.type, 'done', JSON.stringify(checked).slice(0, 2000));

@@ -50,3 +50,18 @@ test('a browser whose DoH is not active (automatic, not upgraded) or unknown res
     assert.deepEqual(planned(doh).map((r) => `${r.id} ${r.endpoints.map((e) => e.transport).join(',')}`), ['system udp,tcp', 'system-stub udp', 'mixed udp,dot', 'plain udp']);
   }
 });
+
+test('a page that went through a proxy: encrypted endpoints only, the host told so, the panel too; the browser\'s DoH still first when active', () => {
+  const proxied = { ...page, proxied: true };
+  const plain = planFor(hostWith(null), proxied, { resolvers, currentDns: true, lab: false });
+  assert.ok('request' in plain);
+  assert.deepEqual(plain.request.resolvers.map((r) => `${r.id} ${r.endpoints.map((e) => e.transport).join(',')}`), ['mixed dot']);
+  assert.equal(plain.request.noCleartext, true);
+  assert.equal(plain.summary.proxied, true);
+  const withDoh = planFor(hostWith(firefox), proxied, { resolvers, currentDns: true, lab: false });
+  assert.ok('request' in withDoh);
+  assert.deepEqual(withDoh.request.resolvers.map((r) => r.id), ['browser', 'mixed']);
+  const direct = planFor(hostWith(null), page, { resolvers, currentDns: true, lab: false });
+  assert.ok('request' in direct);
+  assert.equal(direct.request.noCleartext, undefined);
+});

@@ -74,9 +74,11 @@ export function planFor(host: MeasureHost, page: Parameters<typeof planMeasureme
   const h = host.status();
   const current = h.ok && settings.currentDns ? h.currentDns : null;
   const offered = offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null);
-  // While the browser resolves over DoH nothing of its pages goes out in clear text (the host refuses it too).
-  const resolvers = h.ok && h.browserDoh?.active ? encryptedOnly(offered, h.browserDoh) : offered;
-  const plan = planMeasurement(page, resolvers, { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh: h.ok ? h.browserDoh : null, lab: settings.lab });
+  // While the browser resolves over DoH, or for a page that went through a proxy, nothing of it goes out in clear text
+  // (the host refuses it too).
+  const browserDoh = h.ok ? h.browserDoh : null;
+  const resolvers = browserDoh?.active || page.proxied ? encryptedOnly(offered, browserDoh) : offered;
+  const plan = planMeasurement(page, resolvers, { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh, lab: settings.lab });
   if (plan) return plan;
   const withheld = withheldGroups(measurableHosts(page, resolvers, { searchDomains: current?.search, lab: settings.lab }).skipped);
   return { ok: false, code: CODES.NO_MEASURABLE_HOSTS, message: unmeasurableMessage(withheld), withheld };

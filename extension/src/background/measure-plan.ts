@@ -134,7 +134,7 @@ export function unmeasurableMessage(groups: readonly WithheldGroup[]): string {
 
 /** The measure request for `page` (without its id) and its summary; null when no host may be measured. */
 export function planMeasurement(
-  page: Pick<PageRecord, 'hosts'> & Partial<Pick<PageRecord, 'host' | 'browser'>>,
+  page: Pick<PageRecord, 'hosts'> & Partial<Pick<PageRecord, 'host' | 'browser' | 'proxied'>>,
   resolvers: readonly ResolverSpec[],
   context: PlanContext = {},
 ): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {
@@ -158,6 +158,7 @@ export function planMeasurement(
     prime: true,
     schedule: 'replay',
     ...(context.lab ? { lab: true } : {}),
+    ...(page.proxied ? { noCleartext: true } : {}),
   };
   const summary: MeasurePlanSummary = {
     ...chosen,
@@ -171,6 +172,7 @@ export function planMeasurement(
     schedule: 'replay',
     currentDns: resolvers.some((r) => r.id === CURRENT_DNS_ID) ? (context.currentDns ?? null) : null,
     browserDoh: context.browserDoh ?? null,
+    ...(page.proxied ? { proxied: true } : {}),
   };
   return { request, summary };
 }

@@ -56,6 +56,8 @@ export interface MeasurePlanSummary {
   currentDns?: CurrentDns | null;
   /** The DoH of the browser the host found when it was measured (absent in measurements from before). */
   browserDoh?: BrowserDoh | null;
+  /** The page went through a proxy: nothing of it was sent in clear text (absent: it did not, or from before). */
+  proxied?: boolean;
 }
 
 /** Hosts of a page not sent, grouped by why: each reason with its count and the first name withheld for it. */

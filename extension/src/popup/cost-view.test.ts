@@ -69,6 +69,7 @@ test("the panel says when the browser's lookups already go over DoH, instead of 
   assert.equal(comparedWith(withDoh(doh({})), undefined, en), 'Your browser resolves over DNS over HTTPS, with a server dnscost could not find: there is no baseline. No name of your pages was sent in clear text.');
   const own = { plan: { ...withDoh(doh({})).plan, resolvers: [{ id: 'browser', name: "Chromium's DNS over HTTPS (doh.example)", transports: ['doh' as const] }] } };
   assert.equal(comparedWith(own, { resolver: 'browser', transport: 'doh' }, en), "Compared with your browser's own DNS over HTTPS, Chromium's DNS over HTTPS (doh.example), replayed the same way. While your browser encrypts its DNS, dnscost sends no name of your pages in clear text.");
+  assert.equal(comparedWith({ plan: { ...plan(current).plan, proxied: true } }, undefined, en), 'This page went through a proxy, so your browser resolved none of its names through your DNS: there is no baseline, and dnscost sent none of them in clear text.');
   assert.match(comparedWith(own, { resolver: 'browser', transport: 'doh' }, de), /^Vergleichsbasis: das eigene DNS über HTTPS Ihres Browsers, Chromium's DNS over HTTPS \(doh\.example\)/);
   // Off, automatic without an upgrade, unknown, or from before: nothing is said.
   assert.equal(browserDohWords(doh({ mode: 'off', active: false, templates: [] }), en), '');

@@ -98,6 +98,7 @@ export function comparedWith(meta: Pick<MeasurementMeta, 'plan'>, baseline: Resu
   const { t } = i18n;
   const doh = browserDohWords(meta.plan.browserDoh, i18n);
   const withDoh = (text: string) => (doh ? `${text} ${doh}` : text);
+  if (!baseline && meta.plan.proxied) return t('cost_compared_proxied');
   if (!baseline) return meta.plan.browserDoh?.active ? t('cost_compared_browser_none') : withDoh(t('cost_compared_none'));
   const name = resolverName(meta, baseline.resolver, i18n);
   if (baseline.resolver === BROWSER_DOH_ID) return t('cost_compared_browser', name);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { capDomain, capNames, NAMES_PER_DOMAIN, NAMES_PER_PAGE } from './name-caps.js';
+import { capDomain, capNames, looksGenerated, NAMES_PER_DOMAIN, NAMES_PER_PAGE } from './name-caps.js';
 
 const random = (i: number) => `${(i * 2654435761 >>> 0).toString(36)}.victim.com`;
 
@@ -28,4 +28,25 @@ test('at most NAMES_PER_PAGE names in all; under the lab setting special-use nam
   const lab = Array.from({ length: 300 }, (_, i) => ({ name: `p300-h${i}.val.example` }));
   assert.equal(capNames(lab, { lab: true }).kept.length, 300);
   assert.equal(capNames(lab).kept.length, NAMES_PER_DOMAIN, 'without the lab setting they count like any other');
+});
+
+test("names that look generated for one visit (beacons, random subdomains) are sampled once per domain: the first needed stands for them all", () => {
+  for (const l of ['u7f3a9c2e', 'x8k2p0qz1', 'a1b2c3d4e5', '3f2a9c1e-77b0-4c1d-9e2a-0c5b1d9e8f71', 'deadbeef00112233']) assert.equal(looksGenerated(l), true, l);
+  // Real hosts' labels: short, words, few digits.
+  for (const l of ['cdn', 'static2', 'img-s', 'fonts', 'a1146', 'www', 'tpc', 'securepubads', 'pagead2', 'd2wy8f7a9ursnm', 'cdn3-images', 'ajax']) {
+    assert.equal(looksGenerated(l), l === 'd2wy8f7a9ursnm', l);
+  }
+  const page = [
+    { name: 'www.shop.example' },
+    { name: 'u7f3a9c2e.track.example' },
+    { name: 'cdn.track.example' },
+    { name: 'v9a8b7c6d.track.example' },
+    { name: 'w1x2y3z4q.track.example' },
+    { name: 'k5m6n7p8r.other.example' },
+  ];
+  const { kept, dropped } = capNames(page);
+  assert.deepEqual(kept.map((h) => h.name), ['www.shop.example', 'u7f3a9c2e.track.example', 'cdn.track.example', 'k5m6n7p8r.other.example']);
+  assert.deepEqual(dropped, [{ name: 'v9a8b7c6d.track.example', reason: 'generated' }, { name: 'w1x2y3z4q.track.example', reason: 'generated' }]);
+  // A CDN customer's own label is its registrable domain, not a label below it: never sampled away.
+  assert.equal(capNames([{ name: 'd2wy8f7a9ursnm.cloudfront.net' }, { name: 'd3k4f8a1b2c3d4.cloudfront.net' }]).kept.length, 2);
 });

@@ -2,8 +2,9 @@
 // re-resolves, so a hostile page could make every dnscost user ask a victim's domain thousands of random
 // subdomains through public resolvers, or mark its visitors with one-off beacon names. A measurement asks at most
 // NAMES_PER_DOMAIN names under one registrable domain (random-subdomain labels collapse into their domain) and at most
-// NAMES_PER_PAGE in all, the names the page needed first kept. Enforced by the extension when it plans and again by
-// the host, which does not trust the plan. Pure.
+// NAMES_PER_PAGE in all, the names the page needed first kept; of the names that look generated (one-off labels:
+// looksGenerated) under one domain it asks one, the first needed, as the sample of them all. Enforced by the extension
+// when it plans and again by the host, which does not trust the plan. Pure.
 import { getDomain } from 'tldts';
 import { isSpecialUseName } from './hostname.js';
 
@@ -16,7 +17,24 @@ export const NAMES_PER_DOMAIN = 10;
 export const NAMES_PER_PAGE = 150;
 
 /** Why a name was left out by the caps. */
-export type CapReason = 'domain-cap' | 'page-cap';
+export type CapReason = 'domain-cap' | 'page-cap' | 'generated';
+
+/**
+ * A label that looks generated for one visit or one visitor (a beacon's `u7f3a9c2e`, a random subdomain's
+ * `x8k2p0qz`, a UUID, a long hex or base32 token): 8 characters or more mixing letters and digits, with at least 3
+ * digits, or 16 hex digits and dashes. Real hosts' labels (`cdn`, `static2`, `img-s`, `fonts`, `a1146`, `ib`) do not.
+ */
+export function looksGenerated(label: string): boolean {
+  const l = label.toLowerCase();
+  if (/^[0-9a-f-]{16,}$/.test(l) && /[0-9]/.test(l)) return true;
+  return l.length >= 8 && /^[a-z0-9]+$/.test(l) && /[a-z]/.test(l) && (l.match(/[0-9]/g)?.length ?? 0) >= 3;
+}
+
+/** The labels of `name` below its registrable domain (`a.b` of `a.b.example.com`). */
+function subLabels(name: string): string[] {
+  const domain = capDomain(name);
+  return name === domain ? [] : name.slice(0, -(domain.length + 1)).split('.');
+}
 
 /** The registrable domain a name counts against (the name itself where the list has none: a bare suffix, an IP). */
 export function capDomain(name: string): string {
@@ -32,6 +50,8 @@ export function capNames<T extends { name: string }>(hosts: readonly T[], opts: 
   const kept: T[] = [];
   const dropped: Array<{ name: string; reason: CapReason }> = [];
   const perDomain = new Map<string, number>();
+  // Domains one of whose generated-looking names is kept: the sample of the rest.
+  const sampled = new Set<string>();
   let counted = 0;
   for (const h of hosts) {
     if (opts.lab && isSpecialUseName(h.name)) {
@@ -40,6 +60,11 @@ export function capNames<T extends { name: string }>(hosts: readonly T[], opts: 
     }
     const domain = capDomain(h.name);
     const n = perDomain.get(domain) ?? 0;
+    const generated = subLabels(h.name).some(looksGenerated);
+    if (generated && sampled.has(domain)) {
+      dropped.push({ name: h.name, reason: 'generated' });
+      continue;
+    }
     if (n >= NAMES_PER_DOMAIN) {
       dropped.push({ name: h.name, reason: 'domain-cap' });
       continue;
@@ -49,6 +74,7 @@ export function capNames<T extends { name: string }>(hosts: readonly T[], opts: 
       continue;
     }
     perDomain.set(domain, n + 1);
+    if (generated) sampled.add(domain);
     counted++;
     kept.push(h);
   }

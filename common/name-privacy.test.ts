@@ -17,6 +17,8 @@ test('global and non-global addresses, IPv4 and IPv6', () => {
     '192.0.2.2', '198.51.100.7', '203.0.113.9', '198.18.0.1', '224.0.0.251', '255.255.255.255', '240.0.0.1', '192.0.0.8',
     '::1', '::', 'fd00::1', 'fc12::1', 'fe80::1', 'fe80::1%eth0', '[fe80::1]', 'ff02::fb', '2001:db8::1', '3fff::1', '::ffff:10.0.0.1', '::ffff:7f00:1',
     '64:ff9b::a00:1', '64:ff9b:1::1', '2002:c0a8:0101::1', '2001:2::1',
+    // Teredo (2001::/32: a tunnel's address, whose answer may name a machine behind a NAT) counts as non-global.
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1',
     'not an address', '1.2.3', '256.1.1.1', '1:2:3',
   ]) {
     assert.equal(isGlobalAddress(ip), false, ip);

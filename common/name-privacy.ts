@@ -17,13 +17,18 @@ export { isGlobalAddress } from './ip-address.js';
  * (more names than a measurement asks), `not-completed` (every request the page made to it failed: a name that never
  * served the page is not re-resolved).
  */
-export const WITHHELD_REASONS = ['onion', 'special-use', 'single-label', 'reached-non-global', 'search-domain', 'split-horizon', 'domain-cap', 'page-cap', 'not-completed'] as const;
+export const WITHHELD_REASONS = ['onion', 'special-use', 'single-label', 'reached-non-global', 'search-domain', 'split-horizon', 'domain-cap', 'page-cap', 'generated', 'not-completed'] as const;
 export type Withheld = (typeof WITHHELD_REASONS)[number];
 
 /** What is known of a name beside itself. */
 export interface NameContext {
   /** Addresses the browser reached it at. */
   reached?: readonly string[] | undefined;
+  /**
+   * Domains whose names the system sends to servers of their own (the current DNS's `splitDomains`: a VPN's
+   * supplemental resolvers on macOS, Windows NRPT rules, systemd-resolved routing domains): private to the network.
+   */
+  splitDomains?: readonly string[] | undefined;
   /** The system's search domains (the current DNS's `search`). */
   searchDomains?: readonly string[] | undefined;
   /** The current DNS answered it with a non-global address (true), with global ones only (false), or was not asked / did not answer (undefined). */
@@ -43,8 +48,8 @@ export interface NameContext {
  *   (home.arpa), 9476 (alt), ICANN's private-use `internal`, and the suffixes home and office networks use (lan,
  *   home, corp, intranet, private, localdomain, i2p …);
  * - it is not private to the person's network: not a single label, not reached by the browser at a non-global
- *   address, not under the system's search domains, and not answered by the person's current DNS with a non-global
- *   address (split horizon: the host asks the current DNS first).
+ *   address, not under the system's search domains or a domain it sends to servers of its own (a VPN's split DNS),
+ *   and not answered by the person's current DNS with a non-global address (split horizon: the host asks it first).
  * A resolver on a non-global address (loopback, RFC 1918, CGNAT, link-local, ULA, the TEST-NETs …) is inside the
  * person's own network and may be asked private names, and — only when the person turned the lab setting on —
  * special-use names too (a loopback stub such as systemd-resolved or dnsmasq forwards what it cannot answer upstream,
@@ -65,6 +70,7 @@ export function privateReason(name: string, ctx: NameContext = {}): Withheld | n
   if (!n.includes('.')) return 'single-label';
   if ((ctx.reached ?? []).some((ip) => isIpAddress(ip) && !isGlobalAddress(ip))) return 'reached-non-global';
   if ((ctx.searchDomains ?? []).some((d) => d && isUnder(n, cleanName(d)))) return 'search-domain';
+  if ((ctx.splitDomains ?? []).some((d) => d && isUnder(n, cleanName(d)))) return 'split-horizon';
   if (ctx.answeredNonGlobal === true) return 'split-horizon';
   return null;
 }

@@ -185,6 +185,12 @@ export interface CurrentDns {
   servers: Array<{ address: string; port: number; tlsName?: string }>;
   /** The search domains (names under them are the person's own network's). */
   search: string[];
+  /**
+   * Domains the system sends to servers of their own (split DNS: a VPN's supplemental resolvers on macOS, Windows NRPT
+   * rules, systemd-resolved's routing domains `~corp.example`): their names are private to the network, never asked
+   * of a global resolver. Absent from hosts that predate it.
+   */
+  splitDomains?: string[];
   /** A caching stub on this machine that the browser's lookups go through, and which software it is. */
   stub: { address: string; software: string } | null;
   /** The stub already speaks an encrypted transport upstream (e.g. systemd-resolved with DNSOverTLS=yes). */
@@ -308,6 +314,7 @@ const replySchema = v.variant('type', [
       source: str(1, 200),
       servers: v.pipe(v.array(v.object({ address: v.pipe(v.string(), v.check(isIpLiteral, 'an IP address')), port: int(1, 65535), tlsName: v.optional(str(1, 253)) })), v.maxLength(32)),
       search: v.pipe(v.array(str(1, 253)), v.maxLength(32)),
+      splitDomains: v.optional(v.pipe(v.array(str(1, 253)), v.maxLength(64))),
       stub: v.nullable(v.object({ address: v.pipe(v.string(), v.ip()), software: str(1, 64) })),
       encrypted: v.nullable(v.object({ transport: v.picklist(TRANSPORT_IDS), by: str(1, 64), opportunistic: v.boolean() })),
       description: str(1, 300),

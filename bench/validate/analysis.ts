@@ -230,6 +230,21 @@ export interface Row {
    * max(10 %, 5 ms) of the replay's, and the three furthest outside; null where the loads carry no browser lookups.
    */
   lookups: { n: number; within: number; worst: LookupPair[] } | null;
+  /**
+   * An expected row split by the state each candidate load had (its mode, from its own gap): per state, its loads
+   * against every baseline load, the measured change and interval, the prediction for those loads, and whether it lies
+   * inside. Absent on cold and warm rows and on controls.
+   */
+  byState?: Partial<Record<Mode, StateSplit>>;
+}
+
+/** One state's share of an expected row (Row.byState). */
+export interface StateSplit {
+  loads: number;
+  measured: number | null;
+  interval: [number, number] | null;
+  predicted: number | null;
+  inside: boolean | null;
 }
 
 const quartiles = (xs: readonly number[]): [number, number, number] => [percentile(sorted(xs), 50)!, percentile(sorted(xs), 25)!, percentile(sorted(xs), 75)!];
@@ -277,6 +292,23 @@ function candidatePrediction(base: readonly Visit[], cand: readonly Visit[], tra
   return { predicted, naive, modes, document: docPred.length ? med(docPred) : null, firstByte: fbPred.length ? med(fbPred) : null };
 }
 
+/** An expected row's candidate loads grouped by the state each had, each group against every baseline load. */
+function byState(base: readonly Visit[], cand: readonly Visit[], a: readonly number[], transport: Candidate, ctx: ExpectedContext, rttMs: number): Partial<Record<Mode, StateSplit>> {
+  const usable = (vs: readonly Visit[]) => vs.filter((v) => v.onLoad !== null && !v.error);
+  const out: Partial<Record<Mode, StateSplit>> = {};
+  for (const mode of ['cold', 'warm'] as const) {
+    const group = usable(cand).filter((v) => modeFor(v, transport, 'expected', ctx) === mode);
+    if (!group.length) continue;
+    const change = measuredChange(a, group.map((v) => v.onLoad!));
+    const predicted = candidatePrediction(usable(base), group, transport, 'expected', ctx, rttMs).predicted?.delta ?? null;
+    out[mode] = {
+      loads: group.length, measured: change?.measured ?? null, interval: change?.interval ?? null, predicted,
+      inside: predicted !== null && change?.interval ? change.interval[0] <= predicted && predicted <= change.interval[1] : null,
+    };
+  }
+  return out;
+}
+
 /** The rows of a run, with the current model. */
 export function analyse(run: ValidationRun): Row[] {
   const rows: Row[] = [];
@@ -320,6 +352,7 @@ export function analyse(run: ValidationRun): Row[] {
               firstByte: { measured: fbA.length && fbB.length ? med(fbB)! - med(fbA)! : null, predicted: priced.firstByte },
               queries: { do53: queryCheck(base, BASELINE_OF[transport]), candidate: queryCheck(cand, transport) },
               lookups: layer ? { n: layer.n, within: layer.within, worst } : null,
+              ...(scenario === 'expected' && !isControl(transport) ? { byState: byState(base, cand, a, transport, ctx, p.profile.rttMs) } : {}),
             });
           }
         }

@@ -121,6 +121,24 @@ function rowLine(r: Row): string {
 }
 
 /** The markdown report of a run; `model` names the code whose model made the predictions (run.ts codeAt). */
+/** The expected rows split by the state each candidate load had (Row.byState), as a section; '' when none. */
+function byStateTable(rows: readonly Row[]): string {
+  const lines = rows.flatMap((r) => Object.entries(r.byState ?? {}).map(([mode, s]) =>
+    `| ${r.browser} | ${r.profile} | ${r.page} | ${r.transport} | ${mode} | ${s.loads} | ${f(s.measured)} | ${s.interval ? `${f(s.interval[0])}…${f(s.interval[1])}` : '—'} | ${f(s.predicted)} | ${s.inside === null ? '—' : s.inside ? '✓' : '✗'} |`));
+  if (!lines.length) return '';
+  const split = rows.flatMap((r) => Object.values(r.byState ?? {})).filter((s) => s.inside !== null);
+  return `
+## Expected rows by the state each load had
+
+Each expected row's candidate loads in the state they had (from their own gap), each group against every Do53 load of
+the row: the prediction inside the measured interval in ${split.filter((s) => s.inside).length} of ${split.length} groups.
+
+| browser | profile | page | transport | state | loads | measured Δ | interval | predicted Δ | in |
+| --- | --- | --- | --- | --- | ---: | ---: | --- | ---: | :---: |
+${lines.join('\n')}
+`;
+}
+
 export function report(run: ValidationRun, command: string, model = 'this checkout'): string {
   const all = analyse(run);
   const rows = all.filter((r) => !r.control);
@@ -184,7 +202,7 @@ ${misses.length ? misses.map(missLine).join('\n') : 'None: every resolved row is
 ${unresolved.length ? `\nUnresolved rows (interval half-width over tolerance): ${unresolved.map((r) => `${name(r)} (±${f(r.halfWidth)} vs ${f(r.tolerance, 1)} ms)`).join('; ')}.` : ''}
 
 ${checks(run, rows)}
-
+${byStateTable(rows)}
 ## What ran
 
 ${whatRan(run)}

@@ -49,7 +49,7 @@ function names(req: MeasureRequest): Array<{ name: string; reached: string[] }> 
 export async function withholdPrivateNames(req: MeasureRequest, dns: CurrentDns | null, lookup: CurrentLookup | null): Promise<{ request: MeasureRequest; withheld: Array<{ name: string; reason: Withheld }> }> {
   const addresses = [...new Set(req.resolvers.flatMap((r) => r.endpoints.map((e) => e.address)))];
   const anyGlobal = addresses.some(isGlobalAddress);
-  const base = { searchDomains: dns?.search ?? [], lab: req.lab === true };
+  const base = { searchDomains: dns?.search ?? [], splitDomains: dns?.splitDomains ?? [], lab: req.lab === true };
   const why = new Map<string, Withheld>();
   const ask: string[] = [];
   const allowed: Array<{ name: string }> = [];

@@ -2,11 +2,9 @@
 // a network namespace of the test's own where a capture on its only interface sees every packet.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import dnsPacket from 'dns-packet';
 import { test } from 'vitest';
 import { planMeasurement } from '../../extension/src/background/measure-plan.js';
 import { host as pageHost, pageRecord } from '../../extension/src/background/test-fixtures.js';
@@ -14,6 +12,7 @@ import { startHost } from '../../lab/host-process.js';
 import { READY_PROBE, startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import type { ResolverSpec } from '../../common/schema.js';
 import { NAMES_PER_DOMAIN } from '../../common/name-caps.js';
+import { currentDnsServer } from '../support/current-dns-server.js';
 import { runInNamespace, vitestCommand } from '../support/namespace.js';
 
 const INNER = process.env.DNSCOST_LEAK_INNER;
@@ -34,24 +33,6 @@ const PRIVATE_NAMES = [SPLIT, 'x.onion', 'printer.internal', 'a.test', REACHED];
 const FLOOD_PLAN = 'victim-plan.net';
 const FLOOD_HOST = 'victim-host.net';
 
-/** The current DNS: the public name has a global address, the split-horizon one a private one, the rest nothing. */
-async function currentDns(): Promise<dgram.Socket> {
-  const socket = dgram.createSocket('udp4');
-  socket.on('message', (msg, rinfo) => {
-    const q = dnsPacket.decode(msg);
-    const question = q.questions?.[0];
-    if (!question) return;
-    const name = question.name.toLowerCase();
-    const a = name === PUBLIC_NAME ? '93.184.216.34' : name === SPLIT ? '10.0.0.5' : null;
-    const known = a !== null;
-    socket.send(dnsPacket.encode({
-      type: 'response', id: q.id, flags: dnsPacket.RECURSION_AVAILABLE | (known ? 0 : 3), questions: q.questions,
-      answers: known && question.type === 'A' ? [{ type: 'A', name: question.name, ttl: 60, data: a }] : [],
-    }), rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((r) => socket.bind(53, CURRENT_ADDR, r));
-  return socket;
-}
 
 const udpResolver = (id: string, address: string): ResolverSpec => ({ id, name: id, endpoints: [{ transport: 'udp', address, port: 53 }] });
 // Every name a resolver was asked, but the lab's own readiness probe.
@@ -68,7 +49,8 @@ if (INNER) {
     for (const a of [PUBLIC_ADDR, PRIVATE_ADDR, CURRENT_ADDR]) execFileSync('ip', ['addr', 'add', `${a}/32`, 'dev', 'lo']);
     writeFileSync(join(work, 'resolv.conf'), `nameserver ${CURRENT_ADDR}\n`);
     execFileSync('mount', ['--bind', join(work, 'resolv.conf'), '/etc/resolv.conf']);
-    const current = await currentDns();
+    // The current DNS: the public name has a global address, the split-horizon one a private one, the rest nothing.
+    const current = await currentDnsServer(CURRENT_ADDR, (name) => (name === PUBLIC_NAME ? { a: '93.184.216.34' } : name === SPLIT ? { a: '10.0.0.5' } : 'nxdomain'));
     t.onTestFinished(() => {
       current.close();
     });
@@ -125,7 +107,9 @@ if (INNER) {
     // of each go anywhere, the current DNS's check included (common/name-caps.ts).
     const floodPage = pageRecord('flood', [pageHost(PUBLIC_NAME, 0), ...Array.from({ length: 2000 }, (_, i) => pageHost(`p${(i * 2654435761 >>> 0).toString(36)}.${FLOOD_PLAN}`, 1 + i))]);
     const floodPlan = planMeasurement(floodPage, [udpResolver('public', PUBLIC_ADDR)], { lab: true })!;
-    assert.equal(floodPlan.request.hosts.length, 1 + NAMES_PER_DOMAIN, 'the plan keeps the page\'s name and the cap\'s worth of the flood');
+    // The cap's worth of the flood at most (fewer where its names look generated: one of those is the sample of all).
+    const floodKept = floodPlan.request.hosts.length - 1;
+    assert.ok(floodKept >= 1 && floodKept <= NAMES_PER_DOMAIN, `the plan keeps the page's name and at most the cap's worth of the flood: ${floodKept}`);
     const flooded = await run('flood-plan', { ...floodPlan.request });
     assert.equal(flooded.type, 'done', JSON.stringify(flooded).slice(0, 500));
     const floodAlone = await run('flood-alone', { hosts: Array.from({ length: 500 }, (_, i) => `h${i}.${FLOOD_HOST}`), resolvers: [udpResolver('public', PUBLIC_ADDR)], lab: true });
@@ -157,7 +141,7 @@ if (INNER) {
     for (const domain of [FLOOD_PLAN, FLOOD_HOST]) {
       const to = (address: string) => questions.filter(([dst, n]) => dst === address && n!.endsWith(`.${domain}`));
       const names = new Set(to(PUBLIC_ADDR).map(([, n]) => n));
-      assert.equal(names.size, NAMES_PER_DOMAIN, `${domain}: the global resolver was asked ${names.size} of its names (cap ${NAMES_PER_DOMAIN})`);
+      assert.equal(names.size, domain === FLOOD_PLAN ? floodKept : NAMES_PER_DOMAIN, `${domain}: the global resolver was asked ${names.size} of its names (cap ${NAMES_PER_DOMAIN})`);
       assert.ok(new Set(to(CURRENT_ADDR).map(([, n]) => n)).size <= NAMES_PER_DOMAIN, `${domain}: the check asked the current DNS no more than the cap`);
       console.log(`${domain}: ${to(PUBLIC_ADDR).length} questions for ${names.size} names to ${PUBLIC_ADDR}, ${to(CURRENT_ADDR).length} to the current DNS`);
     }

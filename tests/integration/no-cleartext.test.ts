@@ -4,13 +4,11 @@
 // test's own, where a capture on its only interface sees every packet. The browser's half (the extension's plan and
 // panel) is in extension/src/background/measurements.test.ts.
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import dnsPacket from 'dns-packet';
 import { test } from 'vitest';
 import { Capture } from '../../lab/capture.js';
 import { startCoreDNS } from '../../lab/resolver.js';
@@ -18,6 +16,7 @@ import type { BrowserDoh, CurrentDns, EndpointSpec, ResolverSpec } from '../../c
 import { encodeFrame } from '../../native-host/src/framing.js';
 import { collectReplies } from '../../native-host/src/test-replies.js';
 import { runNative } from '../../native-host/src/native.js';
+import { currentDnsServer } from '../support/current-dns-server.js';
 import { runInNamespace, vitestCommand } from '../support/namespace.js';
 
 const INNER = process.env.DNSCOST_CLEARTEXT_INNER;
@@ -29,22 +28,6 @@ const PUBLIC_NAME = 'www.dnscost-lab.net';
 // Outside the DoH server's zones: it refuses it, so the check has no answer and the name stays home.
 const INTERNAL_NAME = 'printer.corp-intra.net';
 
-/** The current DNS: every question logged, every name answered with 93.184.216.34. */
-async function currentDns(asked: string[]): Promise<dgram.Socket> {
-  const socket = dgram.createSocket('udp4');
-  socket.on('message', (msg, rinfo) => {
-    const q = dnsPacket.decode(msg);
-    const question = q.questions?.[0];
-    if (!question) return;
-    asked.push(question.name.toLowerCase());
-    socket.send(dnsPacket.encode({
-      type: 'response', id: q.id, flags: dnsPacket.RECURSION_AVAILABLE, questions: q.questions,
-      answers: question.type === 'A' ? [{ type: 'A', name: question.name, ttl: 60, data: '93.184.216.34' }] : [],
-    }), rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((r) => socket.bind(53, CURRENT_ADDR, r));
-  return socket;
-}
 
 /** An in-process host with this browser DoH and current DNS; `ask` sends a measure request and waits for its end. */
 function host(browserDoh: BrowserDoh | null, dns: CurrentDns) {
@@ -77,7 +60,7 @@ if (INNER) {
     writeFileSync(join(work, 'resolv.conf'), `nameserver ${CURRENT_ADDR}\n`);
     execFileSync('mount', ['--bind', join(work, 'resolv.conf'), '/etc/resolv.conf']);
     const asked: string[] = [];
-    const current = await currentDns(asked);
+    const current = await currentDnsServer(CURRENT_ADDR, () => ({ a: '93.184.216.34' }), asked);
     t.onTestFinished(() => {
       current.close();
     });

@@ -80,6 +80,6 @@ export function planFor(host: MeasureHost, page: Parameters<typeof planMeasureme
   const resolvers = browserDoh?.active || page.proxied ? encryptedOnly(offered, browserDoh) : offered;
   const plan = planMeasurement(page, resolvers, { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh, lab: settings.lab });
   if (plan) return plan;
-  const withheld = withheldGroups(measurableHosts(page, resolvers, { searchDomains: current?.search, lab: settings.lab }).skipped);
+  const withheld = withheldGroups(measurableHosts(page, resolvers, { searchDomains: current?.search, splitDomains: current?.splitDomains, lab: settings.lab }).skipped);
   return { ok: false, code: CODES.NO_MEASURABLE_HOSTS, message: unmeasurableMessage(withheld), withheld };
 }

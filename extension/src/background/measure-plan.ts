@@ -26,6 +26,8 @@ export const MAX_REPLAY_AT_MS = 10_000;
 export interface NamePrivacyContext {
   /** The system's search domains (the host's current DNS). */
   searchDomains?: readonly string[] | undefined;
+  /** The domains the system sends to servers of their own (the host's current DNS: split DNS). */
+  splitDomains?: readonly string[] | undefined;
   /** The person's lab setting: special-use names may go to resolvers on non-global addresses. */
   lab?: boolean | undefined;
 }
@@ -55,7 +57,7 @@ export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: read
       continue;
     }
     const reached = h.ips.slice(0, 8);
-    const why = addresses.length ? withheldFromAny(name, addresses, { reached, searchDomains: ctx.searchDomains, lab: ctx.lab }) : 'special-use';
+    const why = addresses.length ? withheldFromAny(name, addresses, { reached, searchDomains: ctx.searchDomains, splitDomains: ctx.splitDomains, lab: ctx.lab }) : 'special-use';
     if (why) {
       skipped.push({ name: h.name, reason: why });
       continue;
@@ -138,7 +140,7 @@ export function planMeasurement(
   resolvers: readonly ResolverSpec[],
   context: PlanContext = {},
 ): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {
-  const chosen = measurableHosts(page, resolvers, { searchDomains: context.currentDns?.search, lab: context.lab });
+  const chosen = measurableHosts(page, resolvers, { searchDomains: context.currentDns?.search, splitDomains: context.currentDns?.splitDomains, lab: context.lab });
   if (chosen.hosts.length === 0) return null;
   // Within the host's cap on exchanges: the hosts needed first are kept (at most three types per host counted).
   const perHost = 3 * MEASURE_MODES.length * MEASURE_REPEAT * resolvers.reduce((n, r) => n + r.endpoints.length, 0);

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'vitest';
 import { discoverCurrentDns, type DiscoverDeps } from './discover.js';
-import { parseDnsmasqConf, parseIpconfigAll, parseResolvConf, parseResolvectl, parseScutilDns, parseStubbyYml, parseUnboundConf } from './parse.js';
+import { parseDnsmasqConf, parseIpconfigAll, parseNrptPolicy, parseResolvConf, parseResolvectl, parseScutilDns, parseStubbyYml, parseUnboundConf } from './parse.js';
+import { withheldFrom } from '../../../common/name-privacy.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 const parent = (name: string): string => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
@@ -128,4 +129,33 @@ test('macOS from scutil --dns; Windows from ipconfig /all, else node:dns getServ
   const fallback = await discoverCurrentDns(machine({ platform: 'win32', nodeServers: ['192.168.1.1', '[fe80::1]:53'] }));
   assert.equal(fallback.source, 'node:dns getServers()');
   assert.deepEqual(addrs(fallback.servers), ['192.168.1.1', 'fe80::1']);
+});
+
+test("split DNS fails closed: the domains a VPN or a local stub sends to servers of their own are found on every OS, and their names go to no global resolver", async () => {
+  // systemd-resolved: a VPN link without the default route, its routing domains (~) and its plain one.
+  const vpn = parseResolvectl(fixture('resolvectl-status-vpn.txt'));
+  assert.deepEqual(addrs(vpn.servers), ['192.168.178.1'], 'the VPN link is not where other lookups go');
+  assert.deepEqual(vpn.split.sort(), ['10.in-addr.arpa', 'corp.example.com', 'intra.example.net']);
+  // macOS: a supplemental resolver's domain and search domain.
+  assert.deepEqual(parseScutilDns(fixture('scutil-dns-vpn.txt')).split, ['corp.example.com']);
+  // Windows: the NRPT rules' namespaces (a suffix, a name, several in braces; `.` is the default rule, not a domain).
+  assert.deepEqual(parseNrptPolicy(fixture('nrpt-policy.txt')), ['corp.example.com', 'vpn.example.org', 'build.example.net']);
+  // dnsmasq's per-domain servers, unbound's other forward and stub zones.
+  assert.deepEqual(parseDnsmasqConf('server=/corp.example.com/10.0.0.1\nserver=/a.example/b.example/10.0.0.2#5353\nlocal=/lan/\nserver=9.9.9.9\n').split, ['corp.example.com', 'a.example', 'b.example', 'lan']);
+  assert.deepEqual(parseUnboundConf('forward-zone:\n  name: "corp.example.com."\n  forward-addr: 10.0.0.1\nstub-zone:\n  name: "intra.example"\n  stub-addr: 10.0.0.2\nforward-zone:\n  name: "."\n  forward-addr: 9.9.9.9\n').split, ['corp.example.com', 'intra.example']);
+
+  // Discovered, each OS's current DNS carries them.
+  const linux = await discoverCurrentDns(machine({ files: { '/etc/resolv.conf': 'nameserver 127.0.0.53\n' }, commands: { 'resolvectl status --no-pager': fixture('resolvectl-status-vpn.txt') }, processes: ['systemd-resolve'] }));
+  assert.ok(linux.splitDomains?.includes('corp.example.com'), JSON.stringify(linux));
+  const mac = await discoverCurrentDns(machine({ platform: 'darwin', commands: { 'scutil --dns': fixture('scutil-dns-vpn.txt') } }));
+  assert.deepEqual(mac.splitDomains, ['corp.example.com']);
+  const win = await discoverCurrentDns(machine({ platform: 'win32', commands: { 'ipconfig /all': fixture('ipconfig-all.txt'), 'powershell -NoProfile -NonInteractive -Command Get-DnsClientNrptPolicy | Format-List Namespace': fixture('nrpt-policy.txt') } }));
+  assert.deepEqual(win.splitDomains, ['corp.example.com', 'vpn.example.org', 'build.example.net']);
+
+  // The rule: a name under a split domain goes to no global resolver, to one on the person's network it may.
+  const ctx = { splitDomains: linux.splitDomains };
+  assert.equal(withheldFrom('jira.corp.example.com', '1.1.1.1', ctx), 'split-horizon');
+  assert.equal(withheldFrom('corp.example.com', '8.8.8.8', ctx), 'split-horizon');
+  assert.equal(withheldFrom('www.example.com', '1.1.1.1', ctx), null);
+  assert.equal(withheldFrom('jira.corp.example.com', '10.8.0.1', ctx), null);
 });

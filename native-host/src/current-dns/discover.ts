@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { getServers } from 'node:dns';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { CurrentDns } from '../../../common/schema.js';
-import { isLoopback, parseDnsmasqConf, parseIpconfigAll, parseResolvConf, parseResolvectl, parseScutilDns, parseStubbyYml, parseUnboundConf, type ServerAddress } from './parse.js';
+import { isLoopback, parseDnsmasqConf, parseIpconfigAll, parseNrptPolicy, parseResolvConf, parseResolvectl, parseScutilDns, parseStubbyYml, parseUnboundConf, type ServerAddress } from './parse.js';
 
 /**
  * What discovery reads, replaceable in tests. Every read and command goes through `deps`, so each OS is tested with
@@ -65,21 +65,23 @@ function withDropIns(deps: DiscoverDeps, file: string, dir: string): string {
 /**
  * The person's current DNS on this machine; `servers` empty when none could be found. Where it looks:
  * - Linux: see linux().
- * - macOS: `scutil --dns` (the first resolver not for one domain).
+ * - macOS: `scutil --dns` (the first resolver not for one domain; the domains of the others are split DNS).
  * - Windows: `ipconfig /all` (connected adapters with a default gateway); node:dns getServers() when that fails —
- *   c-ares asks the adapters that are up, in route-metric order, but drops a link-local server's zone.
+ *   c-ares asks the adapters that are up, in route-metric order, but drops a link-local server's zone. Split DNS:
+ *   the NRPT rules' namespaces (`Get-DnsClientNrptPolicy`).
  */
 export async function discoverCurrentDns(deps: DiscoverDeps = realDeps): Promise<CurrentDns> {
   if (deps.platform === 'darwin') {
     const out = await deps.run('scutil', ['--dns']);
-    const parsed = out ? parseScutilDns(out) : { servers: [], search: [] };
-    return plain('scutil --dns', parsed.servers, parsed.search);
+    const parsed = out ? parseScutilDns(out) : { servers: [], search: [], split: [] };
+    return { ...plain('scutil --dns', parsed.servers, parsed.search), splitDomains: parsed.split };
   }
   if (deps.platform === 'win32') {
-    const out = await deps.run('ipconfig', ['/all']);
+    const [out, nrpt] = await Promise.all([deps.run('ipconfig', ['/all']), deps.run('powershell', ['-NoProfile', '-NonInteractive', '-Command', 'Get-DnsClientNrptPolicy | Format-List Namespace'])]);
+    const splitDomains = nrpt ? parseNrptPolicy(nrpt) : [];
     const parsed = out ? parseIpconfigAll(out) : { servers: [], search: [] };
-    if (parsed.servers.length) return plain('ipconfig /all', parsed.servers, parsed.search);
-    return plain('node:dns getServers()', deps.nodeServers().map((a) => ({ address: a.replace(/^\[(.*)\](:\d+)?$/, '$1'), port: 53 })), []);
+    if (parsed.servers.length) return { ...plain('ipconfig /all', parsed.servers, parsed.search), splitDomains };
+    return { ...plain('node:dns getServers()', deps.nodeServers().map((a) => ({ address: a.replace(/^\[(.*)\](:\d+)?$/, '$1'), port: 53 })), []), splitDomains };
   }
   const found = await linux(deps);
   // Where a stub's upstreams cannot be seen (or it recurses itself), the stub is the current DNS: it is what the
@@ -116,6 +118,7 @@ async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
       source: fromStatus ? 'resolvectl status' : '/run/systemd/resolve/resolv.conf',
       servers,
       search: [...new Set([...resolv.search, ...(fromStatus?.search ?? upstream.search)])],
+      splitDomains: fromStatus?.split ?? [],
       stub: stub('systemd-resolved'),
       encrypted: dot === 'no' ? null : { transport: 'dot', by: 'systemd-resolved', opportunistic: dot === 'opportunistic' },
       description: described('systemd-resolved', servers),
@@ -126,7 +129,7 @@ async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
     const files = conf.noResolv ? [] : [conf.resolvFile, '/run/NetworkManager/no-stub-resolv.conf', '/run/dnsmasq/resolv.conf', '/var/run/dnsmasq/resolv.conf'].filter((f): f is string => f !== null);
     const fromFile = files.map((f) => parseResolvConf(deps.read(f) ?? '').servers.filter((s) => !isLoopback(s.address))).find((s) => s.length) ?? [];
     const servers = [...conf.servers, ...fromFile].filter((s, i, all) => all.findIndex((x) => x.address === s.address && x.port === s.port) === i);
-    return { source: 'dnsmasq configuration', servers, search: resolv.search, stub: stub('dnsmasq'), encrypted: null, description: described('dnsmasq', servers) };
+    return { source: 'dnsmasq configuration', servers, search: resolv.search, splitDomains: conf.split, stub: stub('dnsmasq'), encrypted: null, description: described('dnsmasq', servers) };
   }
   if (running.has('unbound')) {
     const conf = parseUnboundConf(withDropIns(deps, '/etc/unbound/unbound.conf', '/etc/unbound/unbound.conf.d'));
@@ -135,6 +138,7 @@ async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
       source: 'unbound configuration',
       servers,
       search: resolv.search,
+      splitDomains: conf.split,
       stub: stub(conf.recursive ? 'unbound (recursive)' : 'unbound'),
       encrypted: conf.tls ? { transport: 'dot', by: 'unbound', opportunistic: false } : null,
       description: conf.recursive ? `your computer's own resolver (unbound on ${stubAddress}, resolving from the root)` : described('unbound', servers),

@@ -64,7 +64,7 @@ function resolvedServer(token: string): ServerAddress | null {
  * the search domains, and whether DNS over TLS is on (`+DNSOverTLS` in the Protocols line; `opportunistic` when the
  * line says so).
  */
-export function parseResolvectl(text: string): { servers: ServerAddress[]; search: string[]; dot: 'yes' | 'opportunistic' | 'no' } {
+export function parseResolvectl(text: string): { servers: ServerAddress[]; search: string[]; split: string[]; dot: 'yes' | 'opportunistic' | 'no' } {
   type Block = { defaultRoute: boolean; current: ServerAddress[]; servers: ServerAddress[]; domains: string[]; dot: 'yes' | 'opportunistic' | 'no' | null };
   const blocks: Block[] = [];
   let block: Block | null = null;
@@ -91,20 +91,29 @@ export function parseResolvectl(text: string): { servers: ServerAddress[]; searc
       else if (tokens.includes('-DNSOverTLS')) block.dot = 'no';
     } else if (key === 'Current DNS Server') block.current.push(...tokens.map(resolvedServer).filter((s): s is ServerAddress => s !== null));
     else if (key === 'DNS Servers') block.servers.push(...tokens.map(resolvedServer).filter((s): s is ServerAddress => s !== null));
-    else if (key === 'DNS Domain') block.domains.push(...tokens.map((d) => d.replace(/^~/, '').toLowerCase()).filter((d) => d && d !== '.'));
+    // A routing-only domain (`~corp.example`) is not searched: it only sends its names to this link (split, below).
+    else if (key === 'DNS Domain') block.domains.push(...tokens.filter((d) => !d.startsWith('~')).map((d) => d.toLowerCase()).filter((d) => d && d !== '.'));
   }
   const links = blocks.slice(1).filter((b) => b.defaultRoute && b.servers.length);
   const chosen = links.length ? links : blocks.filter((b) => b.servers.length);
   const servers = uniq(chosen.flatMap((b) => [...b.current, ...b.servers]));
   const search = [...new Set(blocks.flatMap((b) => b.domains))];
+  // Routing-only domains (`~corp.example`) and every domain of a link without the default route (a VPN's): their
+  // names go to that link's servers (split DNS).
+  const split = [...new Set([...text.matchAll(/~([A-Za-z0-9.-]+)/g)].map((m) => m[1]!.toLowerCase()).concat(blocks.slice(1).filter((b) => !b.defaultRoute).flatMap((b) => b.domains)))]
+    .filter((d) => d && d !== '.');
   const dots = blocks.map((b) => b.dot).filter((d) => d !== null);
   const dot = dots.includes('yes') ? 'yes' : dots.includes('opportunistic') ? 'opportunistic' : 'no';
-  return { servers, search, dot };
+  return { servers, search, split, dot };
 }
 
-/** dnsmasq's configuration: its default upstreams (`server=IP[#port]`, not the per-domain `server=/d/IP` ones), `no-resolv`, `resolv-file`. */
-export function parseDnsmasqConf(text: string): { servers: ServerAddress[]; noResolv: boolean; resolvFile: string | null } {
+/**
+ * dnsmasq's configuration: its default upstreams (`server=IP[#port]`), `no-resolv`, `resolv-file`, and the domains of
+ * its per-domain servers (`server=/corp.example/10.0.0.1`: split DNS; `local=/d/` and `address=/d/…` too).
+ */
+export function parseDnsmasqConf(text: string): { servers: ServerAddress[]; noResolv: boolean; resolvFile: string | null; split: string[] } {
   const servers: ServerAddress[] = [];
+  const split = new Set<string>();
   let noResolv = false;
   let resolvFile: string | null = null;
   for (const raw of text.split('\n')) {
@@ -112,18 +121,24 @@ export function parseDnsmasqConf(text: string): { servers: ServerAddress[]; noRe
     if (line === 'no-resolv') noResolv = true;
     const rf = /^resolv-file=(.+)$/.exec(line);
     if (rf) resolvFile = rf[1]!.trim();
+    const per = /^(?:server|nameserver|local|address)=\/(.+)\/[^/]*$/.exec(line);
+    for (const d of per ? per[1]!.split('/') : []) if (d && d !== '#') split.add(d.toLowerCase().replace(/^\./, ''));
     const m = /^(?:server|nameserver)=([^/].*)$/.exec(line);
     if (!m) continue;
     const [host, port] = m[1]!.split('#', 2) as [string, string | undefined];
     const address = ip(host.split('@')[0]!);
     if (address) servers.push({ address, port: port ? Number(port) : 53 });
   }
-  return { servers: uniq(servers), noResolv, resolvFile };
+  return { servers: uniq(servers), noResolv, resolvFile, split: [...split] };
 }
 
-/** unbound's configuration: the root forward-zone's upstreams (`forward-addr: IP[@port][#name]`), whether they are over TLS, or recursion. */
-export function parseUnboundConf(text: string): { servers: ServerAddress[]; tls: boolean; recursive: boolean } {
+/**
+ * unbound's configuration: the root forward-zone's upstreams (`forward-addr: IP[@port][#name]`), whether they are over
+ * TLS, or recursion; and the names of its other forward and stub zones (split DNS).
+ */
+export function parseUnboundConf(text: string): { servers: ServerAddress[]; tls: boolean; recursive: boolean; split: string[] } {
   const servers: ServerAddress[] = [];
+  const split = new Set<string>();
   let inRootForward = false;
   let sawRootForward = false;
   let tls = false;
@@ -137,6 +152,7 @@ export function parseUnboundConf(text: string): { servers: ServerAddress[]; tls:
     if (name && /^(forward-zone)?/.test(line)) {
       inRootForward = name[1] === '.';
       if (inRootForward) sawRootForward = true;
+      else split.add(name[1]!.toLowerCase().replace(/\.$/, ''));
       continue;
     }
     if (!inRootForward) continue;
@@ -150,7 +166,7 @@ export function parseUnboundConf(text: string): { servers: ServerAddress[]; tls:
     }
   }
   const fixed = servers.map((s) => ({ ...s, port: s.port || (tls ? 853 : 53) }));
-  return { servers: uniq(fixed), tls, recursive: !sawRootForward };
+  return { servers: uniq(fixed), tls, recursive: !sawRootForward, split: [...split] };
 }
 
 /** stubby's YAML: its upstreams (`address_data`, `tls_auth_name`, `tls_port`); stubby speaks DoT to them. */
@@ -182,18 +198,37 @@ export function parseStubbyYml(text: string): { servers: ServerAddress[] } {
 
 /**
  * macOS `scutil --dns`: the servers of the first resolver of the main section that is not for one domain
- * (no `domain`, not Supplemental), in order, link-local zones kept (`fe80::1%en0`); and its search domains.
+ * (no `domain`, not Supplemental), in order, link-local zones kept (`fe80::1%en0`); its search domains; and the
+ * domains of the resolvers for one domain or Supplemental (a VPN's split DNS: `domain`, and a supplemental
+ * resolver's search domains), whose names go to servers of their own.
  */
-export function parseScutilDns(text: string): { servers: ServerAddress[]; search: string[] } {
+export function parseScutilDns(text: string): { servers: ServerAddress[]; search: string[]; split: string[] } {
   const main = text.split(/^DNS configuration \(for scoped queries\)/m)[0] ?? '';
+  const domainsOf = (block: string, key: RegExp) => [...block.matchAll(key)].map((m) => m[1]!.toLowerCase().replace(/\.$/, ''));
+  const split = new Set<string>();
+  let chosen: { servers: ServerAddress[]; search: string[] } | null = null;
   for (const block of main.split(/^resolver #\d+/m).slice(1)) {
-    if (/^\s*domain\s*:/m.test(block) || /flags\s*:.*Supplemental/.test(block)) continue;
+    if (/^\s*domain\s*:/m.test(block) || /flags\s*:.*Supplemental/.test(block)) {
+      for (const d of [...domainsOf(block, /^\s*domain\s*:\s*(\S+)/gm), ...domainsOf(block, /^\s*search domain\[\d+\]\s*:\s*(\S+)/gm)]) split.add(d);
+      continue;
+    }
     const servers = [...block.matchAll(/^\s*nameserver\[\d+\]\s*:\s*(\S+)/gm)].map((m) => ip(m[1]!)).filter((a): a is string => a !== null);
-    if (!servers.length) continue;
-    const search = [...block.matchAll(/^\s*search domain\[\d+\]\s*:\s*(\S+)/gm)].map((m) => m[1]!.toLowerCase());
-    return { servers: uniq(servers.map((address) => ({ address, port: 53 }))), search };
+    if (!servers.length || chosen) continue;
+    chosen = { servers: uniq(servers.map((address) => ({ address, port: 53 }))), search: domainsOf(block, /^\s*search domain\[\d+\]\s*:\s*(\S+)/gm) };
   }
-  return { servers: [], search: [] };
+  return { ...(chosen ?? { servers: [], search: [] }), split: [...split] };
+}
+
+/**
+ * Windows `Get-DnsClientNrptPolicy` (Format-List): every rule's Namespace — a suffix `.corp.example.com`, or a name —
+ * whose names Windows sends to the rule's own servers (DirectAccess, a VPN's split DNS). Several in braces are split.
+ */
+export function parseNrptPolicy(text: string): string[] {
+  const names = [...text.replace(/\r/g, '').matchAll(/^\s*Namespace\s*:\s*(.+)$/gm)]
+    .flatMap((m) => m[1]!.replace(/[{}]/g, '').split(','))
+    .map((n) => n.trim().toLowerCase().replace(/^\./, '').replace(/\.$/, ''))
+    .filter((n) => n && n !== '.');
+  return [...new Set(names)];
 }
 
 /**

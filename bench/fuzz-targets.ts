@@ -1,19 +1,20 @@
 // What the fuzzing feeds each boundary, and what must hold for every input (issue 13): the native host's framing and
 // request validation, the DNS answer parser, the collector's upload validator, the HAR reader, the HTTP/1.1 response
-// reader (DoH over HTTP/1.1). Each target is a fast-check arbitrary (random inputs, and valid inputs mutated: bytes flipped, cut, fields replaced) and a check that
+// reader (DoH over HTTP/1.1), the current-DNS configuration parsers (issue 26 item 7). Each target is a fast-check arbitrary (random inputs, and valid inputs mutated: bytes flipped, cut, fields replaced) and a check that
 // throws on a property violation: a crash (an exception that is not the boundary's own coded error), a result that
 // breaks the boundary's promises, or an input that takes too long. tests/fuzz.test.ts runs each briefly; bench/fuzz.ts
 // runs 1,000,000 inputs each and records the outcome.
 import fc from 'fast-check';
 import dnsPacket from 'dns-packet';
 import { CODES, DnscostError } from '../common/errors.js';
-import { MAX_HOSTS_PER_REQUEST, parseRequest } from '../common/schema.js';
+import { isIpLiteral, MAX_HOSTS_PER_REQUEST, parseRequest } from '../common/schema.js';
 import { UPLOAD_LIMITS, validateBatch } from '../common/upload-batch.js';
 import { HarError, parseHar } from '../lab/har/har.js';
 import { pagePlan } from '../lab/har/plan.js';
 import { cappedAnswers, MAX_ANSWERS, parseAnswer } from '../native-host/src/dns-wire.js';
 import { encodeFrame, FrameDecoder } from '../native-host/src/framing.js';
 import { Http1Reader } from '../native-host/src/transports/http1-reader.js';
+import { parseDnsmasqConf, parseIpconfigAll, parseNrptPolicy, parseResolvConf, parseResolvectl, parseScutilDns, parseStubbyYml, parseUnboundConf } from '../native-host/src/current-dns/parse.js';
 
 /** One boundary's fuzzing: inputs, and the check each must pass. */
 export interface FuzzTarget<T> {
@@ -218,5 +219,33 @@ export const http1Reader: FuzzTarget<Buffer[]> = {
   }),
 };
 
+// ---- the current-DNS configuration parsers ----
+
+/** Real configuration text each parser reads (the fixtures' formats), to mutate. */
+const CONFIGS = [
+  'search corp.example.com lan\nnameserver 192.168.1.1\nnameserver fe80::1%eth0\noptions edns0\n',
+  'Link 2 (wlp3s0)\n    Protocols: +DefaultRoute -LLMNR +DNSOverTLS\nCurrent DNS Server: 192.168.178.1#dns.example\n       DNS Servers: 192.168.178.1 fd00::1\n        DNS Domain: ~corp.example.com lan\n',
+  'server=/corp.example.com/10.0.0.1\nserver=9.9.9.9#5353\nno-resolv\nresolv-file=/etc/x.conf\n',
+  'forward-zone:\n  name: "."\n  forward-tls-upstream: yes\n  forward-addr: 9.9.9.9@853#dns.quad9.net\nstub-zone:\n  name: "intra.example"\n',
+  'upstream_recursive_servers:\n  - address_data: 9.9.9.9\n    tls_auth_name: "dns.quad9.net"\n    tls_port: 853\n',
+  'resolver #1\n  search domain[0] : corp.example.com\n  nameserver[0] : 10.8.0.1\n  flags    : Supplemental\nresolver #2\n  domain   : local\n  nameserver[0] : fe80::1%en0\n',
+  'Ethernet adapter Ethernet:\r\n   DNS Servers . . . . . . . . . . . : 192.168.1.1\r\n   Default Gateway . . . . . . . . . : 192.168.1.1\r\n',
+  'Namespace : {.corp.example.com, build.example.net}\r\n',
+];
+
+export const currentDnsParsers: FuzzTarget<string> = {
+  name: 'current-DNS configuration parsers',
+  arbitrary: fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), ...CONFIGS.map((c) => mutated(Buffer.from(c)).map((b) => b.toString('latin1')))),
+  check: timed((text) => {
+    const results = [parseResolvConf(text), parseResolvectl(text), parseDnsmasqConf(text), parseUnboundConf(text), parseStubbyYml(text), parseScutilDns(text), parseIpconfigAll(text)];
+    for (const r of results) {
+      for (const s of r.servers) if (!isIpLiteral(s.address) || !Number.isInteger(s.port) || s.port < 1 || s.port > 65535) throw new Error(`a server that is not one: ${JSON.stringify(s)}`);
+    }
+    const listed = (r: object, key: 'search' | 'split'): unknown[] => (Array.isArray((r as Record<string, unknown>)[key]) ? ((r as Record<string, unknown>)[key] as unknown[]) : []);
+    const domains = [...parseNrptPolicy(text), ...results.flatMap((r) => [...listed(r, 'search'), ...listed(r, 'split')])];
+    for (const d of domains) if (typeof d !== 'string' || !d || /\s/.test(d)) throw new Error(`a domain that is not one: ${JSON.stringify(d)}`);
+  }),
+};
+
 /** Every target, in the order the benchmark runs them. */
-export const FUZZ_TARGETS = [framing, dnsAnswer, uploadBatch, harReader, http1Reader] as const;
+export const FUZZ_TARGETS = [framing, dnsAnswer, uploadBatch, harReader, http1Reader, currentDnsParsers] as const;

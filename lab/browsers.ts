@@ -71,6 +71,8 @@ export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra Chromium switches. */
   chromiumArgs?: string[];
+  /** Extra Firefox prefs. */
+  firefoxPrefs?: Record<string, unknown>;
   /** The color scheme pages see (default: the system's, light here). Firefox: a pref, since its WebDriver BiDi
    * cannot emulate it per page; Chromium pages take page.emulateMediaFeatures instead. */
   colorScheme?: 'light' | 'dark';
@@ -189,6 +191,7 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
       ...(o.locale ? { 'intl.locale.requested': o.locale } : {}),
       // An unsigned xpi installs for good only with signature checks off (ESR and Developer Edition honour this).
       ...(install === 'temporary' ? {} : { 'xpinstall.signatures.required': false }),
+      ...o.firefoxPrefs,
     },
     env: { ...process.env, ...o.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
     timeout: 60_000,

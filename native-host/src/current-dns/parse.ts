@@ -122,7 +122,7 @@ export function parseDnsmasqConf(text: string): { servers: ServerAddress[]; noRe
     const rf = /^resolv-file=(.+)$/.exec(line);
     if (rf) resolvFile = rf[1]!.trim();
     const per = /^(?:server|nameserver|local|address)=\/(.+)\/[^/]*$/.exec(line);
-    for (const d of per ? per[1]!.split('/') : []) if (d && d !== '#') split.add(d.toLowerCase().replace(/^\./, ''));
+    for (const d of per ? per[1]!.split('/') : []) if (d && d !== '#' && !/\s/.test(d)) split.add(d.toLowerCase().replace(/^\./, ''));
     const m = /^(?:server|nameserver)=([^/].*)$/.exec(line);
     if (!m) continue;
     const [host, port] = m[1]!.split('#', 2) as [string, string | undefined];
@@ -225,7 +225,7 @@ export function parseScutilDns(text: string): { servers: ServerAddress[]; search
  */
 export function parseNrptPolicy(text: string): string[] {
   const names = [...text.replace(/\r/g, '').matchAll(/^\s*Namespace\s*:\s*(.+)$/gm)]
-    .flatMap((m) => m[1]!.replace(/[{}]/g, '').split(','))
+    .flatMap((m) => m[1]!.replace(/[{}]/g, '').split(/[,\s]+/))
     .map((n) => n.trim().toLowerCase().replace(/^\./, '').replace(/\.$/, ''))
     .filter((n) => n && n !== '.');
   return [...new Set(names)];

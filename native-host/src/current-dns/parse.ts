@@ -22,7 +22,8 @@ function ip(text: string): string | null {
   const [addr, zone] = text.trim().split('%', 2) as [string, string | undefined];
   const kind = net.isIP(addr);
   if (kind === 0) return null;
-  return kind === 6 && zone ? `${addr}%${zone}` : addr;
+  // A zone is an interface's name or index (fuzzing found a NUL in one, which the hello's schema then refused).
+  return kind === 6 && zone ? (/^[\w.-]{1,32}$/.test(zone) ? `${addr}%${zone}` : null) : addr;
 }
 
 const uniq = (xs: ServerAddress[]): ServerAddress[] => xs.filter((x, i) => xs.findIndex((y) => y.address === x.address && y.port === x.port) === i);

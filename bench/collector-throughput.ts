@@ -1,7 +1,7 @@
 // Benchmark (not a test): collector uploads per second and upload latency, embedded (PGlite) and PostgreSQL, with N
 // concurrent keep-alive clients on loopback. Writes a markdown report.
 //
-//   node dist/bench/collector-throughput.js [--clients 64] [--seconds 10] [--results 10]
+//   node dist/bench/collector-throughput.js [--clients 64] [--seconds 10] [--results 6]
 //        [--store pglite,postgres] [--out bench/results/collector-throughput.md] [--smoke]
 //
 // The collector runs as its own process (as deployed: `dnscost-collector --rate 0`), PostgreSQL as a lab server
@@ -20,13 +20,13 @@ import { parseArgs } from 'node:util';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 import { startPostgres } from '../lab/postgres.js';
 import { distPath } from '../lab/paths.js';
-import { coarse, UPLOAD_BATCH_VERSION } from '../common/upload-batch.js';
+import { coarse, UPLOAD_BATCH_VERSION, UPLOAD_LIMITS } from '../common/upload-batch.js';
 
 const { values } = parseArgs({
   options: {
     clients: { type: 'string', default: '64' },
     seconds: { type: 'string', default: '10' },
-    results: { type: 'string', default: '10' },
+    results: { type: 'string', default: String(UPLOAD_LIMITS.resultsPerPage) },
     store: { type: 'string', default: 'pglite,postgres' },
     out: { type: 'string' },
     ...SMOKE_OPTION,

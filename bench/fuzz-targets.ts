@@ -1,14 +1,26 @@
 // What the fuzzing feeds each boundary, and what must hold for every input (issue 13): the native host's framing and
 // request validation, the DNS answer parser, the collector's upload validator, the HAR reader, the HTTP/1.1 response
-// reader (DoH over HTTP/1.1), the current-DNS configuration parsers (issue 26 item 7). Each target is a fast-check arbitrary (random inputs, and valid inputs mutated: bytes flipped, cut, fields replaced) and a check that
+// reader (DoH over HTTP/1.1), the current-DNS configuration parsers, the page-timing message a web page's content
+// script sends, DNS stream reassembly (TCP, DoT) and the collector's routing and query parsing (issue 26 item 7). Each target is a fast-check arbitrary (random inputs, and valid inputs mutated: bytes flipped, cut, fields replaced) and a check that
 // throws on a property violation: a crash (an exception that is not the boundary's own coded error), a result that
 // breaks the boundary's promises, or an input that takes too long. tests/fuzz.test.ts runs each briefly; bench/fuzz.ts
 // runs 1,000,000 inputs each and records the outcome.
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import dnsPacket from 'dns-packet';
 import { CODES, DnscostError } from '../common/errors.js';
 import { isIpLiteral, MAX_HOSTS_PER_REQUEST, parseRequest } from '../common/schema.js';
-import { UPLOAD_LIMITS, validateBatch } from '../common/upload-batch.js';
+import { UPLOAD_BATCH_VERSION, UPLOAD_LIMITS, validateBatch } from '../common/upload-batch.js';
+import { PageBuilder } from '../common/page-builder.js';
+import { PAGE_CAPS } from '../common/page-record.js';
+import { parseExtensionMessage } from '../extension/src/messages/index.js';
+import { StreamSession } from '../native-host/src/transports/stream.js';
+import type { SetupTimings } from '../native-host/src/transports/transport.js';
+import type { TcpWire } from '../native-host/src/dial.js';
+import { BodyBudget, handle, type RouteContext } from '../collector/routes.js';
 import { HarError, parseHar } from '../lab/har/har.js';
 import { pagePlan } from '../lab/har/plan.js';
 import { cappedAnswers, MAX_ANSWERS, parseAnswer } from '../native-host/src/dns-wire.js';
@@ -16,11 +28,12 @@ import { encodeFrame, FrameDecoder } from '../native-host/src/framing.js';
 import { Http1Reader } from '../native-host/src/transports/http1-reader.js';
 import { parseDnsmasqConf, parseIpconfigAll, parseNrptPolicy, parseResolvConf, parseResolvectl, parseScutilDns, parseStubbyYml, parseUnboundConf } from '../native-host/src/current-dns/parse.js';
 
-/** One boundary's fuzzing: inputs, and the check each must pass. */
+/** One boundary's fuzzing: inputs, and the check each must pass (an async check when the boundary answers later). */
 export interface FuzzTarget<T> {
   name: string;
   arbitrary: fc.Arbitrary<T>;
-  check(input: T): void;
+  check(input: T): void | Promise<void>;
+  async?: boolean;
 }
 
 /** Longest one input may take (ms) before it counts as a hang. */
@@ -142,7 +155,7 @@ export const dnsAnswer: FuzzTarget<Buffer> = {
 // ---- the collector's upload validator ----
 
 const VALID_BATCH = {
-  version: 2, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' },
+  version: 3, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' },
   pages: [{ site: 'wikipedia.org', hour: '2026-11-21T14Z', hosts: 8, results: [{ resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 11, failures: 1, medianMs: 22.6, p5Ms: 11.3, p95Ms: 76.1, onload: { pointMs: 13.5, lowMs: 2.83, highMs: 38.1 }, bytesPerLookup: 4870, packetsPerLookup: 11.3 }] }],
 };
 const NOW = Date.parse('2026-11-21T15:30:00Z');
@@ -247,5 +260,155 @@ export const currentDnsParsers: FuzzTarget<string> = {
   }),
 };
 
+// ---- the page-timing message (a web page's content script sends it; the page builder takes it) ----
+
+const VALID_TIMING = {
+  type: 'page-timing', url: 'https://www.example.com/a', timeOrigin: 1_700_000_000_000,
+  navigation: { domainLookupStart: 3, domainLookupEnd: 21, connectStart: 21, responseStart: 60, loadEventEnd: 400, name: 'https://www.example.com/a', nextHopProtocol: 'h2' },
+  onLoadMs: 400, entries: 3,
+  resources: [{ host: 'cdn.example.net', lookupStart: 80, lookupEnd: 95, nextHopProtocol: 'h2' }, { host: 'x.example', lookupStart: null, lookupEnd: null, nextHopProtocol: null }],
+};
+
+export const pageTiming: FuzzTarget<unknown> = {
+  name: 'page-timing message',
+  arbitrary: fc.oneof(fc.jsonValue(), mutatedJson(VALID_TIMING), mutatedJson(VALID_TIMING), mutatedJson(VALID_TIMING)),
+  check: timed((value) => {
+    const parsed = parseExtensionMessage(value);
+    if (!parsed.ok) {
+      if (parsed.code !== CODES.BAD_REQUEST) throw new Error(`refused with ${parsed.code}`);
+      return;
+    }
+    if (parsed.message.type !== 'page-timing') return;
+    const page = PageBuilder.start({ tabId: 1, url: 'https://www.example.com/a', at: 1_700_000_000_000, pageId: 'p' });
+    page.request({ url: 'https://www.example.com/a', type: 'main_frame', at: 1_700_000_000_001, frameId: 0 });
+    page.timing(parsed.message, 1_700_000_000_500);
+    const record = page.record();
+    if (!PageBuilder.revive(page.stored())) throw new Error('the page no longer revives from storage');
+    if (record.hosts.length > PAGE_CAPS.hosts || JSON.stringify(record).length > 2_000_000) throw new Error('a record over its caps');
+    for (const h of record.hosts) if (!Number.isFinite(h.firstNeededMs)) throw new Error(`a host with no time: ${h.name}`);
+  }),
+};
+
+// ---- DNS over a stream (TCP, DoT): length-prefixed answers reassembled and matched by id ----
+
+/** A socket in memory: what StreamSession reads from and writes to. */
+class MemorySocket extends EventEmitter {
+  written = 0;
+  write(b: Buffer): boolean {
+    this.written += b.length;
+    return true;
+  }
+  destroy(): void {
+    this.emit('close');
+  }
+}
+
+const prefixed = (m: Buffer) => Buffer.concat([Buffer.from([m.length >> 8, m.length & 0xff]), m]);
+const answerWithId = (id: number) => {
+  const a = Buffer.from(VALID_ANSWER);
+  a.writeUInt16BE(id, 0);
+  return a;
+};
+const STREAM_IDS = [0x1234, 0x0001, 0xbeef];
+const VALID_STREAM = Buffer.concat([prefixed(answerWithId(STREAM_IDS[1]!)), prefixed(answerWithId(STREAM_IDS[0]!)), prefixed(Buffer.from([7])), prefixed(answerWithId(STREAM_IDS[2]!))]);
+
+export const streamReassembly: FuzzTarget<{ queries: number; chunks: Buffer[]; end: boolean }> = {
+  name: 'DNS stream reassembly (TCP, DoT)',
+  arbitrary: fc.record({
+    queries: fc.integer({ min: 0, max: 3 }),
+    end: fc.boolean(),
+    chunks: fc.oneof(bytes(600), mutated(VALID_STREAM), mutated(VALID_STREAM)).chain((all) =>
+      fc.array(fc.nat({ max: all.length }), { maxLength: 6 }).map((cuts) => {
+        const at = [...new Set([0, ...cuts.sort((a, b) => a - b), all.length])];
+        return at.slice(1).map((end, i) => all.subarray(at[i]!, end));
+      })),
+  }),
+  check: timed(({ queries, chunks, end }) => {
+    const socket = new MemorySocket();
+    const wire = { dns: { sent: 0, received: 0 }, totals: () => ({}) };
+    const session = new StreamSession(socket as unknown as Socket, wire as unknown as TcpWire, { tcpConnectMs: 1, tlsHandshakeMs: null } as unknown as SetupTimings, null);
+    let settled = 0;
+    for (const id of STREAM_IDS.slice(0, queries)) {
+      session.exchange(answerWithId(id), id, 60_000).then(
+        (a) => void (settled += a.length >= 0 ? 1 : 0),
+        (e: unknown) => {
+          if (!(e instanceof DnscostError && CODE_SET.has(e.code))) throw e;
+          settled++;
+        },
+      );
+    }
+    const total = chunks.reduce((n, c) => n + c.length, 0);
+    for (const c of chunks) socket.emit('data', c);
+    if (wire.dns.received > total) throw new Error(`${wire.dns.received} bytes counted from ${total}`);
+    if (end) socket.emit('end');
+    else session.close();
+    // Every query is settled now (answered, refused, or failed with the connection): no timer outlives the session.
+    if ((session as unknown as { pending: Map<number, unknown> }).pending.size !== 0) throw new Error('a query left waiting after the connection ended');
+    void settled;
+  }),
+};
+
+// ---- the collector's routing and query parsing ----
+
+/** A collector's routes on fakes that accept everything: what a request's method, path, query and headers reach. */
+const ROUTE_CONTEXT = (): RouteContext => ({
+  store: { delete: async () => false } as unknown as RouteContext['store'],
+  committer: { submit: async () => 'stored' } as unknown as RouteContext['committer'],
+  limiter: null,
+  trustedProxies: new Set(['127.0.0.1']),
+  aggregates: async () => ({ epsilon: 4, minPages: 299, delayHours: 6, epochs: [], cells: [] }),
+  stored: () => {},
+  assets: new Map([['/', { type: 'text/html', body: Buffer.from('<!doctype html>') }]]),
+  now: () => Date.parse('2026-11-21T15:00:00Z'),
+  bodies: new BodyBudget({ budget: 1 << 20, perClient: 1 << 19, reserve: 1 << 16 }),
+});
+const VALID_UPLOAD = JSON.stringify({ version: UPLOAD_BATCH_VERSION, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' }, pages: [{ site: 'github.com', hour: '2026-11-21T14Z', hosts: 8, results: [{ resolver: 'quad9', transport: 'doh', mode: 'cold', lookups: 16, failures: 0, medianMs: 19, p5Ms: 9.51, p95Ms: 38.1, onload: null, bytesPerLookup: null, packetsPerLookup: null }] }] });
+const PATHS = ['/v1/batches', '/v1/batches/k_3f9a-Zq81bX0cD2e', '/v1/aggregates?epoch=2026-11-21&site=github.com&resolver=quad9', '/v1/vocabulary', '/healthz', '/', '/dashboard.js', '/v1/aggregates?constructor=x&__proto__=1'];
+const ALLOWED_STATUS = new Set([200, 201, 400, 404, 405, 409, 411, 413, 415, 429, 503]);
+
+export const collectorRoutes: FuzzTarget<{ method: string; url: string; headers: Record<string, string>; body: Buffer }> = {
+  name: 'collector routing and query parsing',
+  async: true,
+  arbitrary: fc.record({
+    method: fc.oneof(fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'HEAD', 'OPTIONS'), fc.string({ maxLength: 8 })),
+    url: fc.oneof(fc.constantFrom(...PATHS), mutated(Buffer.from(PATHS.join(''))).map((b) => b.toString('latin1')), fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 })),
+    headers: fc.record({
+      'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-8', ''),
+      'dnscost-deletion-token': fc.oneof(fc.constant('t'.repeat(43)), fc.string({ maxLength: 140 })),
+      'x-forwarded-for': fc.oneof(fc.constant('192.0.2.9'), fc.string({ maxLength: 60 })),
+    }, { requiredKeys: [] }),
+    body: fc.oneof(mutated(Buffer.from(VALID_UPLOAD)), bytes(300)),
+  }),
+  check: async ({ method, url, headers, body }) => {
+    const t0 = performance.now();
+    const req = Object.assign(Readable.from(body.length ? [body] : []), {
+      method, url, headers: { ...headers, 'content-length': String(body.length) }, socket: { remoteAddress: '127.0.0.1', destroy: () => {} },
+    }) as unknown as IncomingMessage;
+    let status = 0;
+    let text = '';
+    const res = {
+      headersSent: false,
+      writeHead(s: number) {
+        status = s;
+        res.headersSent = true;
+        return res;
+      },
+      end(t?: string | Buffer) {
+        text = t === undefined ? '' : String(t);
+      },
+      setHeader() {},
+      destroy() {},
+    };
+    await handle(req, res as unknown as ServerResponse, ROUTE_CONTEXT());
+    if (!ALLOWED_STATUS.has(status)) throw new Error(`${method} ${JSON.stringify(url)}: status ${status}: ${text.slice(0, 200)}`);
+    if (status >= 400) {
+      const reply = JSON.parse(text) as { ok?: unknown; code?: unknown };
+      if (reply.ok !== false || typeof reply.code !== 'string' || !CODE_SET.has(reply.code)) throw new Error(`an uncoded refusal: ${text.slice(0, 200)}`);
+    }
+    const ms = performance.now() - t0;
+    if (ms > HANG_MS) throw new Error(`one input took ${ms.toFixed(0)} ms (a hang)`);
+  },
+};
+
 /** Every target, in the order the benchmark runs them. */
-export const FUZZ_TARGETS = [framing, dnsAnswer, uploadBatch, harReader, http1Reader, currentDnsParsers] as const;
+export const FUZZ_TARGETS = [framing, dnsAnswer, uploadBatch, harReader, http1Reader, currentDnsParsers, pageTiming, streamReassembly, collectorRoutes] as const;

@@ -25,21 +25,38 @@ interface Job { name: string; runs: number; seed: number; shared: SharedArrayBuf
 interface Outcome { inputs: number; crashed: boolean; hung: boolean; slowestMs: number; seconds: number; crash: string }
 
 /** In the worker: runs one target, counting inputs in `shared` ([0] inputs begun, [1] inputs ended; slowest in ms). */
-function runTarget(job: Job): void {
+async function runTarget(job: Job): Promise<void> {
   const target = FUZZ_TARGETS.find((t) => t.name === job.name)!;
   const counts = new Int32Array(job.shared, 0, 2);
   const slowest = new Float64Array(job.shared, 8, 1);
-  const check = target.check as (i: unknown) => void;
-  const result = fc.check(fc.property(target.arbitrary as fc.Arbitrary<unknown>, (input) => {
+  const check = target.check as (i: unknown) => void | Promise<void>;
+  const begin = () => {
     Atomics.add(counts, 0, 1);
-    const s = performance.now();
-    try {
-      check(input);
-    } finally {
-      slowest[0] = Math.max(slowest[0]!, performance.now() - s);
-      Atomics.add(counts, 1, 1);
-    }
-  }), { numRuns: job.runs, seed: job.seed });
+    return performance.now();
+  };
+  const ended = (s: number) => {
+    slowest[0] = Math.max(slowest[0]!, performance.now() - s);
+    Atomics.add(counts, 1, 1);
+  };
+  const arbitrary = target.arbitrary as fc.Arbitrary<unknown>;
+  const property = target.async
+    ? fc.asyncProperty(arbitrary, async (input) => {
+      const s = begin();
+      try {
+        await check(input);
+      } finally {
+        ended(s);
+      }
+    })
+    : fc.property(arbitrary, (input) => {
+      const s = begin();
+      try {
+        void check(input);
+      } finally {
+        ended(s);
+      }
+    });
+  const result = await fc.check(property, { numRuns: job.runs, seed: job.seed });
   const crash = result.failed ? `${String(result.errorInstance).slice(0, 200)} (seed ${result.seed}, path ${result.counterexamplePath})` : '';
   // numRuns: the inputs tried up to and including the first failing one (shrinking is not counted).
   parentPort!.postMessage({ inputs: result.numRuns, crashed: result.failed, crash });
@@ -116,4 +133,4 @@ async function main(): Promise<void> {
 }
 
 if (isMainThread) await main();
-else runTarget(workerData as Job);
+else await runTarget(workerData as Job);

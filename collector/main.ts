@@ -4,7 +4,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isIpAddress } from '../common/ip-address.js';
-import { PUBLICATION } from './publication.js';
+import { cellRule, PUBLICATION } from './publication.js';
+import { PERSON_CAP } from '../common/privacy-budget.js';
 import { loadOrCreateSecret, parseSecret, SECRET_FILE } from './secret.js';
 import { startCollector } from './server.js';
 
@@ -31,8 +32,12 @@ Usage: npx dnscost-collector [options]
                          may hold open at once (default 32)
   --body-budget MIB      upload bodies being received at once, in MiB over every connection (default 64); past it
                          uploads are answered 503 with Retry-After
-  --epsilon E            differential privacy: ε per published cell and day (default ${PUBLICATION.epsilon})
-  --min-pages N          noisy page count a cell, and a site's name, needs to be published (default ${PUBLICATION.minPages})
+  --epsilon E            differential privacy: ε per person per UTC day, over every published cell (default
+                         ${PUBLICATION.epsilon}); the extension uploads at most ${PERSON_CAP.pagesPerDay} pages a day × ${PERSON_CAP.resultsPerPage} results a page
+  --delta D              chance that one person alone makes a cell published (default ${PUBLICATION.delta}); sets the
+                         threshold
+  --min-pages N          noisy page count a cell, and a site's name, needs to be published (default: from ε and
+                         δ, ${PUBLICATION.minPages} at the defaults)
   --publication-delay H  hours after a day (UTC) ends before it is published (default ${DEFAULT_DELAY_HOURS})
   -h, --help             this text
 
@@ -58,7 +63,8 @@ const { values } = parseArgs({
     'max-connections-per-client': { type: 'string', default: '32' },
     'body-budget': { type: 'string', default: '64' },
     epsilon: { type: 'string', default: String(PUBLICATION.epsilon) },
-    'min-pages': { type: 'string', default: String(PUBLICATION.minPages) },
+    delta: { type: 'string', default: String(PUBLICATION.delta) },
+    'min-pages': { type: 'string' },
     'publication-delay': { type: 'string', default: String(DEFAULT_DELAY_HOURS) },
     help: { type: 'boolean', short: 'h' },
   },
@@ -81,7 +87,8 @@ function number(name: string, text: string, min: number, max: number): number {
 const port = number('port', values.port, 0, 65535);
 const rate = number('rate', values.rate, 0, 1e6);
 const epsilon = number('epsilon', values.epsilon, 0.001, 1e6);
-const minPages = number('min-pages', values['min-pages'], 1, 1e6);
+const delta = number('delta', values.delta, 1e-12, 0.1);
+const minPages = values['min-pages'] === undefined ? cellRule(epsilon, undefined, delta).minPages : number('min-pages', values['min-pages'], 1, 1e6);
 const delayHours = number('publication-delay', values['publication-delay'], 0, 24 * 89);
 const maxConnections = number('max-connections', values['max-connections'], 1, 1e6);
 const maxConnectionsPerClient = number('max-connections-per-client', values['max-connections-per-client'], 1, 1e6);
@@ -118,7 +125,7 @@ const collector = await startCollector({
   trustedProxies,
 });
 if (pglite) console.error(`dnscost-collector: note: ${pglite.PGLITE_DURABILITY}`);
-console.error(`dnscost-collector: publishing each UTC day ${delayHours} h after it ends, ε = ${epsilon} per cell, threshold ${minPages} pages`);
+console.error(`dnscost-collector: publishing each UTC day ${delayHours} h after it ends, ε = ${epsilon} per person per day, threshold ${minPages} pages`);
 console.error(`dnscost-collector: store ${store.kind}${url ? '' : ` in ${values.data}`}; listening on ${collector.url}`);
 
 let stopping = false;

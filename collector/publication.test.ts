@@ -4,18 +4,19 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { gridValues, noisyCount, privateQuantile, PUBLICATION, publishCell, uniforms, type PageValues } from './publication.js';
+import { cellRule, gridValues, noisyCount, privateQuantile, publishCell, uniforms, type CellRule, type PageValues } from './publication.js';
+import { PERSON_CAP } from '../common/privacy-budget.js';
 
 const page = (medianMs: number): PageValues => ({ medianMs, onloadMs: null, bytes: null, packets: null, failureShare: 0 });
 const [A, B] = [8, 76.1];
 const FORGED = [...Array.from({ length: 500 }, () => page(A)), ...Array.from({ length: 500 }, () => page(B))];
 
 /** The attacker's success rate over `trials` cells: guess the real page's value from the published median. */
-function attack(trials: number, epsilon: number): number {
+function attack(trials: number, rule: CellRule): number {
   let right = 0;
   for (let i = 0; i < trials; i++) {
     const real = Math.random() < 0.5 ? A : B;
-    const published = publishCell([...FORGED, page(real)], randomBytes(32), `2026-11-21/cloudflare/doh/cold/wifi/other/${i}`, epsilon);
+    const published = publishCell([...FORGED, page(real)], randomBytes(32), `2026-11-21/cloudflare/doh/cold/wifi/other/${i}`, rule);
     assert.ok(published, 'a 1,001-page cell is published');
     const guess = published.lookupMs!.p50 <= A ? A : B;
     if (guess === real) right++;
@@ -25,16 +26,18 @@ function attack(trials: number, epsilon: number): number {
 
 test('1,000 forged uploads do not recover a real upload\'s value beyond ε (the median\'s share of it)', () => {
   const trials = 3000;
-  const success = attack(trials, PUBLICATION.epsilon);
-  // The median is one of ten releases: ε/10 for it; an ε-DP release lets a test tell two values apart with
-  // probability at most e^ε / (1 + e^ε).
-  const eps = PUBLICATION.epsilon / 10;
+  // At 25 times the default ε per person and day, so the bound is far enough from a coin's 50 % to be checked.
+  const rule = cellRule(100);
+  const success = attack(trials, rule);
+  // The median is one of the nine value releases: valueEpsilon for it; an ε-DP release lets a test tell two values
+  // apart with probability at most e^ε / (1 + e^ε).
+  const eps = rule.valueEpsilon;
   const bound = Math.exp(eps) / (1 + Math.exp(eps));
   const slack = 3 * Math.sqrt(0.25 / trials);
   console.log(`forgery attack on the median: ${(success * 100).toFixed(1)} % right over ${trials} cells (bound ${(bound * 100).toFixed(1)} % + ${(slack * 100).toFixed(1)} % sampling)`);
   assert.ok(success <= bound + slack, `success ${success} over the bound ${bound}`);
   // Without noise the attack works every time: the test would catch noise that went missing.
-  assert.ok(attack(200, 1e6) >= 0.99);
+  assert.ok(attack(200, { countEpsilon: 1e6, valueEpsilon: 1e6, minPages: 20 }) >= 0.99);
 });
 
 test('the same question gets the same figures (noise cannot be averaged away); other cells get other noise', () => {
@@ -42,8 +45,9 @@ test('the same question gets the same figures (noise cannot be averaged away); o
   // noise has tails), and the cell is, rightly, not published; this test is about determinism, not that chance.
   const secret = Buffer.alloc(32, 7);
   const pages = Array.from({ length: 40 }, (_, i) => ({ ...page(i % 2 ? A : B), onloadMs: 13.5, bytes: 4870, packets: 11.3, failureShare: i % 4 ? 0 : 0.5 }));
-  const once = publishCell(pages, secret, 'e/c1');
-  assert.deepEqual(publishCell(pages, secret, 'e/c1'), once);
+  const rule = cellRule(100, 20);
+  const once = publishCell(pages, secret, 'e/c1', rule);
+  assert.deepEqual(publishCell(pages, secret, 'e/c1', rule), once);
   assert.notDeepEqual([noisyCount(40, secret, 'e/c1'), noisyCount(40, secret, 'e/c2')], [40, 40]);
   assert.notEqual(noisyCount(40, secret, 'e/c1'), noisyCount(40, secret, 'e/c2'));
   assert.ok(once && once.failureShare >= 0 && once.failureShare <= 1);
@@ -51,11 +55,16 @@ test('the same question gets the same figures (noise cannot be averaged away); o
   assert.ok(once.lookupMs!.p5 <= once.lookupMs!.p50 && once.lookupMs!.p50 <= once.lookupMs!.p95);
 });
 
-test('a small cell is rarely published: the threshold applies to the noisy count', () => {
+test('one person alone, with every page a day allows in one cell, makes it published with chance at most δ', () => {
+  // δ = 1 % so that 20,000 cells can tell: the threshold from the budget, P(3 + Laplace ≥ T) = δ exactly at the cap.
+  const rule = cellRule(4, undefined, 0.01);
+  const cells = 20_000;
   let published = 0;
-  for (let i = 0; i < 2000; i++) if (publishCell(Array.from({ length: 5 }, () => page(A)), randomBytes(32), `c${i}`)) published++;
-  // P(5 + Laplace(10/ε) ≥ 20) = ½ e^{−15ε/10} ≈ 2.5 % at ε = 2.
-  assert.ok(published / 2000 < 0.05, `${published} of 2000 five-page cells published`);
+  for (let i = 0; i < cells; i++) if (publishCell(Array.from({ length: PERSON_CAP.pagesPerDay }, () => page(A)), randomBytes(32), `c${i}`, rule)) published++;
+  const sd = Math.sqrt((0.01 * 0.99) / cells);
+  assert.ok(Math.abs(published / cells - 0.01) < 4 * sd, `${published} of ${cells} one-person cells published (δ 1 %)`);
+  // At the default δ (10⁻⁶) the threshold is far above what one person can upload in a day.
+  assert.ok(cellRule().minPages > 50 * PERSON_CAP.pagesPerDay, `threshold ${cellRule().minPages}`);
 });
 
 test('quantiles: on the grid, near the truth for a large cell, null for no values', () => {

@@ -4,20 +4,31 @@
 // published figures beyond the stated noise.
 import { createHmac } from 'node:crypto';
 import { coarse, UPLOAD_LIMITS } from '../common/upload-batch.js';
+import { cellBudget, DEFAULT_BUDGET, type CellBudget } from '../common/privacy-budget.js';
 
 /**
- * Epochs are disjoint in data (a page belongs to the epoch of its hour), so they compose in parallel; a page that
- * carries n results is in n cells, so an upload as a whole is (n × ε)-DP.
+ * Epochs are disjoint in data (a page belongs to the epoch of its hour), so each epoch is its own release; a person's
+ * uploads of one day are bounded on their machine and the ε below is per person per day (common/privacy-budget.ts).
  */
 export const PUBLICATION = {
-  /** Total ε per published cell of one epoch. */
-  epsilon: 2,
+  /** ε per person per UTC day, over every cell. */
+  epsilon: DEFAULT_BUDGET.epsilonPerDay,
+  /** Chance that one person alone makes a cell published. */
+  delta: DEFAULT_BUDGET.delta,
   /** A cell (and a site's name in it) is published only when its noisy page count reaches this. */
-  minPages: 20,
+  minPages: cellBudget().minPages,
 } as const;
 
-/** The ten releases per cell, each with an equal share of ε. */
-const RELEASES = 10;
+/** How one cell is released: ε of its noisy count and of each of its nine value releases, and its threshold. */
+export type CellRule = Pick<CellBudget, 'countEpsilon' | 'valueEpsilon' | 'minPages'>;
+
+/** The cell rule for `epsilonPerDay` per person and `delta` (common/privacy-budget.ts); `minPages` overrides the threshold. */
+export function cellRule(epsilonPerDay: number = PUBLICATION.epsilon, minPages?: number, delta: number = PUBLICATION.delta): CellRule {
+  const b = cellBudget(epsilonPerDay, delta);
+  return { countEpsilon: b.countEpsilon, valueEpsilon: b.valueEpsilon, minPages: minPages ?? b.minPages };
+}
+
+const DEFAULT_RULE = cellRule();
 
 /** One page's values in one cell (null where the page had none). */
 export interface PageValues {
@@ -124,27 +135,28 @@ export function privateQuantile(values: readonly number[], q: number, domain: re
 }
 
 /** The noisy page count of a cell: the one release that decides whether it (or its site's name) is published. */
-export function noisyCount(pages: number, secret: Buffer, cell: string, epsilon: number = PUBLICATION.epsilon): number {
-  return pages + laplace(uniforms(secret, `${cell}\u0000count`)(), RELEASES / epsilon);
+export function noisyCount(pages: number, secret: Buffer, cell: string, rule: CellRule = DEFAULT_RULE): number {
+  return pages + laplace(uniforms(secret, `${cell}\u0000count`)(), 1 / rule.countEpsilon);
 }
 
 /**
  * The published figures of one cell of one epoch, or null when its noisy count is under the threshold. `cell` names
  * it (epoch and every coordinate): it keys the noise.
  *
- * Per cell and epoch, every released statistic gets a share of PUBLICATION.epsilon (sequential composition):
+ * Per cell and epoch, every released statistic gets a share of the contribution's ε (sequential composition; the
+ * rule's countEpsilon and valueEpsilon, common/privacy-budget.ts):
  * - the page count, with Laplace noise (sensitivity 1: one upload is one page); the cell, and a site's name, are
- *   published only when the noisy count reaches PUBLICATION.minPages (the count's release decides it, no extra cost);
+ *   published only when the noisy count reaches the rule's minPages (the count's release decides it, no extra cost);
  * - the failure share (the sum of per-page failure fractions in [0, 1], Laplace noise, over the noisy count);
  * - the 5th, 50th and 95th percentiles of the pages' median lookup time and of their estimated onLoad change, and
  *   the medians of bytes and packets per lookup: each chosen by the exponential mechanism over the upload grid's
  *   values (common/upload-batch.ts coarse), with the distance of the wanted rank from a value's rank interval as the
  *   utility (sensitivity 2: one page moves the ranks by one and the wanted rank by at most one).
  */
-export function publishCell(pages: readonly PageValues[], secret: Buffer, cell: string, epsilon: number = PUBLICATION.epsilon, minPages: number = PUBLICATION.minPages): PublishedCell | null {
-  const count = noisyCount(pages.length, secret, cell, epsilon);
-  if (count < minPages) return null;
-  const share = epsilon / RELEASES;
+export function publishCell(pages: readonly PageValues[], secret: Buffer, cell: string, rule: CellRule = DEFAULT_RULE): PublishedCell | null {
+  const count = noisyCount(pages.length, secret, cell, rule);
+  if (count < rule.minPages) return null;
+  const share = rule.valueEpsilon;
   const u = uniforms(secret, `${cell}\u0000values`);
   const failures = pages.reduce((s, p) => s + Math.max(0, Math.min(1, p.failureShare)), 0) + laplace(u(), 1 / share);
   const pick = (key: keyof Omit<PageValues, 'failureShare'>) => pages.map((p) => p[key]).filter((x): x is number => x !== null);

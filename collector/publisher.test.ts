@@ -5,6 +5,7 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { dueEpochs, publishEpoch, Publisher } from './publisher.js';
+import { cellRule } from './publication.js';
 import type { EpochResult, Store, StoredPublication } from './store.js';
 
 const NOW = Date.parse('2026-11-25T09:00:00Z');
@@ -48,7 +49,7 @@ test('an epoch is published once: not before it is due, then the same figures wh
   const first = await p.answer({});
   assert.deepEqual(first.epochs.map((e) => e.epoch), ['2026-11-24']);
   assert.deepEqual(first.cells.map((c) => [c.epoch, c.site, c.pages]), [['2026-11-24', 'github.com', 40]]);
-  assert.deepEqual([first.epsilon, first.minPages, first.delayHours], [1000, 20, 6]);
+  assert.deepEqual([first.epsilon, first.minPages, first.delayHours], [1000, cellRule(1000).minPages, 6], 'the threshold from ε and δ');
   // More pages of that day, more requests and filters, a new publisher on the same store: the same figures.
   data.get('2026-11-24')!.push(...Array.from({ length: 40 }, () => row({ median_ms: 90.5 })));
   p.noteStored('2026-11-24T13Z');

@@ -6,16 +6,16 @@
 // update runs at a time.
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_LIMITS } from '../common/upload-batch.js';
-import { noisyCount, PUBLICATION, publishCell, type PageValues } from './publication.js';
+import { cellRule, noisyCount, PUBLICATION, publishCell, type PageValues } from './publication.js';
 import type { EpochResult, PublishedRow, Store, StoredPublication } from './store.js';
 
 /** How publication is tuned; every field has a default. */
 export interface PublicationOptions {
   /** Key of the noise; keep it (collector/secret.ts). Default: random per process, fit only for tests. */
   secret: Buffer;
-  /** ε per published cell of one epoch. */
+  /** ε per person per epoch (UTC day), over every cell (common/privacy-budget.ts). */
   epsilon: number;
-  /** Noisy page count a cell (and a site's name) needs to be published. */
+  /** Noisy page count a cell (and a site's name) needs to be published; default: from ε and PUBLICATION.delta. */
   minPages: number;
   /** Time after an epoch's end before it is published (late uploads of the day can still arrive). */
   delayMs: number;
@@ -35,7 +35,7 @@ export interface AggregateFilter {
 
 /** The answer of /v1/aggregates (without `ok`). */
 export interface PublishedAnswer {
-  /** ε and threshold new epochs are published with; each epoch states its own below. */
+  /** ε per person per day and the threshold new epochs are published with; each epoch states its own below. */
   epsilon: number;
   minPages: number;
   /** Hours after a day's end (UTC) before it is published. */
@@ -69,9 +69,11 @@ type Coords = Pick<PublishedRow, 'epoch' | 'resolver' | 'transport' | 'mode' | '
  * Sites: a site's cell (resolver × transport × mode × network type × site) is named when its noisy page count reaches
  * the threshold; otherwise its pages join that resolver × transport × mode × network's "other" cell, which is
  * published by the same rule. The site's count draw is the one publishCell would make for the cell (same key), so a
- * page costs ε in the cell it is published in, plus ε/10 for its own site's count when it was folded into "other".
+ * page costs a contribution's ε in the cell it is published in, plus its count share for its own site's count when
+ * it was folded into "other" (common/privacy-budget.ts counts both).
  */
 export function publishEpoch(epoch: string, results: readonly EpochResult[], opts: Pick<PublicationOptions, 'secret' | 'epsilon' | 'minPages'>): PublishedRow[] {
+  const rule = cellRule(opts.epsilon, opts.minPages);
   const groups = new Map<string, { coords: Coords; pages: PageValues[] }>();
   const groupOf = (coords: Coords) => {
     const label = [coords.epoch, coords.resolver, coords.transport, coords.mode, coords.network, coords.site].join('/');
@@ -93,11 +95,11 @@ export function publishEpoch(epoch: string, results: readonly EpochResult[], opt
   for (const [label, g] of [...groups]) {
     if (g.coords.site === 'other') continue;
     groups.delete(label);
-    if (noisyCount(g.pages.length, opts.secret, label, opts.epsilon) < opts.minPages) groupOf({ ...g.coords, site: 'other' }).pages.push(...g.pages);
-    else cells.push({ ...g.coords, ...publishCell(g.pages, opts.secret, label, opts.epsilon, opts.minPages)! });
+    if (noisyCount(g.pages.length, opts.secret, label, rule) < rule.minPages) groupOf({ ...g.coords, site: 'other' }).pages.push(...g.pages);
+    else cells.push({ ...g.coords, ...publishCell(g.pages, opts.secret, label, rule)! });
   }
   for (const [label, g] of groups) {
-    const cell = publishCell(g.pages, opts.secret, label, opts.epsilon, opts.minPages);
+    const cell = publishCell(g.pages, opts.secret, label, rule);
     if (cell) cells.push({ ...g.coords, ...cell });
   }
   const key = (c: PublishedRow) => [c.resolver, c.transport, c.mode, c.network, c.site].join('\u0000');
@@ -120,7 +122,7 @@ export class Publisher {
     this.opts = {
       secret: opts.secret ?? randomBytes(32),
       epsilon: opts.epsilon ?? PUBLICATION.epsilon,
-      minPages: opts.minPages ?? PUBLICATION.minPages,
+      minPages: opts.minPages ?? cellRule(opts.epsilon ?? PUBLICATION.epsilon).minPages,
       delayMs: opts.delayMs ?? 6 * 3_600_000,
       recheckMs: opts.recheckMs ?? 60_000,
       now: opts.now ?? Date.now,

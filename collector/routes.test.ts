@@ -103,6 +103,14 @@ test('/v1/vocabulary is GET only and rate limited like every /v1 request', async
   assert.equal(refused.body.code, 'rate-limited');
 });
 
+test('a request target starting with "//" is a path, not a host (the routing fuzz\'s find: it was a 500 with a stack trace)', async () => {
+  for (const url of ['//', '//<V.qP$E', '//v1/aggregates']) {
+    const a = await request(context(), 'GET', url);
+    assert.deepEqual([a.status, a.body.code], [404, 'not-found'], url);
+  }
+  assert.equal((await request(context(), 'GET', '/v1//aggregates')).status, 404);
+});
+
 test('filters are own properties only: ?constructor=x is an unknown filter (400), not a crash', async () => {
   for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
     const a = await request(context(), 'GET', `/v1/aggregates?${name}=x`);

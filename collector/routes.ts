@@ -108,10 +108,23 @@ const ROUTES: Array<[RegExp, Record<string, Handler>]> = [
   [/^\/(|dashboard\.js|dashboard\.css|uplot\.min\.js|uplot\.min\.css)$/, { GET: asset }],
 ];
 
+/**
+ * The request's target as a URL on this collector: origin-form (RFC 9112 §3.2.1) read as a path even when it starts
+ * with "//" (which new URL(target, base) would take for a host); anything unreadable is a path no route has.
+ */
+function requestUrl(req: IncomingMessage): URL {
+  const target = req.url ?? '/';
+  try {
+    return new URL(`http://collector${target.startsWith('/') ? target : `/${target}`}`);
+  } catch {
+    throw new HttpError(404, CODES.NOT_FOUND, 'no such endpoint');
+  }
+}
+
 /** Answers one request; never throws. */
 export async function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
   try {
-    const path = new URL(req.url ?? '/', 'http://collector').pathname;
+    const path = requestUrl(req).pathname;
     for (const [pattern, methods] of ROUTES) {
       const match = pattern.exec(path);
       if (!match) continue;
@@ -182,7 +195,7 @@ const AGGREGATES_CACHE = 'public, max-age=60';
 async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
   limit(req, ctx);
   const filter: AggregateFilter = {};
-  for (const [name, value] of new URL(req.url ?? '/', 'http://collector').searchParams) {
+  for (const [name, value] of requestUrl(req).searchParams) {
     // Own properties only: `?constructor=x` names no filter (it is not Object.prototype's).
     const allowed = Object.hasOwn(FILTERS, name) ? FILTERS[name as keyof AggregateFilter] : undefined;
     if (!allowed) throw new HttpError(400, CODES.BAD_QUERY, `unknown filter; use ${Object.keys(FILTERS).join(', ')}`);

@@ -16,7 +16,7 @@ function result(over: Record<string, unknown> = {}) {
 
 function batch(over: Record<string, unknown> = {}, pageOver: Record<string, unknown> = {}, resultOver: Record<string, unknown> = {}) {
   return {
-    version: 2, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' },
+    version: 3, key: 'k_3f9a-Zq81bX0cD2e', network: { type: 'wifi' },
     pages: [{ site: 'wikipedia.org', hour: '2026-11-21T14Z', hosts: 8, results: [result(resultOver)], ...pageOver }],
     ...over,
   };
@@ -53,7 +53,7 @@ test('validateBatch refuses bad batches with a stable code and path', () => {
     ['array', [], 'bad-type', ''],
     ['version 1', batch({ version: 1 }), 'bad-version', 'version'],
     ['version as string', batch({ version: '2' }), 'bad-version', 'version'],
-    ['missing key', { version: 2, network: { type: 'wifi' }, pages: batch().pages }, 'missing-field', 'key'],
+    ['missing key', { version: 3, network: { type: 'wifi' }, pages: batch().pages }, 'missing-field', 'key'],
     ['short key', batch({ key: 'abc' }), 'bad-value', 'key'],
     ['key with a dot', batch({ key: 'aaaaaaaaaaaaaaaa.b' }), 'bad-value', 'key'],
     ['unknown top-level field', batch({ userId: 'u1' }), 'unknown-field', 'userId'],

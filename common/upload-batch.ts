@@ -11,10 +11,11 @@
 import * as v from 'valibot';
 import { POPULAR_SITES } from './popular-sites.js';
 import { MODES, TRANSPORT_IDS } from './transports.js';
+import { PERSON_CAP } from './privacy-budget.js';
 import { CODES, type BatchCode } from './errors.js';
 
 /** Version of the batch shape; the collector refuses any other. */
-export const UPLOAD_BATCH_VERSION = 2;
+export const UPLOAD_BATCH_VERSION = 3;
 
 /** Resolver ids an upload may name: the public defaults, the system's own, and any person-configured one. */
 export const UPLOAD_RESOLVERS = ['cloudflare', 'google', 'quad9', 'system', 'custom'] as const;
@@ -28,8 +29,8 @@ export const UPLOAD_LIMITS = {
   bodyBytes: 256 * 1024,
   /** One page per batch: pages of one person are not tied together by their batch. */
   pages: 1,
-  /** One result per resolver × transport × mode. */
-  resultsPerPage: UPLOAD_RESOLVERS.length * TRANSPORT_IDS.length * MODES.length,
+  /** Results per page: a sample of the page's, one per resolver × transport × mode (common/privacy-budget.ts). */
+  resultsPerPage: PERSON_CAP.resultsPerPage,
   /** Hosts one page may have needed (common/page-record.ts keeps at most 500; 512 is on the count grid). */
   hostsPerPage: 512,
   lookupsPerResult: 100_000,

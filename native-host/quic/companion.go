@@ -80,14 +80,28 @@ func (c *companion) hello(r request) {
 	c.out.send(reply{ID: r.ID, Type: "hello", Version: "dnscost-quic", Protocol: protocolVersion, QuicGo: qv})
 }
 
-func (c *companion) open(r request) {
+// checkOpen is what an open request must hold before anything is dialled: its server's address, or why not.
+func checkOpen(r request) (net.IP, string) {
 	if r.Transport != "doq" && r.Transport != "doh3" {
-		c.fail(r.ID, codeBadRequest, "transport must be doq or doh3", nil, nil, nil)
-		return
+		return nil, "transport must be doq or doh3"
 	}
 	ip := net.ParseIP(r.Address)
 	if ip == nil || r.Port < 1 || r.Port > 65535 || r.TimeoutMs < 1 {
-		c.fail(r.ID, codeBadRequest, "need an IP address, a port and timeoutMs", nil, nil, nil)
+		return nil, "need an IP address, a port and timeoutMs"
+	}
+	return ip, ""
+}
+
+// decodeQuery is an exchange request's query: a DNS message in base64, from a header's length to the largest answer.
+func decodeQuery(s string) ([]byte, bool) {
+	query, err := base64.StdEncoding.DecodeString(s)
+	return query, err == nil && len(query) >= 12 && len(query) <= maxAnswer
+}
+
+func (c *companion) open(r request) {
+	ip, why := checkOpen(r)
+	if why != "" {
+		c.fail(r.ID, codeBadRequest, why, nil, nil, nil)
 		return
 	}
 	pool, err := c.pool(r.CA)
@@ -215,8 +229,8 @@ func (c *companion) exchange(r request) {
 		c.fail(r.ID, codeClosed, fmt.Sprintf("no open connection %d", r.Conn), &r.Conn, nil, nil)
 		return
 	}
-	query, err := base64.StdEncoding.DecodeString(r.Query)
-	if err != nil || len(query) < 12 || len(query) > maxAnswer {
+	query, ok := decodeQuery(r.Query)
+	if !ok {
 		c.fail(r.ID, codeBadRequest, "query must be a base64 DNS message", &r.Conn, nil, nil)
 		return
 	}
@@ -225,6 +239,7 @@ func (c *companion) exchange(r request) {
 	defer cancel()
 	start := time.Now()
 	var answer []byte
+	var err error
 	if qc.transport == "doq" {
 		answer, err = qc.doq(ctx, query)
 	} else {

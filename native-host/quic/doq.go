@@ -30,10 +30,20 @@ func (qc *qconn) doq(ctx context.Context, query []byte) ([]byte, error) {
 	if err := str.Close(); err != nil {
 		return nil, err
 	}
-	r := bufio.NewReader(str)
+	answer, err := readDoQAnswer(bufio.NewReader(str))
+	if err != nil {
+		str.CancelRead(0)
+		return nil, err
+	}
+	qc.pc.addDNS(0, int64(2+len(answer)))
+	return answer, nil
+}
+
+// readDoQAnswer reads one answer from a DoQ stream: a 2-byte length, then that many bytes (RFC 9250 §4.2); a stream
+// that ends before it is whole is a coded error.
+func readDoQAnswer(r io.Reader) ([]byte, error) {
 	var l [2]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
-		str.CancelRead(0)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, &coded{codeClosed, "query: the stream ended before an answer"}
 		}
@@ -41,12 +51,10 @@ func (qc *qconn) doq(ctx context.Context, query []byte) ([]byte, error) {
 	}
 	answer := make([]byte, binary.BigEndian.Uint16(l[:]))
 	if _, err := io.ReadFull(r, answer); err != nil {
-		str.CancelRead(0)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, &coded{codeClosed, fmt.Sprintf("query: the stream ended mid-answer (%d bytes announced)", len(answer))}
 		}
 		return nil, err
 	}
-	qc.pc.addDNS(0, int64(2+len(answer)))
 	return answer, nil
 }

@@ -49,9 +49,8 @@ func main() {
 			}
 			return // stdin ended: the host is gone, and so are we
 		}
-		var r request
-		if err := json.Unmarshal(body, &r); err != nil {
-			c.fail(0, codeBadRequest, "bad JSON: "+err.Error(), nil, nil, nil)
+		r, ok := c.decode(body)
+		if !ok {
 			continue
 		}
 		switch r.Type {
@@ -63,8 +62,21 @@ func main() {
 			go c.exchange(r)
 		case "close":
 			go c.close(r)
-		default:
-			c.fail(r.ID, codeBadRequest, fmt.Sprintf("unknown type %q", r.Type), nil, nil, nil)
 		}
 	}
+}
+
+// decode is one frame's request, or false after answering why it is none (bad JSON, an unknown type).
+func (c *companion) decode(body []byte) (request, bool) {
+	var r request
+	if err := json.Unmarshal(body, &r); err != nil {
+		c.fail(0, codeBadRequest, "bad JSON: "+err.Error(), nil, nil, nil)
+		return r, false
+	}
+	switch r.Type {
+	case "hello", "open", "exchange", "close":
+		return r, true
+	}
+	c.fail(r.ID, codeBadRequest, fmt.Sprintf("unknown type %q", r.Type), nil, nil, nil)
+	return r, false
 }

@@ -1,6 +1,7 @@
 // The opt-in upload end to end in real headless Chromium with the real host, the lab resolver and a real collector
 // (embedded store) on loopback: uploads are off until turned on in the options page; a measured page becomes a
-// batch that waits while the collector is down and arrives once it is back; its preview (the options page's "Show the next upload") is byte for byte what the collector stored (its
+// batch that waits while the collector is down and arrives once it is back; at most 3 pages a day are kept (the 4th
+// is counted, not kept); its preview (the options page's "Show the next upload") is byte for byte what the collector stored (its
 // SHA-256 of the body it received); each acknowledged batch is stored (published figures come per closed day, with
 // noise: tests/integration/collector.test.ts), and survives a restart; "Delete everything I uploaded" removes the data; and no stored value holds a URL, a path, an IP address or a
 // hostname outside the shipped list.
@@ -22,6 +23,7 @@ import { startCollector } from '../../collector/server.js';
 import { openPgliteStore } from '../../collector/store-pglite.js';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { POPULAR_SITES } from '../../common/popular-sites.js';
+import { PERSON_CAP } from '../../common/privacy-budget.js';
 import type { ResolverSpec } from '../../common/schema.js';
 import type { UploadStatus } from '../../extension/src/messages/upload.js';
 import { launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
@@ -103,7 +105,7 @@ function innerTests(): void {
       await poll('uploads are on', 10_000, async () => ((await status()).enabled ? true : undefined));
 
       const previews: Array<{ key: string; body: string }> = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < PERSON_CAP.pagesPerDay; i++) {
         await visitAndMeasure();
         await poll('the page waits for upload', 10_000, async () => ((await status()).pendingPages === 1 ? true : undefined));
         await options.evaluate(() => (document.getElementById('upload-preview-bytes')!.dataset.key = ''));
@@ -142,8 +144,21 @@ function innerTests(): void {
         await poll('the batch is acknowledged', 20_000, async () => ((await status()).sent.length === i + 1 ? true : undefined));
         sentAfter.push((await status()).sent.length);
       }
-      assert.equal(await storedPages(), 5);
+      assert.equal(await storedPages(), PERSON_CAP.pagesPerDay);
       assert.equal((await status()).refused.length, 0);
+      // The day's cap is reached ("send now" made the day's sample final): a further page is measured, and not kept.
+      await visitAndMeasure();
+      const today = await poll('the fourth page is counted', 10_000, async () => {
+        const s = await status();
+        return s.today.measured === PERSON_CAP.pagesPerDay + 1 ? s : undefined;
+      });
+      assert.deepEqual([today.pendingPages, today.queued.length, today.today.kept], [0, 0, PERSON_CAP.pagesPerDay]);
+      const words = await poll('the options page says so', 10_000, async () => {
+        await options.evaluate(() => (document.getElementById('upload-send') as HTMLElement).click());
+        const text = await options.evaluate(() => document.getElementById('upload-state')!.textContent ?? '');
+        return text.includes(`${PERSON_CAP.pagesPerDay} of ${PERSON_CAP.pagesPerDay + 1}`) ? text : undefined;
+      });
+      assert.match(words, /at most 3 a day, chosen at random/);
 
       // What the collector stored: the preview's exact bytes (their SHA-256 as it received them), and no string but
       // an allowed value. The embedded store is one process's: the collector stops for the look, and starts again on
@@ -155,7 +170,7 @@ function innerTests(): void {
       const db = await PGlite.create(dataDir);
       try {
         const rows = (await db.query<{ key: string; body_sha256: string; network: string; pages: unknown }>('SELECT key, body_sha256, network, pages FROM batches')).rows;
-        assert.equal(rows.length, 5);
+        assert.equal(rows.length, PERSON_CAP.pagesPerDay);
         for (const p of previews) {
           const row = rows.find((r) => r.key === p.key);
           assert.ok(row, `batch ${p.key} stored`);
@@ -169,7 +184,7 @@ function innerTests(): void {
       }
       store = await openPgliteStore(dataDir);
       collector = await startCollector({ store, port });
-      assert.equal(await storedPages(), 5, 'the same after a restart');
+      assert.equal(await storedPages(), PERSON_CAP.pagesPerDay, 'the same after a restart');
 
       // Delete everything uploaded: nothing of the site is left.
       await click(options, 'upload-delete');

@@ -1,9 +1,9 @@
 // The collector service end to end, against both stores: the embedded PGlite in a temporary directory, and a real
 // PostgreSQL server on loopback (lab/postgres.ts). The collector runs as its own process (dist/collector/
 // main.js) so it can be killed with SIGKILL and restarted on the same data. Publication is on with no delay, so a
-// past day is published at its first request; these tests run it with ε = 1000, where the noise is below the
-// upload grid's resolution and figures can be checked exactly (tests/integration/collector-abuse.test.ts attacks
-// the default ε = 2). Each test writes to a day of its own, so publishing one day does not freeze another's. Every
+// past day is published at its first request; these tests run it with ε = 100,000 per person and day and a
+// threshold of 20 pages, where the noise is below the upload grid's resolution and figures can be checked exactly
+// (tests/integration/collector-abuse.test.ts attacks the defaults). Each test writes to a day of its own, so publishing one day does not freeze another's. Every
 // loop is bounded in count and time; nothing leaves 127.0.0.1.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
@@ -24,7 +24,7 @@ for (const kind of ['pglite', 'postgres'] as const) {
     let pg: LabPostgres | null = null;
     let env: Record<string, string> = {};
     let c: CollectorProcess;
-    const start = () => spawnCollector(env, join(dir, 'data'), ['--publication-delay', '0', '--epsilon', '1000']);
+    const start = () => spawnCollector(env, join(dir, 'data'), ['--publication-delay', '0', '--epsilon', '100000', '--min-pages', '20']);
     /** Stored (not deleted) batches, read from the store itself; the embedded one is one process's, so it stops. */
     const storedCount = async (): Promise<number> => {
       if (pg) {
@@ -114,8 +114,8 @@ for (const kind of ['pglite', 'postgres'] as const) {
       const sends = [...Array(25).fill('github.com'), ...Array(12).fill('wikipedia.org'), ...Array(13).fill('other')];
       for (const site of sends) assert.equal((await send(site)).status, 201);
       const first = await aggregates(c.url, q);
-      assert.deepEqual([first.epsilon, first.minPages, first.delayHours], [1000, 20, 0]);
-      assert.deepEqual(first.epochs.map((e) => [e.epoch, e.epsilon, e.minPages]), [[epoch, 1000, 20]]);
+      assert.deepEqual([first.epsilon, first.minPages, first.delayHours], [100_000, 20, 0]);
+      assert.deepEqual(first.epochs.map((e) => [e.epoch, e.epsilon, e.minPages]), [[epoch, 100_000, 20]]);
       assert.deepEqual(first.cells.map((x) => [x.epoch, x.site, x.pages, x.lookupMs]), [
         [epoch, 'github.com', 25, { p5: 19, p50: 19, p95: 19 }],
         [epoch, 'other', 25, { p5: 19, p50: 19, p95: 19 }],

@@ -65,7 +65,7 @@ export function result(over: Record<string, unknown> = {}) {
 /** A valid batch of one page (this hour unless `hour` is given). */
 export function batch(over: { key?: string; site?: string; network?: string; hour?: string; results?: object[] } = {}) {
   return {
-    version: 2,
+    version: 3,
     key: over.key ?? randomKey(),
     network: { type: over.network ?? 'wifi' },
     pages: [{ site: over.site ?? 'github.com', hour: over.hour ?? hourAgo(0), hosts: 8, results: over.results ?? [result()] }],

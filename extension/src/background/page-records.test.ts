@@ -71,6 +71,60 @@ for (const order of ['navigation first', 'requests trail the commit', "the new t
   });
 }
 
+// Firefox 153's events for the demo's page under load (recorded from the extension, times relative): the typed
+// http://start… redirects (302) to http://a…, HTTPS-First upgrades that to https (a redirect with status 0), which is
+// refused; Firefox navigates again to the http address (a second onBeforeNavigate) and commits it while the main frame's
+// webRequest events, the refused https leg and the new http request, are still on their way.
+const FIREFOX_HTTPS_FIRST: Array<[string, Record<string, unknown>]> = [
+  ['onBeforeNavigate', { url: 'http://start.example.com/', timeStamp: 433 }],
+  ['onBeforeRequest', { type: 'main_frame', requestId: '3', url: 'http://start.example.com/', timeStamp: 432 }],
+  ['onBeforeRedirect', { type: 'main_frame', requestId: '3', url: 'http://start.example.com/', timeStamp: 479, redirectUrl: 'http://a.example.com/page.html', statusCode: 302 }],
+  ['onBeforeRequest', { type: 'main_frame', requestId: '3', url: 'http://a.example.com/page.html', timeStamp: 486 }],
+  ['onBeforeRedirect', { type: 'main_frame', requestId: '3', url: 'http://a.example.com/page.html', timeStamp: 488, redirectUrl: 'https://a.example.com/page.html', statusCode: 0 }],
+  ['onBeforeNavigate', { url: 'http://a.example.com/page.html', timeStamp: 508 }],
+  ['onCommitted', { url: 'http://a.example.com/page.html', timeStamp: 539 }],
+  ['onBeforeRequest', { type: 'main_frame', requestId: '3', url: 'https://a.example.com/page.html', timeStamp: 492 }],
+  ['onErrorOccurred', { type: 'main_frame', requestId: '3', url: 'https://a.example.com/page.html', timeStamp: 497, error: 'NS_ERROR_CONNECTION_REFUSED' }],
+  ['onBeforeRequest', { type: 'main_frame', requestId: '4', url: 'http://a.example.com/page.html', timeStamp: 502 }],
+  ['onResponseStarted', { type: 'main_frame', requestId: '4', url: 'http://a.example.com/page.html', timeStamp: 514 }],
+  ['onCompleted', { type: 'main_frame', requestId: '4', url: 'http://a.example.com/page.html', timeStamp: 533, statusCode: 200 }],
+  ['onBeforeRequest', { type: 'stylesheet', requestId: '5', url: 'http://css.example.com/s.css', timeStamp: 574 }],
+  ['onBeforeRequest', { type: 'image', requestId: '8', url: 'http://r1.example.com/redirect', timeStamp: 586 }],
+  ['onBeforeRedirect', { type: 'image', requestId: '8', url: 'http://r1.example.com/redirect', timeStamp: 611, redirectUrl: 'http://r2.example.com/px.gif', statusCode: 302 }],
+  ['onBeforeRequest', { type: 'image', requestId: '8', url: 'http://r2.example.com/px.gif', timeStamp: 633 }],
+  ['onNavigationCompleted', { timeStamp: 687 }],
+];
+
+/** Another order recorded under load: the fallback navigation is reported before the redirect that leads to it. */
+const FIREFOX_NAVIGATION_FIRST = [FIREFOX_HTTPS_FIRST[0]!, FIREFOX_HTTPS_FIRST[1]!, FIREFOX_HTTPS_FIRST[5]!, ...FIREFOX_HTTPS_FIRST.slice(2, 5), ...FIREFOX_HTTPS_FIRST.slice(7, 12), FIREFOX_HTTPS_FIRST[6]!, ...FIREFOX_HTTPS_FIRST.slice(12)];
+const ORDERS = { 'as recorded': FIREFOX_HTTPS_FIRST, 'navigation before its redirect': FIREFOX_NAVIGATION_FIRST, 'requests first': [...FIREFOX_HTTPS_FIRST].sort((x, y) => (x[1].timeStamp as number) - (y[1].timeStamp as number)) };
+
+/** Feeds the recorded events to a recorder, the navigation's events in `order`, and returns the tab's record. */
+async function replayFirefox(order: keyof typeof ORDERS) {
+  const pages = recorder();
+  await pages.ready;
+  const events = ORDERS[order];
+  assert.equal(events.length, FIREFOX_HTTPS_FIRST.length);
+  for (const [name, e] of events) {
+    const d = { tabId: TAB, frameId: 0, ...e } as never;
+    (pages as unknown as Record<string, (d: never) => void>)[name]!.call(pages, d);
+  }
+  const reply = await pages.report(TAB, { url: `${BASE}popup/popup.html` });
+  assert.ok(reply.ok, JSON.stringify(reply));
+  return reply.record;
+}
+
+for (const order of Object.keys(ORDERS) as Array<keyof typeof ORDERS>) {
+  test(`page recorder: Firefox's HTTPS-First fallback after a redirect (events ${order}): one page, from the typed host to the subresources`, async () => {
+    const r = await replayFirefox(order);
+    assert.equal(r.url, 'http://a.example.com/page.html');
+    assert.deepEqual(r.hosts.map((h) => h.name), ['start.example.com', 'a.example.com', 'css.example.com', 'r1.example.com', 'r2.example.com']);
+    assert.deepEqual(r.redirects.filter((x) => x.status === 302).map((x) => [x.from, x.to]), [['start.example.com', 'a.example.com'], ['r1.example.com', 'r2.example.com']]);
+    assert.equal(r.onLoadMs === null ? 'none' : 'seen', 'none', 'no content script here: no timing');
+    assert.equal(r.hosts[0]!.firstNeededMs, 0, 'the page starts at the typed address\'s request');
+  });
+}
+
 test('page recorder: each page says how long the browser had been idle before it (the last request of any page to its start)', async () => {
   const pages = recorder();
   await pages.ready;

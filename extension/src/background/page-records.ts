@@ -10,6 +10,7 @@ import { CODES, failure, type Failure } from '../../../common/errors.js';
 import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import { hostOfUrl, PageBuilder, storedUrl } from '../../../common/page-builder.js';
 import { QueuedArea, type StorageArea } from './storage.js';
+import { fallbackOf, lateMainRequest, resumes } from './navigation-order.js';
 
 /** storage.session key prefix of a tab's pages. */
 export const TAB_KEY_PREFIX = 'pages:tab:';
@@ -62,6 +63,8 @@ interface Entry {
 interface TabState {
   current: Entry | null;
   pending: Entry | null;
+  /** A pending page a new navigation replaced while its main request was in flight, and the page that replaced it. */
+  replaced: { entry: Entry; by: Entry } | null;
   writeTimer: unknown;
   /** When the scheduled write is due (deps.now() time). */
   writeDue: number;
@@ -121,8 +124,32 @@ export class PageRecorder {
       p.page.startedEarlier(d.timeStamp);
       return;
     }
+    // Firefox's HTTPS-First, refused over https, navigates again to the same address over http: the same page.
+    if (p && fallbackOf(p, d.url, d.timeStamp)) {
+      p.navigateSeen = true;
+      return;
+    }
     tab.pending = this.startEntry(d.tabId, d.url, d.timeStamp, undefined);
     tab.pending.navigateSeen = true;
+    // Its webRequest events may still be on their way (Firefox under load): a redirect of its main request to this
+    // navigation's address, delivered late, shows this navigation was HTTPS-First's fallback of it (resumeReplaced).
+    tab.replaced = p && p.page.committedAt === null && p.page.mainRequestId !== null ? { entry: p, by: tab.pending } : null;
+  }
+
+  /** A late main-frame event of a replaced pending page puts it back where HTTPS-First's fallback had replaced it. */
+  private resumeReplaced(tab: TabState, requestId: string, url: string): void {
+    const r = tab.replaced;
+    if (!r || r.entry.page.mainRequestId !== requestId) return;
+    tab.replaced = null;
+    if (!resumes(r, url)) return;
+    r.entry.navigateSeen = true;
+    if (tab.pending === r.by) {
+      tab.pending = r.entry;
+    } else if (tab.current === r.by && r.by.page.committedAt !== null) {
+      r.entry.page.commit(r.by.page.url, r.by.page.committedAt);
+      tab.current = r.entry;
+      this.checkGate(r.entry, undefined);
+    }
   }
 
   /** webRequest.onBeforeRequest (every request the browser makes for a tab). */
@@ -132,6 +159,7 @@ export class PageRecorder {
     const tab = this.tab(d.tabId);
     const viaRedirect = this.redirecting.delete(d.requestId);
     if (d.type === 'main_frame') {
+      this.resumeReplaced(tab, d.requestId, d.url);
       let p = tab.pending;
       if (p && p.page.mainRequestId === d.requestId) {
         // The next leg of a redirected navigation: same page, new address.
@@ -140,11 +168,12 @@ export class PageRecorder {
       } else if (!p && tab.current && tab.current.page.mainRequestId === d.requestId) {
         // A late redirect leg of a page that has already committed (see lateMainRequest): its address is final.
         p = tab.current;
-      } else if (p && p.page.mainRequestId === null && p.page.committedAt === null) {
+      } else if (p && p.page.committedAt === null && (p.page.mainRequestId === null || fallbackOf(p, d.url, d.timeStamp))) {
+        // The navigation's request, or HTTPS-First's new request over http after https was refused.
         p.page.mainRequest(d.requestId, d.timeStamp);
-      } else if (!p && this.lateMainRequest(tab.current, d)) {
+      } else if (!p && lateMainRequest(tab.current, d)) {
         // Firefox under a flood of requests delivers webRequest events after webNavigation's: the navigation this
-        // request started has already committed as the current page.
+        // request belongs to has already committed as the current page.
         p = tab.current!;
         p.page.mainRequest(d.requestId, d.timeStamp);
         p.page.responseStart();
@@ -165,6 +194,7 @@ export class PageRecorder {
     if (d.tabId < 0) return;
     if (this.redirecting.size < MAX_REDIRECTING) this.redirecting.add(d.requestId);
     const tab = this.tab(d.tabId);
+    if (d.type === 'main_frame') this.resumeReplaced(tab, d.requestId, d.redirectUrl);
     const entry = d.type === 'main_frame' ? this.mainFrameEntry(tab, d.requestId) : this.entryForRequest(tab);
     if (entry) this.add(d.tabId, entry, (page) => page.redirect({ url: d.url, redirectUrl: d.redirectUrl, statusCode: d.statusCode, type: d.type, at: d.timeStamp }));
   }
@@ -307,7 +337,7 @@ export class PageRecorder {
   private tab(tabId: number): TabState {
     let t = this.tabs.get(tabId);
     if (!t) {
-      t = { current: null, pending: null, writeTimer: null, writeDue: 0 };
+      t = { current: null, pending: null, replaced: null, writeTimer: null, writeDue: 0 };
       this.tabs.set(tabId, t);
     }
     return t;
@@ -327,12 +357,6 @@ export class PageRecorder {
     if (tab.pending?.page.mainRequestId === requestId) return tab.pending;
     if (tab.current?.page.mainRequestId === requestId) return tab.current;
     return tab.pending;
-  }
-
-  /** True when `current` is the committed page a late main-frame request `d` started (no request of its own yet). */
-  private lateMainRequest(current: Entry | null, d: RequestDetails): boolean {
-    if (!current || current.page.mainRequestId !== null || current.page.committedAt === null) return false;
-    return d.timeStamp <= current.page.committedAt && current.page.committedAt - d.timeStamp < 30_000;
   }
 
   private startEntry(tabId: number, url: string, at: number, incognito: boolean | undefined): Entry {
@@ -461,7 +485,7 @@ export class PageRecorder {
         return page ? { page, gate: 'ok', gateDone: Promise.resolve(), navigateSeen: true } : null;
       };
       // Events that arrived before hydration finished were queued behind `ready`, so nothing newer is lost here.
-      const tab = { current: revive(current), pending: revive(pending), writeTimer: null, writeDue: 0 };
+      const tab = { current: revive(current), pending: revive(pending), replaced: null, writeTimer: null, writeDue: 0 };
       if (!this.tabs.has(tabId)) this.tabs.set(tabId, tab);
       // A restarted background remembers the latest activity from the pages it kept.
       for (const e of [tab.current, tab.pending]) if (e) this.noteActivity(e.page);

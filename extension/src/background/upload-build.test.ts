@@ -4,8 +4,9 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { historyEntry } from '../history.js';
-import { UPLOAD_LIMITS, validateBatch } from '../../../common/upload-batch.js';
-import { buildBatches, hourOf, siteOf, uploadPage } from './upload-build.js';
+import { UPLOAD_LIMITS, validateBatch, type UploadResult } from '../../../common/upload-batch.js';
+import { buildBatch, hourOf, sampleResults, siteOf, uploadPage } from './upload-build.js';
+import { PERSON_CAP } from '../../../common/privacy-budget.js';
 import { measured } from './test-fixtures.js';
 
 const NOW = Date.parse('2026-11-21T15:30:00Z');
@@ -43,17 +44,37 @@ test('batches: one page each, each valid, distinct keys, nothing identifying in 
     const { meta, records } = measured(`p${i}`, NOW - i * 60_000, 50 + (i % 40), i % 2 ? 'www.example.org' : 'news.bbc.co.uk');
     return uploadPage(historyEntry(meta, records))!;
   });
-  let n = 0;
-  const batches = buildBatches(pages, { type: 'wifi' }, () => `key-${String(++n).padStart(16, '0')}`, () => NOW);
-  assert.deepEqual(batches.map((b) => b.batch.pages.length), Array.from({ length: 45 }, () => 1));
+  const batches = pages.map((p, i) => buildBatch(p, { type: 'wifi' }, `key-${String(i).padStart(16, '0')}`, () => NOW));
   assert.equal(new Set(batches.map((b) => b.batch.key)).size, 45);
-  for (const { body } of batches) {
+  for (const { batch, body } of batches) {
+    assert.equal(batch.pages.length, 1);
     assert.ok(new TextEncoder().encode(body).length <= UPLOAD_LIMITS.bodyBytes);
     assert.equal(validateBatch(JSON.parse(body), { now: () => NOW }).ok, true);
     for (const bad of ['example.org', 'news.', 'www.', 'http', '127.0.0.1', '/', '"lab"']) assert.ok(!body.includes(bad), `${bad} in the body`);
     assert.deepEqual(JSON.parse(body).network, { type: 'wifi' });
   }
-  assert.deepEqual(buildBatches([], { type: 'unknown' }, () => 'x'.repeat(16)), []);
+});
+
+test('results per page: a uniform random sample of at most the cap, in their order; a page of 7 or more is refused whole', () => {
+  const { meta, records } = measured('p1', NOW, 80, 'www.bbc.co.uk');
+  const page = uploadPage(historyEntry(meta, records))!;
+  const results: UploadResult[] = (['cloudflare', 'google', 'quad9'] as const).flatMap((resolver) => page.results.map((r) => ({ ...r, resolver })));
+  const big = { ...page, results };
+  assert.equal(results.length, 12);
+  assert.throws(() => buildBatch(big, { type: 'wifi' }, 'k'.repeat(16), () => NOW), /results/);
+  const seen = new Array<number>(12).fill(0);
+  const trials = 3000;
+  for (let t = 0; t < trials; t++) {
+    const s = sampleResults(big, PERSON_CAP.resultsPerPage, Math.random);
+    assert.equal(s.results.length, PERSON_CAP.resultsPerPage);
+    const at = s.results.map((r) => results.indexOf(r));
+    assert.deepEqual(at, [...at].sort((x, y) => x - y), 'in their order');
+    for (const i of at) seen[i]!++;
+    assert.equal(buildBatch(s, { type: 'wifi' }, 'k'.repeat(16), () => NOW).batch.pages[0]!.results.length, 6);
+  }
+  const sd = Math.sqrt((0.5 * 0.5) / trials);
+  for (const [i, n] of seen.entries()) assert.ok(Math.abs(n / trials - 0.5) < 4 * sd, `result ${i} kept in ${n} of ${trials}`);
+  assert.equal(sampleResults(page, PERSON_CAP.resultsPerPage, Math.random), page, 'a page under the cap is kept whole');
 });
 
 test('a page without a usable lookup is not uploaded', () => {

@@ -62,28 +62,29 @@ export function uploadPage(entry: HistoryEntry): UploadPage | null {
 }
 
 /**
- * Pages as batches of at most UPLOAD_LIMITS.pages pages and bodyBytes bytes each, every one checked against the
- * collector's own validator before it is queued (a batch the collector would refuse is a bug here, not a retry).
+ * `page` with at most `max` of its results, a uniform random sample (partial Fisher–Yates with `random`), in their
+ * order: the per-page cap of common/privacy-budget.ts.
  */
-export function buildBatches(pages: readonly UploadPage[], network: UploadNetwork, newKey: () => string, now: () => number = Date.now): Array<{ batch: UploadBatch; body: string }> {
-  const out: Array<{ batch: UploadBatch; body: string }> = [];
-  const net = { type: network.type };
-  let i = 0;
-  while (i < pages.length) {
-    let n = Math.min(UPLOAD_LIMITS.pages, pages.length - i);
-    for (;;) {
-      const batch: UploadBatch = { version: UPLOAD_BATCH_VERSION, key: newKey(), network: net, pages: pages.slice(i, i + n) };
-      const body = JSON.stringify(batch);
-      if (new TextEncoder().encode(body).length > UPLOAD_LIMITS.bodyBytes && n > 1) {
-        n = Math.ceil(n / 2);
-        continue;
-      }
-      const checked = validateBatch(JSON.parse(body), { now });
-      if (!checked.ok) throw new Error(`an upload batch failed its own validation at ${checked.path}: ${checked.code}: ${checked.message}`);
-      out.push({ batch, body });
-      break;
-    }
-    i += n;
+export function sampleResults(page: UploadPage, max: number, random: () => number): UploadPage {
+  if (page.results.length <= max) return page;
+  const index = page.results.map((_, i) => i);
+  for (let i = 0; i < max; i++) {
+    const j = i + Math.floor(random() * (index.length - i));
+    [index[i], index[j]] = [index[j]!, index[i]!];
   }
-  return out;
+  const keep = new Set(index.slice(0, max));
+  return { ...page, results: page.results.filter((_, i) => keep.has(i)) };
+}
+
+/**
+ * One page as its batch (a batch holds one page: UPLOAD_LIMITS.pages), checked against the collector's own validator
+ * before it is queued (a batch the collector would refuse is a bug here, not a retry).
+ */
+export function buildBatch(page: UploadPage, network: UploadNetwork, key: string, now: () => number = Date.now): { batch: UploadBatch; body: string } {
+  const batch: UploadBatch = { version: UPLOAD_BATCH_VERSION, key, network: { type: network.type }, pages: [page] };
+  const body = JSON.stringify(batch);
+  const checked = validateBatch(JSON.parse(body), { now });
+  if (!checked.ok) throw new Error(`an upload batch failed its own validation at ${checked.path}: ${checked.code}: ${checked.message}`);
+  if (new TextEncoder().encode(body).length > UPLOAD_LIMITS.bodyBytes) throw new Error('an upload batch is over the body limit');
+  return { batch, body };
 }

@@ -9,12 +9,13 @@ import { defaultSettings, type Settings } from '../settings.js';
 import { DELETION_TOKEN_HEADER } from '../../../common/upload-batch.js';
 import type { UploadStatus } from '../messages/upload.js';
 import { UPLOAD_TIMING, Uploader } from './uploader.js';
+import { PERSON_CAP } from '../../../common/privacy-budget.js';
 import { FakeArea, measured } from './test-fixtures.js';
 
 const T0 = Date.parse('2026-11-21T15:00:00Z');
 type Call = { url: string; method: string; headers: Record<string, string>; body?: string | undefined };
 
-function harness(opts: { area?: FakeArea; upload?: Partial<Settings['upload']>; answer?: (c: Call) => { status: number; body?: unknown; retryAfter?: string } | 'offline' } = {}) {
+function harness(opts: { area?: FakeArea; upload?: Partial<Settings['upload']>; answer?: (c: Call) => { status: number; body?: unknown; retryAfter?: string } | 'offline'; random?: () => number } = {}) {
   const area = opts.area ?? new FakeArea();
   const calls: Call[] = [];
   const stored = new Map<string, string>();
@@ -41,7 +42,7 @@ function harness(opts: { area?: FakeArea; upload?: Partial<Settings['upload']>; 
       return { status: a.status, headers: { get: (h: string) => (h === 'retry-after' ? (a.retryAfter ?? null) : null) }, text: async () => JSON.stringify(a.body ?? {}) };
     },
     randomToken: (bytes) => `tok${String(++n).padStart(bytes, '0')}`,
-    random: () => 0.5,
+    random: opts.random ?? (() => 0.5),
     now: () => now,
     setTimer: () => null,
     clearTimer: () => {},
@@ -72,19 +73,19 @@ test('an excluded site: its pages waiting to be uploaded are dropped, and every 
   const h = harness({ upload: { paused: true } });
   await h.u.onHistory(h.entry(0, 'www.bank.example'));
   await h.u.onHistory(h.entry(1));
+  await h.u.flush();
   assert.equal((await h.u.preview()).batch!.pages, 1, 'sealed, one page per batch, waiting (paused)');
   assert.equal((await h.status()).queued.length, 2);
   await h.u.onHistory(h.entry(2, 'bank.example'));
-  await h.u.onHistory(h.entry(3));
   const bank = (host: string) => host === 'bank.example' || host.endsWith('.bank.example');
   assert.deepEqual(await h.u.purge(bank), { pages: 1, batches: 1 });
   const s = await h.status();
-  assert.deepEqual([s.pendingPages, s.queued.length], [1, 1], 'the other site\'s batch stays');
+  assert.deepEqual([s.pendingPages, s.queued.length], [0, 1], 'the other site\'s batch stays');
   assert.doesNotMatch(JSON.stringify([...h.area.data.values()]), /bank\.example/, 'nothing of the site is kept for upload');
   assert.deepEqual(await h.u.purge(bank), { pages: 0, batches: 0 });
 });
 
-test('20 pages are sealed, one batch each, and sent one at a time, a random gap apart; the preview is byte for byte what the collector receives', async () => {
+test('of a day\'s pages at most 3 are kept, sealed when the day is over, one batch each, sent a random gap apart; the preview is byte for byte what the collector receives', async () => {
   const h = harness();
   const gap = UPLOAD_TIMING.gapMs.min + 0.5 * (UPLOAD_TIMING.gapMs.max - UPLOAD_TIMING.gapMs.min);
   // Sends what is due after `ms` more.
@@ -93,11 +94,18 @@ test('20 pages are sealed, one batch each, and sent one at a time, a random gap 
     await h.u.kick();
   };
   for (let i = 0; i < 3; i++) await h.u.onHistory(h.entry(i));
-  assert.equal(h.calls.length, 0, 'fewer than 20 pages wait');
   const preview = (await h.u.preview()).batch!;
   assert.equal(preview.pages, 1);
-  await h.u.flush();
-  assert.equal(h.calls.length, 1, 'sent now: the first batch; the others a gap apart each');
+  for (let i = 3; i < 8; i++) await h.u.onHistory(h.entry(i));
+  let s = await h.status();
+  assert.deepEqual([s.pendingPages, s.today], [PERSON_CAP.pagesPerDay, { day: '2026-11-21', measured: 8, kept: 3, cap: 3 }]);
+  await later(Date.parse('2026-11-22T00:00:00Z') - T0);
+  assert.equal(h.calls.length, 0, 'nothing leaves before the day is over');
+  const afterDay = UPLOAD_TIMING.afterDayMs.min + 0.5 * (UPLOAD_TIMING.afterDayMs.max - UPLOAD_TIMING.afterDayMs.min);
+  await later(afterDay - 1);
+  assert.equal(h.calls.length, 0, 'nor at midnight: a random wait after it');
+  await later(1);
+  assert.equal(h.calls.length, 1, 'the first batch goes, the others a gap apart each');
   assert.equal(h.calls[0]!.body, preview.body, 'sent bytes = preview bytes');
   assert.equal(h.calls[0]!.url, 'http://127.0.0.1:9/v1/batches');
   assert.match(h.calls[0]!.headers[DELETION_TOKEN_HEADER]!, /^[A-Za-z0-9_-]{32,}$/);
@@ -107,15 +115,36 @@ test('20 pages are sealed, one batch each, and sent one at a time, a random gap 
   await later(gap);
   assert.equal(h.calls.length, 3);
   assert.ok(UPLOAD_TIMING.gapMs.min > 5_000, 'longer than the collector keeps an idle connection: each batch on its own');
-  for (let i = 3; i < 23; i++) await h.u.onHistory(h.entry(i));
-  assert.equal(h.calls.length, 4, 'the 20th pending page sealed them: the first goes at once');
-  for (let i = 0; i < 19; i++) await later(gap);
-  assert.equal(h.calls.length, 23, 'the rest, one per gap');
-  const s = await h.status();
-  assert.deepEqual([s.pendingPages, s.queued.length, s.sent.length], [0, 0, 23]);
+  s = await h.status();
+  assert.deepEqual([s.pendingPages, s.queued.length, s.sent.length, s.today.measured], [0, 0, 3, 0]);
   assert.ok(s.sent.every((b) => b.pages === 1));
-  assert.equal(new Set(h.calls.map((c) => (JSON.parse(c.body!) as { key: string }).key)).size, 23, 'a key per batch');
+  assert.equal(new Set(h.calls.map((c) => (JSON.parse(c.body!) as { key: string }).key)).size, 3, 'a key per batch');
   for (const c of h.calls) assert.ok(!JSON.stringify(s).includes(c.headers[DELETION_TOKEN_HEADER]!), 'the status does not show deletion tokens');
+});
+
+test('the day\'s sample is uniform: each of a day\'s 10 pages is uploaded with chance 3/10, whatever its place in the day', async () => {
+  let x = 0x9e3779b9;
+  // mulberry32: a seeded stream, so the test is the same every run
+  const random = () => {
+    x = (x + 0x6d2b79f5) | 0;
+    let t = Math.imul(x ^ (x >>> 15), 1 | x);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const h = harness({ upload: { paused: true }, random });
+  const days = 400;
+  const kept = new Array<number>(10).fill(0);
+  for (let d = 0; d < days; d++) {
+    for (let i = 0; i < 10; i++) {
+      await h.u.onHistory(h.entry(i, `p${i}.bbc.co.uk`));
+      h.advance(60_000);
+    }
+    for (const { host } of h.area.data.get('upload:pending') as Array<{ host: string }>) kept[Number(host.slice(1, host.indexOf('.')))]!++;
+    h.advance(86_400_000 - 600_000);
+  }
+  const sd = Math.sqrt((0.3 * 0.7) / days);
+  for (const [i, k] of kept.entries()) assert.ok(Math.abs(k / days - 0.3) < 4 * sd, `page ${i} of each day kept in ${k} of ${days} days`);
+  assert.equal(kept.reduce((a, b) => a + b, 0), 3 * days, 'exactly 3 a day');
 });
 
 test('offline, then 503, then up: retried with backoff and the same key and bytes; stored exactly once', async () => {
@@ -181,14 +210,24 @@ test('paused: the queue waits; resumed: it goes. A restarted worker carries on f
   assert.equal((await h2.status()).sent.length, 1);
 });
 
-test('a page waits at most an hour before it is sealed and sent', async () => {
-  const h = harness();
+test('the cap counts pages sent early; a page of a day before yesterday is not kept; pages stored by an earlier version are not sent', async () => {
+  const area = new FakeArea();
+  const h = harness({ area });
   await h.u.onHistory(h.entry(1));
+  await h.u.flush();
+  assert.equal(h.calls.length, 1, '"send now" seals today\'s page');
+  for (let i = 2; i < 8; i++) await h.u.onHistory(h.entry(i));
+  assert.deepEqual((await h.status()).today, { day: '2026-11-21', measured: 7, kept: 3, cap: 3 });
+  const old = h.entry(9);
+  await h.u.onHistory({ ...old, at: T0 - 2 * 86_400_000 });
+  assert.equal((await h.status()).pendingPages, 2);
+  area.data.set('upload:pending', [...(area.data.get('upload:pending') as unknown[]), { page: {}, at: T0, host: 'x.example' }]);
+  assert.equal((await h.status()).pendingPages, 2, 'a pending page of the old shape is dropped');
+  await h.u.flush();
+  assert.equal(h.calls.length, 2, 'the first at once');
+  h.advance(UPLOAD_TIMING.gapMs.max);
   await h.u.kick();
-  assert.equal(h.calls.length, 0);
-  h.advance(UPLOAD_TIMING.sealAfterMs);
-  await h.u.kick();
-  assert.equal(h.calls.length, 1);
+  assert.equal(h.calls.length, 3, 'the second a gap later: 3 of the day in all');
 });
 
 test('delete: each sent batch is deleted with its own token; what the collector no longer has is forgotten', async () => {
@@ -210,7 +249,9 @@ test('delete: each sent batch is deleted with its own token; what the collector 
 test('the backlog goes to the collector it was queued for or nowhere: a new collector gets only what came after', async () => {
   const h = harness({ upload: { paused: true, collector: 'https://a.example/' } });
   for (let i = 0; i < 3; i++) await h.u.onHistory(h.entry(i));
+  await h.u.flush();
   assert.equal((await h.u.preview()).batch!.pages, 1, 'sealed for a.example, waiting (paused)');
+  h.advance(86_400_000);
   await h.u.onHistory(h.entry(3));
   const before = await h.status();
   assert.deepEqual([before.queued.length, before.pendingPages], [3, 1]);

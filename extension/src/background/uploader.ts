@@ -1,8 +1,11 @@
 // The opt-in upload (extension/src/background/upload-build.ts for what a batch holds). Off until the person turns it on with a
-// collector address. Each finished measurement's history entry becomes an upload page in `pending`; pending pages are
-// sealed, each into its own batch (one page per batch: common/upload-batch.ts) — fixed bytes, a random key (the
-// collector's idempotency key) and a random deletion token — when 20 are pending, when the oldest has waited an hour,
-// or when the person asks for the preview (so the preview is byte for byte what goes out). Batches wait in a queue in storage.local and are sent one at a time, oldest first:
+// collector address. Each finished measurement's history entry becomes an upload page, with at most
+// PERSON_CAP.resultsPerPage of its results (a random sample), built into its own batch at once (one page per batch:
+// common/upload-batch.ts): fixed bytes, a random key (the collector's idempotency key) and a random deletion token, so
+// the preview is byte for byte what goes out. Of a UTC day's pages at most PERSON_CAP.pagesPerDay are kept, a uniform
+// random sample (reservoir sampling as they arrive: common/privacy-budget.ts states what that cap buys); they wait in
+// `pending` until the day is over (or the person sends now), then go to the queue in storage.local and are sent one at
+// a time, a random gap apart, oldest first:
 // acknowledged (2xx, including "duplicate": an earlier try had arrived) → the list of sent batches, whose tokens let
 // the person delete them later; refused for what they are (4xx other than 408/429) → the refused list, with the
 // collector's code, never retried; anything else (offline, 5xx, 429, timeout) → retried with exponential backoff and
@@ -10,20 +13,32 @@
 // storage, so nothing is lost offline, on a browser restart or a killed worker. Pausing holds the queue. What was
 // queued for one collector goes there or nowhere: a change of collector drops it.
 import { DELETION_TOKEN_HEADER } from '../../../common/upload-batch.js';
-import { buildBatches, uploadPage } from './upload-build.js';
+import { PERSON_CAP } from '../../../common/privacy-budget.js';
+import { buildBatch, sampleResults, uploadPage } from './upload-build.js';
 import type { HistoryEntry } from '../history.js';
 import type { UploadPage } from '../../../common/upload-batch.js';
 import type { Settings } from '../settings.js';
 import type { UploadStatus } from '../messages/upload.js';
 import { QueuedArea, type StorageArea } from './storage.js';
 
-export const UPLOAD_KEYS = { pending: 'upload:pending', queue: 'upload:queue', sent: 'upload:sent', refused: 'upload:refused' } as const;
-export const UPLOAD_TIMING = { sealPages: 20, sealAfterMs: 3_600_000, retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000, gapMs: { min: 6_000, max: 90_000 } } as const;
-export const UPLOAD_CAPS = { pending: 2_000, queue: 200, sent: 5_000, refused: 100 } as const;
+export const UPLOAD_KEYS = { pending: 'upload:pending', queue: 'upload:queue', sent: 'upload:sent', refused: 'upload:refused', days: 'upload:days' } as const;
+export const UPLOAD_TIMING = { retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000, gapMs: { min: 6_000, max: 90_000 }, afterDayMs: { min: 0, max: 3_600_000 } } as const;
+export const UPLOAD_CAPS = { queue: 200, sent: 5_000, refused: 100 } as const;
 
+/** The UTC day of an upload hour ("2026-11-21T14Z") or of a time. */
+export function dayOf(at: string | number): string {
+  return typeof at === 'string' ? at.slice(0, 10) : new Date(at).toISOString().slice(0, 10);
+}
+
+/** A page kept for upload, its batch already built (the preview shows these bytes). */
 interface Pending {
   page: UploadPage;
   at: number;
+  /** dayOf(page.hour). */
+  day: string;
+  key: string;
+  token: string;
+  body: string;
   /** The page's host: kept here only (an upload names a popular site or "other"), so an exclusion can purge it. */
   host?: string;
   /** The collector uploads were on for when it was queued: it goes there or nowhere (absent: stored before 2026-11-26). */
@@ -73,11 +88,19 @@ export interface UploaderDeps {
   log(message: string): void;
 }
 
+/** Per UTC day: pages measured while uploads were on, and how many of the day's kept pages were sealed already. */
+interface DayCount {
+  seen: number;
+  sealed: number;
+}
+
 interface State {
   pending: Pending[];
   queue: QueuedBatch[];
   sent: SentBatch[];
   refused: RefusedBatch[];
+  /** Today's and yesterday's counts only: a page of an older day is not uploaded (its day is published by then). */
+  days: Record<string, DayCount>;
 }
 
 export class Uploader {
@@ -89,17 +112,40 @@ export class Uploader {
     this.lock = new QueuedArea(deps.area, (err) => deps.log(`upload: ${String(err)}`));
   }
 
-  /** A finished measurement's history entry: queued as a page when uploads are on. */
+  /** A finished measurement's history entry: offered to its day's sample when uploads are on. */
   onHistory(entry: HistoryEntry): Promise<void> {
     return this.serial(async (s, settings) => {
       if (!settings.upload.enabled) return;
-      const page = uploadPage(entry);
-      if (!page) return;
-      s.pending.push({ page, at: this.deps.now(), host: entry.host, collector: settings.upload.collector });
-      if (s.pending.length > UPLOAD_CAPS.pending) s.pending.splice(0, s.pending.length - UPLOAD_CAPS.pending);
-      if (s.pending.length >= UPLOAD_TIMING.sealPages) this.seal(s, settings);
+      const whole = uploadPage(entry);
+      if (!whole) return;
+      const page = sampleResults(whole, PERSON_CAP.resultsPerPage, this.random);
+      const day = dayOf(page.hour);
+      const now = this.deps.now();
+      if (day < dayOf(now - 86_400_000)) return; // older than yesterday: published (or about to be) without it
+      const { batch, body } = buildBatch(page, settings.upload.network, this.deps.randomToken(24), () => now);
+      this.admit(s, { page, at: now, day, key: batch.key, token: this.deps.randomToken(32), body, host: entry.host, collector: settings.upload.collector });
     }).then(() => this.kick());
   }
+
+  /**
+   * Reservoir sampling (Algorithm R) of a day's pages into PERSON_CAP.pagesPerDay slots: the first ones fill the free
+   * slots; the n-th takes slot j, a uniform draw from [0, n), when j is a slot, else it is dropped. A slot whose page
+   * was sealed already (the person sent early) is not taken back: the cap holds either way.
+   */
+  private admit(s: State, p: Pending): void {
+    const count = (s.days[p.day] ??= { seen: 0, sealed: 0 });
+    count.seen++;
+    for (const d of Object.keys(s.days)) if (d < dayOf(this.deps.now() - 86_400_000)) delete s.days[d];
+    const mine = s.pending.filter((x) => x.day === p.day);
+    if (count.sealed + mine.length < PERSON_CAP.pagesPerDay) {
+      s.pending.push(p);
+      return;
+    }
+    const slot = Math.floor(this.random() * count.seen) - count.sealed;
+    if (slot >= 0 && slot < mine.length) s.pending[s.pending.indexOf(mine[slot]!)] = p;
+  }
+
+  private readonly random = (): number => (this.deps.random ?? Math.random)();
 
   /**
    * A site was excluded: its pages waiting to be uploaded are dropped, and so is every sealed batch holding one (the
@@ -114,13 +160,15 @@ export class Uploader {
     });
   }
 
-  /** upload-preview: the next batch exactly as it will be sent (pending pages are sealed for it), or null. */
+  /**
+   * upload-preview: the next batch exactly as it will be sent, or null: the queue's head, else the first page kept for
+   * upload (its bytes are fixed; a later page of its day may still take its place in the day's sample).
+   */
   preview(): Promise<{ ok: true; batch: { key: string; pages: number; body: string } | null }> {
     return this.serial(async (s, settings) => {
       this.dropOthers(s, settings.upload.collector);
-      if (s.pending.length > 0 && settings.upload.enabled) this.seal(s, settings);
-      const head = s.queue[0];
-      return { ok: true as const, batch: head ? { key: head.key, pages: head.pages, body: head.body } : null };
+      const head = s.queue[0] ?? (settings.upload.enabled ? s.pending[0] : undefined);
+      return { ok: true as const, batch: head ? { key: head.key, pages: 1, body: head.body } : null };
     });
   }
 
@@ -132,6 +180,7 @@ export class Uploader {
       paused: settings.upload.paused,
       collector: settings.upload.collector,
       pendingPages: s.pending.length,
+      today: this.today(s),
       queued: s.queue.map(({ token: _t, body, ...q }) => ({ ...q, bytes: new TextEncoder().encode(body).length })),
       sent: s.sent.map(({ token: _t, ...b }) => b),
       refused: s.refused,
@@ -139,10 +188,20 @@ export class Uploader {
     }), false);
   }
 
-  /** upload-flush: seal what is pending and send now: the first batch at once, the others spaced as always (retry times reset). */
+  /** Today's pages: measured while uploads were on, kept for upload (sealed or waiting), and the cap. */
+  private today(s: State): UploadStatus['today'] {
+    const day = dayOf(this.deps.now());
+    const count = s.days[day] ?? { seen: 0, sealed: 0 };
+    return { day, measured: count.seen, kept: count.sealed + s.pending.filter((p) => p.day === day).length, cap: PERSON_CAP.pagesPerDay };
+  }
+
+  /**
+   * upload-flush: seal what is pending, today's pages too (today's sample is then final), and send now: the first
+   * batch at once, the others spaced as always (retry times reset).
+   */
   async flush(): Promise<UploadStatus> {
     await this.serial(async (s, settings) => {
-      if (s.pending.length > 0 && settings.upload.enabled) this.seal(s, settings);
+      if (s.pending.length > 0 && settings.upload.enabled) this.seal(s, () => true, 0);
       let at = this.deps.now();
       for (const [i, q] of s.queue.entries()) {
         if (i > 0) at += this.gap();
@@ -180,8 +239,8 @@ export class Uploader {
     for (let round = 0; round < UPLOAD_CAPS.queue; round++) {
       const due = await this.serial(async (s, settings) => {
         this.dropOthers(s, settings.upload.collector);
-        const sealDue = s.pending.length > 0 && s.pending[0]!.at + UPLOAD_TIMING.sealAfterMs <= this.deps.now();
-        if (sealDue && settings.upload.enabled) this.seal(s, settings);
+        const today = dayOf(this.deps.now());
+        if (settings.upload.enabled) this.seal(s, (p) => p.day < today, this.afterDay());
         if (!settings.upload.enabled || settings.upload.paused) return null;
         const head = s.queue[0];
         return head && head.nextAt <= this.deps.now() ? { batch: { ...head }, collector: settings.upload.collector } : null;
@@ -220,22 +279,30 @@ export class Uploader {
    */
   private gap(): number {
     const { min, max } = UPLOAD_TIMING.gapMs;
-    return min + (this.deps.random ?? Math.random)() * (max - min);
+    return min + this.random() * (max - min);
   }
 
-  private seal(s: State, settings: Settings): void {
-    const pending = s.pending;
-    s.pending = [];
+  /** A random wait after a day ends before its pages go, so that not every client sends at midnight. */
+  private afterDay(): number {
+    const { min, max } = UPLOAD_TIMING.afterDayMs;
+    return min + this.random() * (max - min);
+  }
+
+  /**
+   * Moves the pending pages `due` says to the queue: the first `lead` ms from now (or a gap after the queue's last),
+   * each next a random gap after the one before it.
+   */
+  private seal(s: State, due: (p: Pending) => boolean, lead: number): void {
+    const sealing = s.pending.filter(due);
+    if (sealing.length === 0) return;
+    s.pending = s.pending.filter((p) => !due(p));
     const now = this.deps.now();
-    // Each batch a random gap after the one queued before it (a lone batch goes at once).
-    let at = s.queue.length ? Math.max(now, s.queue[s.queue.length - 1]!.nextAt) + this.gap() : now;
-    for (const p of pending) {
+    let at = s.queue.length ? Math.max(now, s.queue[s.queue.length - 1]!.nextAt) + this.gap() : now + lead;
+    for (const p of sealing) {
+      (s.days[p.day] ??= { seen: 1, sealed: 0 }).sealed++;
       const hosts = typeof p.host === 'string' ? [p.host] : [];
-      for (const { batch, body } of buildBatches([p.page], settings.upload.network, () => this.deps.randomToken(24), () => now)) {
-        const collector = p.collector ?? settings.upload.collector;
-        s.queue.push({ key: batch.key, hosts, collector, token: this.deps.randomToken(32), body, pages: batch.pages.length, createdAt: now, attempts: 0, nextAt: at, lastError: null });
-        at += this.gap();
-      }
+      s.queue.push({ key: p.key, hosts, collector: p.collector, token: p.token, body: p.body, pages: 1, createdAt: now, attempts: 0, nextAt: at, lastError: null });
+      at += this.gap();
     }
     if (s.queue.length > UPLOAD_CAPS.queue) {
       const dropped = s.queue.splice(0, s.queue.length - UPLOAD_CAPS.queue);
@@ -296,7 +363,8 @@ export class Uploader {
     const next = await this.serial(async (s, settings) => {
       if (!settings.upload.enabled || settings.upload.paused) return null;
       const times = s.queue.map((q) => q.nextAt);
-      if (s.pending.length > 0) times.push(s.pending[0]!.at + UPLOAD_TIMING.sealAfterMs);
+      // The pending pages are sealed when their day is over: the next UTC midnight.
+      if (s.pending.length > 0) times.push(Date.parse(`${dayOf(this.deps.now())}T00:00:00Z`) + 86_400_000);
       return times.length ? Math.min(...times) : null;
     }, false);
     if (this.timer !== null) this.deps.clearTimer(this.timer);
@@ -315,9 +383,15 @@ export class Uploader {
     return this.lock.run(async (area) => {
       const [got, settings] = await Promise.all([area.get(Object.values(UPLOAD_KEYS)), this.deps.loadSettings()]);
       const list = <X>(k: string) => (Array.isArray(got[k]) ? (got[k] as X[]) : []);
-      const s: State = { pending: list(UPLOAD_KEYS.pending), queue: list(UPLOAD_KEYS.queue), sent: list(UPLOAD_KEYS.sent), refused: list(UPLOAD_KEYS.refused) };
+      const days = got[UPLOAD_KEYS.days];
+      const s: State = {
+        // Pages stored by an earlier version (no batch built, no day sample) are not uploaded.
+        pending: list<Pending>(UPLOAD_KEYS.pending).filter((p) => typeof p.body === 'string' && typeof p.day === 'string'),
+        queue: list(UPLOAD_KEYS.queue), sent: list(UPLOAD_KEYS.sent), refused: list(UPLOAD_KEYS.refused),
+        days: typeof days === 'object' && days !== null && !Array.isArray(days) ? (days as Record<string, DayCount>) : {},
+      };
       const out = await fn(s, settings);
-      if (write) await area.set({ [UPLOAD_KEYS.pending]: s.pending, [UPLOAD_KEYS.queue]: s.queue, [UPLOAD_KEYS.sent]: s.sent, [UPLOAD_KEYS.refused]: s.refused });
+      if (write) await area.set({ [UPLOAD_KEYS.pending]: s.pending, [UPLOAD_KEYS.queue]: s.queue, [UPLOAD_KEYS.sent]: s.sent, [UPLOAD_KEYS.refused]: s.refused, [UPLOAD_KEYS.days]: s.days });
       return out;
     });
   }

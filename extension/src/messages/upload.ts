@@ -32,8 +32,10 @@ export interface UploadStatus {
   enabled: boolean;
   paused: boolean;
   collector: string;
-  /** Pages waiting to be sealed into a batch. */
+  /** Pages kept for upload, waiting for their day to end (or for "send now"). */
   pendingPages: number;
+  /** Today (UTC): pages measured while uploads were on, how many of them are kept for upload, and the daily cap. */
+  today: { day: string; measured: number; kept: number; cap: number };
   queued: QueuedBatchView[];
   /** Batches the collector acknowledged (the newest last). */
   sent: Array<{ key: string; pages: number; at: number; collector: string }>;
@@ -45,7 +47,7 @@ export interface UploadStatus {
 
 export interface UploadReplies {
   'upload-status': UploadStatus | Failure<UploadCode>;
-  /** The next batch exactly as it will be sent (pending pages are sealed for it), or null when nothing is queued. */
+  /** The next batch exactly as it will be sent (the queue's head, else the first page kept), or null when none. */
   'upload-preview': { ok: true; batch: { key: string; pages: number; body: string } | null } | Failure<UploadCode>;
   'upload-flush': UploadStatus | Failure<UploadCode>;
   'upload-delete': { ok: true; deleted: number; failed: Array<{ key: string; message: string }> } | Failure<UploadCode>;

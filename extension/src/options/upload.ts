@@ -34,6 +34,7 @@ async function renderUploadState(): Promise<void> {
   $('upload-state').textContent = [
     !s.enabled ? t('upload_off') : s.paused ? t('upload_paused') : t('upload_on', s.collector),
     t('upload_counts', i18n.plural('upload_waiting', waiting), i18n.plural('upload_sent', s.sent.reduce((n, b) => n + b.pages, 0)), i18n.plural('upload_batches', s.sent.length)),
+    s.enabled ? t('upload_today', String(s.today.kept), String(s.today.measured), String(s.today.cap)) : '',
     last ? t('upload_last_failed', last.code) : '',
     s.refused.length ? i18n.plural('upload_refused', s.refused.length, s.refused.at(-1)!.code) : '',
   ].filter(Boolean).join(' ');

@@ -207,7 +207,7 @@ the real \`Uploader\` (storage in memory, a fake clock), a collector that accept
 | results per uploaded page, most | ${maxResults} | ${PERSON_CAP.resultsPerPage} |
 | contributions (page × cell) per day, most | ${contributionsPerDay} | ${CONTRIBUTIONS_PER_DAY} |
 | pages in any one cell per day, most | ${maxPerCell} | ${PERSON_CAP.pagesPerDay} |
-| seconds between two uploads, least | ${Math.min(...gaps).toFixed(0)} | over the collector's 5 s keep-alive |
+| minutes between two uploads, least | ${(Math.min(...gaps) / 60).toFixed(1)} | over a front proxy's idle timeout (Caddy's 5 min) |
 
 ## 2. What the cap buys
 

@@ -43,18 +43,18 @@ test('an epoch is published once: not before it is due, then the same figures wh
   const data = new Map([['2026-11-24', Array.from({ length: 40 }, () => row())]]);
   const { store, calls } = memoryStore(data);
   let now = Date.parse('2026-11-25T05:00:00Z');
-  const p = new Publisher(store, { now: () => now, delayMs: 6 * 3_600_000, epsilon: 1000 });
+  const p = new Publisher(store, { now: () => now, delayMs: 6 * 3_600_000, epsilon: 100_000 });
   assert.deepEqual((await p.answer({})).cells, [], 'before the delay: nothing');
   now = Date.parse('2026-11-25T06:00:00Z');
   const first = await p.answer({});
   assert.deepEqual(first.epochs.map((e) => e.epoch), ['2026-11-24']);
   assert.deepEqual(first.cells.map((c) => [c.epoch, c.site, c.pages]), [['2026-11-24', 'github.com', 40]]);
-  assert.deepEqual([first.epsilon, first.minPages, first.delayHours], [1000, cellRule(1000).minPages, 6], 'the threshold from ε and δ');
+  assert.deepEqual([first.epsilon, first.minPages, first.delayHours], [100_000, cellRule(100_000).minPages, 6], 'the threshold from ε and δ');
   // More pages of that day, more requests and filters, a new publisher on the same store: the same figures.
   data.get('2026-11-24')!.push(...Array.from({ length: 40 }, () => row({ median_ms: 90.5 })));
   p.noteStored('2026-11-24T13Z');
   for (let i = 0; i < 20; i++) await p.answer({ resolver: 'cloudflare' });
-  const again = new Publisher(store, { now: () => now, delayMs: 6 * 3_600_000, epsilon: 1000 });
+  const again = new Publisher(store, { now: () => now, delayMs: 6 * 3_600_000, epsilon: 100_000 });
   assert.deepEqual((await again.answer({})).cells, first.cells);
   assert.deepEqual(calls, { epochResults: 1, publish: 1 });
   assert.deepEqual((await p.answer({ transport: 'dot' })).cells, []);
@@ -64,7 +64,7 @@ test('an epoch is published once: not before it is due, then the same figures wh
 test('a day that gets its first page after it was due is published at the next answer (noticed at once here)', async () => {
   const data = new Map<string, EpochResult[]>();
   const { store } = memoryStore(data);
-  const p = new Publisher(store, { now: () => NOW, delayMs: 0, epsilon: 1000, recheckMs: 3_600_000 });
+  const p = new Publisher(store, { now: () => NOW, delayMs: 0, epsilon: 100_000, recheckMs: 3_600_000 });
   assert.deepEqual((await p.answer({})).epochs, []);
   data.set('2026-11-20', Array.from({ length: 30 }, () => row()));
   p.noteStored('2026-11-20T01Z');
@@ -78,9 +78,11 @@ test('a site under the threshold is folded into its cell\'s "other"; the noise i
     ...Array.from({ length: 12 }, () => row({ site: 'other' })),
   ];
   const secret = randomBytes(32);
-  const cells = publishEpoch('2026-11-24', results, { secret, epsilon: 1000, minPages: 20 });
+  // ε 100,000 per person and day: the noise is far below a page, so the counts are exact.
+  const cells = publishEpoch('2026-11-24', results, { secret, epsilon: 100_000, minPages: 20 });
   assert.deepEqual(cells.map((c) => [c.site, c.pages]), [['github.com', 25], ['other', 24]]);
   assert.deepEqual(publishEpoch('2026-11-24', results, { secret, epsilon: 2, minPages: 20 }), publishEpoch('2026-11-24', results, { secret, epsilon: 2, minPages: 20 }));
-  const noisy = Array.from({ length: 20 }, () => publishEpoch('2026-11-24', results, { secret: randomBytes(32), epsilon: 2, minPages: 0 })[0]!.pages);
+  // Every cell published (no threshold), so the counts' noise shows whatever it draws.
+  const noisy = Array.from({ length: 20 }, () => publishEpoch('2026-11-24', results, { secret: randomBytes(32), epsilon: 2, minPages: -Infinity })[0]!.pages);
   assert.ok(new Set(noisy).size > 3, `counts vary with the secret at ε = 2: ${noisy.join(' ')}`);
 });

@@ -111,6 +111,13 @@ test('a request target starting with "//" is a path, not a host (the routing fuz
   assert.equal((await request(context(), 'GET', '/v1//aggregates')).status, 404);
 });
 
+test('a method named like a member of every object (valueOf, constructor, __proto__) is not allowed: 405, not a 500', async () => {
+  for (const method of ['valueOf', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    const a = await request(context(), method, '/v1/batches');
+    assert.deepEqual([a.status, a.body.code], [405, 'method-not-allowed'], method);
+  }
+});
+
 test('filters are own properties only: ?constructor=x is an unknown filter (400), not a crash', async () => {
   for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
     const a = await request(context(), 'GET', `/v1/aggregates?${name}=x`);

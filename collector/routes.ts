@@ -128,7 +128,8 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Rou
     for (const [pattern, methods] of ROUTES) {
       const match = pattern.exec(path);
       if (!match) continue;
-      const handler = methods[req.method ?? ''];
+      // Own properties only: a method named `valueOf` or `constructor` is no handler (the routing fuzz's second find).
+      const handler = Object.hasOwn(methods, req.method ?? '') ? methods[req.method!] : undefined;
       if (!handler) throw new HttpError(405, CODES.METHOD_NOT_ALLOWED, `${req.method} is not allowed here`, { headers: { allow: Object.keys(methods).join(', ') } });
       return await handler(req, res, ctx, match);
     }

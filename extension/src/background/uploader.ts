@@ -22,7 +22,7 @@ import type { UploadStatus } from '../messages/upload.js';
 import { QueuedArea, type StorageArea } from './storage.js';
 
 export const UPLOAD_KEYS = { pending: 'upload:pending', queue: 'upload:queue', sent: 'upload:sent', refused: 'upload:refused', days: 'upload:days' } as const;
-export const UPLOAD_TIMING = { retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000, gapMs: { min: 6_000, max: 90_000 }, afterDayMs: { min: 0, max: 3_600_000 } } as const;
+export const UPLOAD_TIMING = { retryBaseMs: 15_000, retryMaxMs: 3_600_000, requestTimeoutMs: 30_000, gapMs: { min: 360_000, max: 3_600_000 }, afterDayMs: { min: 0, max: 3_600_000 } } as const;
 export const UPLOAD_CAPS = { queue: 200, sent: 5_000, refused: 100 } as const;
 
 /** The UTC day of an upload hour ("2026-11-21T14Z") or of a time. */
@@ -274,8 +274,9 @@ export class Uploader {
   }
 
   /**
-   * A random gap between two batches' sends, longer than the collector's keep-alive (5 s): batches sealed together do
-   * not go out back to back on one connection, where a proxy's log in front of the collector would link them.
+   * A random gap between two batches' sends, 6 to 60 minutes: longer than the collector keeps an idle connection (5 s)
+   * and than the front proxies people put before it do (nginx 75 s, Caddy 5 min), so batches do not go on one
+   * connection a proxy's log would tie to one client. A day's three batches still arrive before it is published.
    */
   private gap(): number {
     const { min, max } = UPLOAD_TIMING.gapMs;

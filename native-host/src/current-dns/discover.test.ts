@@ -65,6 +65,13 @@ test('formats: resolv.conf, resolvectl, dnsmasq, unbound, stubby, scutil, ipconf
   assert.deepEqual(win.search, ['home']);
 });
 
+test('a port that is no port (a fraction, zero, over 65,535, not digits) skips its server: the fuzz\'s find, every server a real one', () => {
+  assert.deepEqual(parseDnsmasqConf('server=9.9.9.9#5.53\nserver=1.1.1.1#5353\nserver=8.8.8.8#0\n').servers, [{ address: '1.1.1.1', port: 5353 }]);
+  assert.deepEqual(parseUnboundConf('forward-zone:\n  name: "."\n  forward-addr: 9.9.9.9@99999\n  forward-addr: 149.112.112.112@53\n').servers, [{ address: '149.112.112.112', port: 53 }]);
+  assert.deepEqual(parseResolvectl('Global\n  DNS Servers: 10.0.0.1:70000 10.0.0.2:5353\n').servers.map((x) => x.port), [5353]);
+  assert.deepEqual(parseStubbyYml('upstream_recursive_servers:\n  - address_data: 9.9.9.9\n    tls_port: 0\n').servers, [{ address: '9.9.9.9', port: 853 }]);
+});
+
 test('Linux, plain resolv.conf: the nameservers are the current DNS, no stub', async () => {
   const dns = await discoverCurrentDns(machine({ files: { '/etc/resolv.conf': 'nameserver 192.168.1.1\nnameserver 192.168.1.2\nsearch home.example\n' } }));
   assert.deepEqual(addrs(dns.servers), ['192.168.1.1', '192.168.1.2']);

@@ -26,6 +26,13 @@ function ip(text: string): string | null {
   return kind === 6 && zone ? (/^[\w.-]{1,32}$/.test(zone) ? `${addr}%${zone}` : null) : addr;
 }
 
+/** A port as a configuration writes it: digits for 1–65535, else null (the server is skipped; the fuzz's find). */
+function portOf(text: string | undefined, otherwise: number): number | null {
+  if (text === undefined || text === '') return otherwise;
+  const n = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  return n >= 1 && n <= 65535 ? n : null;
+}
+
 const uniq = (xs: ServerAddress[]): ServerAddress[] => xs.filter((x, i) => xs.findIndex((y) => y.address === x.address && y.port === x.port) === i);
 
 /** resolv.conf: `nameserver IP` lines in order, once each (zone ids kept), and the search domains (`search`/`domain`). */
@@ -51,11 +58,12 @@ export function parseResolvConf(text: string): { servers: ServerAddress[]; searc
 function resolvedServer(token: string): ServerAddress | null {
   const [hostPart, name] = token.split('#', 2) as [string, string | undefined];
   let host = hostPart;
-  let port = 53;
+  let port: number | null = 53;
   const v6port = /^\[(.+)\]:(\d+)$/.exec(hostPart);
   const v4port = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(hostPart);
-  if (v6port) [host, port] = [v6port[1]!, Number(v6port[2])];
-  else if (v4port) [host, port] = [v4port[1]!, Number(v4port[2])];
+  if (v6port) [host, port] = [v6port[1]!, portOf(v6port[2], 53)];
+  else if (v4port) [host, port] = [v4port[1]!, portOf(v4port[2], 53)];
+  if (port === null) return null;
   const address = ip(host);
   return address ? { address, port, ...(name ? { tlsName: name } : {}) } : null;
 }
@@ -128,7 +136,8 @@ export function parseDnsmasqConf(text: string): { servers: ServerAddress[]; noRe
     if (!m) continue;
     const [host, port] = m[1]!.split('#', 2) as [string, string | undefined];
     const address = ip(host.split('@')[0]!);
-    if (address) servers.push({ address, port: port ? Number(port) : 53 });
+    const p = portOf(port, 53);
+    if (address && p !== null) servers.push({ address, port: p });
   }
   return { servers: uniq(servers), noResolv, resolvFile, split: [...split] };
 }
@@ -163,7 +172,8 @@ export function parseUnboundConf(text: string): { servers: ServerAddress[]; tls:
       const [hostPort, tlsName] = fa[1]!.split('#', 2) as [string, string | undefined];
       const [host, port] = hostPort.split('@', 2) as [string, string | undefined];
       const address = ip(host);
-      if (address) servers.push({ address, port: port ? Number(port) : 0, ...(tlsName ? { tlsName } : {}) });
+      const p = portOf(port, 0);
+      if (address && p !== null) servers.push({ address, port: p, ...(tlsName ? { tlsName } : {}) });
     }
   }
   const fixed = servers.map((s) => ({ ...s, port: s.port || (tls ? 853 : 53) }));
@@ -192,7 +202,8 @@ export function parseStubbyYml(text: string): { servers: ServerAddress[] } {
     const name = /tls_auth_name:\s*"?([^"\s]+)"?/.exec(line);
     if (name && current) current.tlsName = name[1]!;
     const port = /tls_port:\s*(\d+)/.exec(line);
-    if (port && current) current.port = Number(port[1]);
+    const p = port ? portOf(port[1], 853) : null;
+    if (p !== null && current) current.port = p;
   }
   return { servers };
 }

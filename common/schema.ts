@@ -227,6 +227,12 @@ export interface BrowserDoh {
    * from hosts that predate it.
    */
   endpoint?: EndpointSpec | null;
+  /**
+   * Chromium only: where the browser was found to send its requests through a proxy (a policy, its command line, the
+   * system's settings); absent or null when direct. Its names are then resolved by the proxy, never by the person's
+   * DNS, so nothing may go there in clear text (Firefox says so per page instead: PageRecord.proxied).
+   */
+  proxy?: string | null;
 }
 
 /** Limits of a BrowserDoh in a hello (the host clips to them, so one odd setting cannot make the hello invalid). */
@@ -333,6 +339,7 @@ const replySchema = v.variant('type', [
       upgradedFrom: v.nullable(v.pipe(v.string(), v.check(isIpLiteral, 'an IP address'))),
       // An endpoint that does not check is dropped alone: the rest still says the browser encrypts.
       endpoint: v.optional(v.fallback(v.nullable(endpointSpec), null)),
+      proxy: v.optional(v.fallback(v.nullable(str(1, BROWSER_DOH_LIMITS.source)), null)),
     })), null)),
   }),
   v.object({ id, type: v.literal('progress'), done: count, total: count }),

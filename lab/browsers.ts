@@ -7,6 +7,16 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { CHROMIUM_ID, GECKO_ID, HOST_NAME } from '../common/extension-ids.js';
 import { HOST_BIN } from './paths.js';
 
+/**
+ * The environment a lab browser (and the host it starts) gets: this process's, without the machine's proxy settings
+ * (nothing of a test leaves the lab, and a proxy in the environment would make the host take the browser as proxied).
+ */
+function labEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (/^(https?|all|no|ftp)_proxy$/i.test(k)) delete env[k];
+  return env;
+}
+
 /** Which browser. */
 export type BrowserName = 'chromium' | 'firefox';
 
@@ -141,7 +151,7 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
       ...(o.chromiumArgs ?? []),
     ],
     // On Linux Chromium takes its UI language from the environment (GLib's language names), --lang elsewhere.
-    env: { ...process.env, ...(o.locale ? { LANGUAGE: o.locale } : {}), ...(o.chromiumDefaultProfile ? { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } : {}), ...o.env },
+    env: { ...labEnv(), ...(o.locale ? { LANGUAGE: o.locale } : {}), ...(o.chromiumDefaultProfile ? { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } : {}), ...o.env },
     timeout: 30_000,
     protocolTimeout: 30_000,
   });
@@ -193,7 +203,7 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
       ...(install === 'temporary' ? {} : { 'xpinstall.signatures.required': false }),
       ...o.firefoxPrefs,
     },
-    env: { ...process.env, ...o.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
+    env: { ...labEnv(), ...o.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
     timeout: 60_000,
     protocolTimeout: 30_000,
   });

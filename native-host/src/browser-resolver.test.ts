@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import type { BrowserDoh } from '../../common/schema.js';
-import { DnscostError } from '../../common/errors.js';
+import { CODES, DnscostError } from '../../common/errors.js';
 import { browserDohEndpoint, browserEncrypts, caFor, refuseCleartext, withEndpoint, type Bootstrap } from './browser-resolver.js';
 
 const firefox: BrowserDoh = { browser: 'firefox', product: 'Firefox', mode: 'secure', active: true, templates: ['https://doh.example/dns-query'], source: 'prefs.js', setBy: 'settings', fallback: false, upgradedFrom: null };
@@ -51,4 +51,12 @@ test('plain DNS is refused while the browser encrypts, whoever the endpoint belo
   }
   assert.equal(caFor({ resolvers: [{ id: 'x', name: 'x', endpoints: [doh], ca: 'PEM' }] }, doh), 'PEM');
   assert.equal(caFor({ resolvers: [{ id: 'x', name: 'x', endpoints: [{ ...doh, port: 8443 }], ca: 'PEM' }] }, doh), undefined);
+});
+
+test('a browser behind a proxy: a plain endpoint is refused, naming where the proxy was found', () => {
+  const chromium: BrowserDoh = { browser: 'chromium', product: 'Chromium', mode: 'automatic', active: false, templates: [], source: 'default', setBy: 'default', fallback: true, upgradedFrom: null, proxy: '/etc/chromium/policies/managed/p.json (ProxyMode fixed_servers)' };
+  assert.throws(
+    () => refuseCleartext({ resolvers: [{ id: 'system', name: 's', endpoints: [{ transport: 'udp', address: '192.168.1.1', port: 53 }] }] }, chromium),
+    (e: DnscostError) => e.code === CODES.CLEARTEXT_REFUSED && /through a proxy \(\/etc\/chromium\/policies\/managed\/p\.json/.test(e.message),
+  );
 });

@@ -62,12 +62,14 @@ export async function browserDohEndpoint(doh: BrowserDoh, bootstrap: Bootstrap =
 }
 
 /**
- * Refuses a request that would send names in clear text while the browser encrypts (or that says its page went through
- * a proxy: `noCleartext`): any Do53 endpoint (UDP or TCP), whoever's. Throws `cleartext-refused`; nothing was sent.
+ * Refuses a request that would send names in clear text while the browser encrypts or uses a proxy (`browser`), or
+ * that says its page went through one (`noCleartext`): any Do53 endpoint (UDP or TCP), whoever's. Throws
+ * `cleartext-refused`; nothing was sent.
  */
-export function refuseCleartext(req: Pick<MeasureRequest, 'resolvers' | 'noCleartext'>): void {
+export function refuseCleartext(req: Pick<MeasureRequest, 'resolvers' | 'noCleartext'>, browser?: BrowserDoh | null): void {
   const plain = req.resolvers.flatMap((r) => r.endpoints.filter((e) => !isEncrypted(e.transport)).map((e) => `${r.id} ${e.transport} ${e.address}`));
-  const why = req.noCleartext ? 'the page went through a proxy' : 'your browser resolves over DNS over HTTPS';
+  const why = req.noCleartext ? 'the page went through a proxy'
+    : !browserEncrypts(browser) && browser?.proxy ? `your browser sends its requests through a proxy (${browser.proxy})` : 'your browser resolves over DNS over HTTPS';
   if (plain.length) throw new DnscostError(CODES.CLEARTEXT_REFUSED, `${why}, so no name of its pages goes out in clear text: ${plain.slice(0, 4).join(', ')}`);
 }
 

@@ -102,13 +102,14 @@ const handlers: Handlers<Ctx> = {
       batchBytes = 0;
     };
     try {
-      // Never weaker than the browser: while it resolves over DoH (or for a page that went through a proxy), no plain DNS
+      // Never weaker than the browser: while it resolves over DoH or sends its requests through a proxy (Chromium's
+      // configuration, or a Firefox page that went through one), no plain DNS
       // at all, and the split-horizon check asks only the browser's own DoH server (none: every name bound for a
       // global resolver stays home).
       const dns = await ctx.currentDns().catch(() => null);
       const browser = await ctx.browserDoh().catch(() => null);
-      const encrypts = browserEncrypts(browser) || req.noCleartext === true;
-      if (encrypts) refuseCleartext(req);
+      const encrypts = browserEncrypts(browser) || Boolean(browser?.proxy) || req.noCleartext === true;
+      if (encrypts) refuseCleartext(req, browser);
       const overDoh = encrypts && browser?.endpoint ? dohLookup(browser.endpoint, caFor(req, browser.endpoint)) : null;
       const check = encrypts ? overDoh : dns ? currentDnsLookup(dns) : null;
       // Names private to the person's network go to no resolver outside it (native-host/src/private-names.ts).

@@ -4,8 +4,9 @@
 // logs every question. A browsing session of three lab pages and the full measurement of each leaves not one question
 // in that server's log; the measurement's plan has no plain-DNS endpoint, and the panel names the browser's own
 // resolver as its baseline. Nothing is set to make the host do so: it finds the browser's DoH as on a person's
-// machine (the policy files), the extension plans from what the host found. The same with Firefox on plain DNS
-// behind an HTTP proxy (its Proxy policy; the lab's proxy resolves every name itself): the pages are marked proxied,
+// machine (the policy files), the extension plans from what the host found. The same with each browser on plain DNS
+// behind an HTTP proxy (Firefox's Proxy policy, Chromium's ProxyMode; the lab's proxy resolves every name itself):
+// Firefox says so per request, Chromium does not and the host reads its policy; the pages are marked proxied,
 // nothing goes out in clear text, and the panel says there is no baseline.
 //
 // Re-runs itself under `unshare --net --mount` (root) with DNSCOST_NO_CLEARTEXT_INNER naming browser and setup.
@@ -72,7 +73,9 @@ function innerTest(name: BrowserName, setup: Setup): void {
     // browser and the host.
     const proxy = setup === 'proxy' ? await startHttpProxy({ address: LAB_SERVER, upstream: LAB_SERVER, port: 3128 }) : null;
     t.onTestFinished(() => proxy?.close());
-    if (setup === 'doh') writeFileSync(chromiumPolicy, JSON.stringify({ DnsOverHttpsMode: 'secure', DnsOverHttpsTemplates: `${DOH_URL}{?dns}` }));
+    writeFileSync(chromiumPolicy, JSON.stringify(setup === 'doh'
+      ? { DnsOverHttpsMode: 'secure', DnsOverHttpsTemplates: `${DOH_URL}{?dns}` }
+      : { ProxyMode: 'fixed_servers', ProxyServer: `http://${LAB_SERVER}:${proxy!.port}` }));
     if (firefoxPolicies) {
       writeFileSync(firefoxPolicies, JSON.stringify({
         policies: {
@@ -101,7 +104,7 @@ function innerTest(name: BrowserName, setup: Setup): void {
       assert.equal(set.ok, true, JSON.stringify(set));
       assert.equal(((await sendFromPage(ext, { type: 'consent-give' })) as { ok: boolean }).ok, true);
       const status = await poll('the host connects', 30_000, async () => {
-        const s = (await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean; browserDoh?: { active: boolean; endpoint?: { address: string } | null } | null };
+        const s = (await sendFromPage(ext, { type: 'host-status' })) as { ok: boolean; browserDoh?: { active: boolean; endpoint?: { address: string } | null; proxy?: string | null } | null };
         return s.ok ? s : undefined;
       });
       if (setup === 'doh') {
@@ -109,6 +112,8 @@ function innerTest(name: BrowserName, setup: Setup): void {
         assert.equal(status.browserDoh?.endpoint?.address, LAB_SERVER);
       } else {
         assert.notEqual(status.browserDoh?.active, true, JSON.stringify(status.browserDoh));
+        // Chromium says nothing of a proxy per request: the host read it from the browser's policy.
+        if (name === 'chromium') assert.match(status.browserDoh?.proxy ?? '', /ProxyMode fixed_servers/, JSON.stringify(status.browserDoh));
       }
 
       const tab = await b.browser.newPage();
@@ -163,7 +168,7 @@ if (INNER) {
   const [name, setup] = INNER.split(':') as [BrowserName, Setup];
   innerTest(name, setup);
 } else {
-  for (const [name, setup] of [['chromium', 'doh'], ['firefox', 'doh'], ['firefox', 'proxy']] as const) {
+  for (const [name, setup] of [['chromium', 'doh'], ['chromium', 'proxy'], ['firefox', 'doh'], ['firefox', 'proxy']] as const) {
     test(`${name}, ${setup}: nothing in clear text (its own network and mount namespace)`, { timeout: BUDGET_MS[name] + 15_000 }, async (t) => {
       if (process.getuid?.() !== 0) return t.skip('needs root: network and mount namespaces (unshare)');
       if (!findBrowser(name)) assert.fail(`${name} is not installed: scripts/setup installs it`);

@@ -65,3 +65,11 @@ test('a page that went through a proxy: encrypted endpoints only, the host told 
   assert.ok('request' in direct);
   assert.equal(direct.request.noCleartext, undefined);
 });
+
+test("a Chromium the host found behind a proxy (its policy, command line or system settings): every page as a proxied one", () => {
+  const chromium: BrowserDoh = { browser: 'chromium', product: 'Chromium', mode: 'automatic', active: false, templates: [], source: 'default', setBy: 'default', fallback: true, upgradedFrom: null, proxy: 'the command line (--proxy-server)' };
+  const plan = planFor(hostWith(chromium), page, { resolvers, currentDns: true, lab: false });
+  assert.ok('request' in plan);
+  assert.deepEqual(plan.request.resolvers.map((r) => `${r.id} ${r.endpoints.map((e) => e.transport).join(',')}`), ['mixed dot'], 'no current DNS, no plain endpoint');
+  assert.deepEqual([plan.request.noCleartext, plan.summary.proxied], [true, true]);
+});

@@ -77,7 +77,8 @@ export function planFor(host: MeasureHost, page: Parameters<typeof planMeasureme
   // While the browser resolves over DoH, or for a page that went through a proxy, nothing of it goes out in clear text
   // (the host refuses it too).
   const browserDoh = h.ok ? h.browserDoh : null;
-  const resolvers = browserDoh?.active || page.proxied ? encryptedOnly(offered, browserDoh) : offered;
+  // Never weaker than the browser: it encrypts, or its requests (the page's, or all of a Chromium's) go through a proxy.
+  const resolvers = browserDoh?.active || page.proxied || browserDoh?.proxy ? encryptedOnly(offered, browserDoh) : offered;
   const plan = planMeasurement(page, resolvers, { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh, lab: settings.lab });
   if (plan) return plan;
   const withheld = withheldGroups(measurableHosts(page, resolvers, { searchDomains: current?.search, splitDomains: current?.splitDomains, lab: settings.lab }).skipped);

@@ -160,7 +160,7 @@ export function planMeasurement(
     prime: true,
     schedule: 'replay',
     ...(context.lab ? { lab: true } : {}),
-    ...(page.proxied ? { noCleartext: true } : {}),
+    ...(page.proxied || context.browserDoh?.proxy ? { noCleartext: true } : {}),
   };
   const summary: MeasurePlanSummary = {
     ...chosen,
@@ -174,7 +174,7 @@ export function planMeasurement(
     schedule: 'replay',
     currentDns: resolvers.some((r) => r.id === CURRENT_DNS_ID) ? (context.currentDns ?? null) : null,
     browserDoh: context.browserDoh ?? null,
-    ...(page.proxied ? { proxied: true } : {}),
+    ...(page.proxied || context.browserDoh?.proxy ? { proxied: true } : {}),
   };
   return { request, summary };
 }

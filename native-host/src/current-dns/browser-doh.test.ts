@@ -4,6 +4,7 @@
 // and the DNSOverHTTPS policy. Every file is a fixture of the real format; nothing here reads this machine.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { proxyFromInternetSettings } from './browser-proxy.js';
 import { test } from 'vitest';
 import { parseReply, PROTOCOL_VERSION, type BrowserDoh, type CurrentDns } from '../../../common/schema.js';
 import { browserOf, discoverBrowserDoh, findLaunchingBrowser, MAX_ANCESTORS, windowsWalkScript, type BrowserDohDeps } from './browser-doh.js';
@@ -123,6 +124,33 @@ test("Chromium: the managed policy overrides Local State (the last file by name 
   assert.deepEqual([g?.product, g?.mode, g?.source], ['Google Chrome', 'secure', '/cfg/google-chrome/Local State']);
   const gp = await discoverBrowserDoh(dns([]), withBrowser(chrome, { [`${HOME}/.config/google-chrome/Local State`]: fixture('chromium-local-state-secure.json'), '/etc/opt/chrome/policies/managed/p.json': fixture('chromium-policy-off.json') }));
   assert.equal(gp?.mode, 'off');
+});
+
+test("Chromium's proxy (it says nothing per request): its policy, else its command line, else the system's settings; auto-detection is not counted", async () => {
+  const policy = (o: object) => ({ '/etc/chromium/policies/managed/p.json': JSON.stringify(o) });
+  const flagged: Proc = { ...CHROMIUM, argv: [...CHROMIUM.argv, '--proxy-server=http://10.0.0.8:3128'] };
+  const proxyOf = async (browser: Proc, files: Record<string, string> = {}, extra: Partial<Parameters<typeof machine>[0]> = {}) =>
+    (await discoverBrowserDoh(dns([]), withBrowser(browser, files, extra)))?.proxy ?? null;
+  assert.equal(await proxyOf(CHROMIUM), null, 'direct: no proxy field at all');
+  assert.equal(await proxyOf(flagged), 'the command line (--proxy-server)');
+  assert.equal(await proxyOf({ ...CHROMIUM, argv: [...CHROMIUM.argv, '--proxy-pac-url=http://wpad.corp/p.pac'] }), 'the command line (--proxy-pac-url)');
+  assert.equal(await proxyOf(CHROMIUM, policy({ ProxyMode: 'fixed_servers', ProxyServer: '10.0.0.8:3128' })), '/etc/chromium/policies/managed/p.json (ProxyMode fixed_servers)');
+  assert.equal(await proxyOf(CHROMIUM, policy({ ProxySettings: { ProxyMode: 'pac_script', ProxyPacUrl: 'http://x/p.pac' } })), '/etc/chromium/policies/managed/p.json (ProxyMode pac_script)');
+  assert.equal(await proxyOf(flagged, policy({ ProxyMode: 'direct' })), null, 'the policy beats the command line');
+  assert.equal(await proxyOf(CHROMIUM, policy({ ProxyMode: 'auto_detect' })), null, 'auto-detection is not counted');
+  assert.equal(await proxyOf(CHROMIUM, {}, { env: { https_proxy: 'http://10.0.0.8:3128' } }), 'the environment (https_proxy)');
+  assert.equal(await proxyOf({ ...CHROMIUM, argv: [...CHROMIUM.argv, '--no-proxy-server'] }, {}, { env: { http_proxy: 'http://x:1' } }), null);
+  const gnome = { env: { XDG_CURRENT_DESKTOP: 'ubuntu:GNOME', http_proxy: 'http://x:1' } };
+  assert.equal(await proxyOf(CHROMIUM, {}, { ...gnome, commands: { 'gsettings get org.gnome.system.proxy mode': "'none'\n" } }), null, "GNOME's own setting wins over the environment");
+  assert.equal(await proxyOf(CHROMIUM, {}, { ...gnome, commands: { 'gsettings get org.gnome.system.proxy mode': "'manual'\n" } }), "GNOME's proxy settings (manual)");
+  // macOS and Windows: the system's settings.
+  const mac: Proc = { exe: '/Applications/Chromium.app/Contents/MacOS/Chromium', argv: ['/Applications/Chromium.app/Contents/MacOS/Chromium'], ppid: 1 };
+  const macDeps = (scutil: string) => machine({ platform: 'darwin', commands: { 'ps -o ppid=,command= -p 4100': `4000 ${mac.exe}`, 'ps -o ppid=,command= -p 4000': `1 ${mac.exe}`, 'scutil --proxy': scutil } });
+  assert.equal((await discoverBrowserDoh(dns([]), macDeps('<dictionary> {\n  HTTPEnable : 0\n  HTTPSEnable : 1\n  HTTPSProxy : 10.0.0.8\n}\n')))?.proxy, "macOS's proxy settings (HTTPSEnable)");
+  assert.equal((await discoverBrowserDoh(dns([]), macDeps('<dictionary> {\n  HTTPEnable : 0\n  ExceptionsList : <array> {\n  }\n}\n')))?.proxy, undefined);
+  assert.deepEqual(proxyFromInternetSettings('    ProxyEnable    REG_DWORD    0x1\n'), { proxy: "Windows' Internet Settings (ProxyEnable)" });
+  assert.deepEqual(proxyFromInternetSettings('    ProxyEnable    REG_DWORD    0x0\n    AutoDetect    REG_DWORD    0x1\n'), 'direct', 'auto-detection is not counted');
+  assert.deepEqual(proxyFromInternetSettings('    ProxyEnable    REG_DWORD    0x0\n    AutoConfigURL    REG_SZ    http://wpad/p.pac\n'), { proxy: "Windows' Internet Settings (AutoConfigURL)" });
 });
 
 test("Chromium's default is automatic: active only when a DNS server it sees is in its upgrade table", async () => {

@@ -5,9 +5,10 @@ import { homedir } from 'node:os';
 import { BROWSER_DOH_LIMITS, type BrowserDoh, type CurrentDns } from '../../../common/schema.js';
 import { targetFor } from '../install/browsers.js';
 import { pathFor, placeFor, platformOf, type Browser } from '../install/platform.js';
-import { chromiumLocalState, chromiumPolicy, chromiumPolicyValues, firefoxIniProfile, firefoxPolicy, flagValue, macWords, parsePrefsJs, parseRegValues, trrMode, windowsWords, type ChromiumDohFields, type FirefoxDohPolicy, type PrefValue } from './browser-prefs.js';
+import { chromiumLocalState, chromiumPolicy, chromiumPolicyValues, firefoxIniProfile, firefoxPolicy, flagValue, jsonObject, macWords, parsePrefsJs, parseRegValues, trrMode, windowsWords, type ChromiumDohFields, type FirefoxDohPolicy, type PrefValue } from './browser-prefs.js';
 import { realDeps, type DiscoverDeps } from './discover.js';
 import { chromiumUpgrade } from './doh-upgrade.js';
+import { chromiumProxy, proxyFromPolicy, type ProxyFinding } from './browser-proxy.js';
 
 /**
  * What finding the browser reads, replaceable in tests. Every read goes through `deps` (tests: browser-doh.test.ts
@@ -331,12 +332,35 @@ function bounded(d: BrowserDoh): BrowserDoh {
     product: d.product.slice(0, L.product),
     templates: d.templates.filter((t) => t.length > 0 && t.length <= L.template).slice(0, L.templates),
     source: d.source.length > L.source ? `…${d.source.slice(-(L.source - 1))}` : d.source || 'default',
+    ...(d.proxy ? { proxy: d.proxy.length > L.source ? `…${d.proxy.slice(-(L.source - 1))}` : d.proxy } : {}),
   };
+}
+
+/** A Chromium flavour's mandatory proxy policies, the one in force first (the same places as its DoH policies). */
+async function proxyPolicies(deps: BrowserDohDeps, flavour: Exclude<Browser, 'firefox'>): Promise<ProxyFinding[]> {
+  if (deps.platform === 'linux') {
+    const files = LINUX_POLICY_DIRS[flavour].flatMap((dir) => deps.list(`${dir}/managed`).filter((f) => f.endsWith('.json')).map((f) => `${dir}/managed/${f}`));
+    return files.reverse().map((path) => proxyFromPolicy(jsonObject(deps.read(path)), path));
+  }
+  const key = deps.platform === 'win32' ? WINDOWS_POLICY_KEYS[flavour] : null;
+  if (!key) return [];
+  const out: ProxyFinding[] = [];
+  for (const hive of ['HKLM', 'HKCU']) {
+    const path = `${hive}\\SOFTWARE\\Policies\\${key}`;
+    const values: Record<string, unknown> = parseRegValues((await deps.run('reg', ['query', path])) ?? '');
+    // The registry holds the ProxySettings dictionary as JSON text.
+    if (typeof values.ProxySettings === 'string') values.ProxySettings = jsonObject(values.ProxySettings);
+    out.push(proxyFromPolicy(values, path));
+  }
+  return out;
 }
 
 /** The DoH settings of a browser found by findLaunchingBrowser, given the current DNS (for Chromium's upgrade). */
 export async function readBrowserDoh(b: LaunchingBrowser, current: Pick<CurrentDns, 'servers' | 'stub'> | null, deps: BrowserDohDeps = realBrowserDohDeps): Promise<BrowserDoh> {
-  return bounded(b.browser === 'firefox' ? firefoxDoh(b, deps) : await chromiumDoh(b, current, deps));
+  if (b.browser === 'firefox') return bounded(firefoxDoh(b, deps));
+  const flavour = b.flavour as Exclude<Browser, 'firefox'>;
+  const proxy = await chromiumProxy(b.process.args, await proxyPolicies(deps, flavour), deps).catch(() => null);
+  return bounded({ ...(await chromiumDoh(b, current, deps)), ...(proxy ? { proxy } : {}) });
 }
 
 /**

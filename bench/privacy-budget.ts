@@ -23,6 +23,7 @@ import { cellRule, publishCell } from '../collector/publication.js';
 import { publishEpoch } from '../collector/publisher.js';
 import { POPULAR_SITES } from '../common/popular-sites.js';
 import { coarse } from '../common/upload-batch.js';
+import { seededRandom } from '../common/stats.js';
 import type { EpochResult } from '../collector/store.js';
 
 const { values } = parseArgs({ options: { days: { type: 'string', default: '30' }, out: { type: 'string' }, ...SMOKE_OPTION } });
@@ -34,17 +35,8 @@ const RESOLVERS = ['system', 'cloudflare', 'google', 'quad9', 'custom'] as const
 const TRANSPORTS = ['dot', 'doh'] as const;
 const MODES = ['cold', 'warm'] as const;
 
-/** A seeded uniform stream (mulberry32), so the report is the same every run. */
-function seeded(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x = (x + 0x6d2b79f5) | 0;
-    let t = Math.imul(x ^ (x >>> 15), 1 | x);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-const random = seeded(2026);
+/** A seeded stream (common/stats.ts), so the report is the same every run. */
+const random = seededRandom(2026);
 
 function cell(resolver: string, transport: 'dot' | 'doh', mode: 'cold' | 'warm', ms: number): HistoryCell {
   return {

@@ -7,6 +7,7 @@ import { historyEntry } from '../history.js';
 import { UPLOAD_LIMITS, validateBatch, type UploadResult } from '../../../common/upload-batch.js';
 import { buildBatch, hourOf, sampleResults, siteOf, uploadPage } from './upload-build.js';
 import { PERSON_CAP } from '../../../common/privacy-budget.js';
+import { seededRandom } from '../../../common/stats.js';
 import { measured } from './test-fixtures.js';
 
 const NOW = Date.parse('2026-11-21T15:30:00Z');
@@ -64,9 +65,8 @@ test('results per page: a uniform random sample of at most the cap, in their ord
   assert.throws(() => buildBatch(big, { type: 'wifi' }, 'k'.repeat(16), () => NOW), /results/);
   const seen = new Array<number>(12).fill(0);
   const trials = 3000;
-  let x = 12345;
-  // A seeded stream (an LCG's top bits), so the test is the same every run.
-  const random = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 8) / 2 ** 24;
+  // A seeded stream, so the test is the same every run.
+  const random = seededRandom(12345);
   for (let t = 0; t < trials; t++) {
     const s = sampleResults(big, PERSON_CAP.resultsPerPage, random);
     assert.equal(s.results.length, PERSON_CAP.resultsPerPage);

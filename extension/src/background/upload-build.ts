@@ -10,6 +10,7 @@
 // Trade-off: pages of rare sites still count in every aggregate, but as "other"; a popular site's page says which
 // site at the hour, which is what the crowd aggregates need and names nobody.
 import { getDomain } from 'tldts';
+import { shuffled } from '../../../common/stats.js';
 import type { HistoryEntry } from '../history.js';
 import { uploadSite } from '../../../common/popular-sites.js';
 import { coarseCount, coarseWithin, UPLOAD_BATCH_VERSION, UPLOAD_LIMITS, UPLOAD_RESOLVERS, validateBatch, type NetworkType, type UploadBatch, type UploadPage, type UploadResult } from '../../../common/upload-batch.js';
@@ -61,18 +62,10 @@ export function uploadPage(entry: HistoryEntry): UploadPage | null {
   return { site: siteOf(entry.host), hour: hourOf(entry.at), hosts, results };
 }
 
-/**
- * `page` with at most `max` of its results, a uniform random sample (partial Fisher–Yates with `random`), in their
- * order: the per-page cap of common/privacy-budget.ts.
- */
+/** `page` with at most `max` of its results, a uniform random sample (shuffled by `random`), in their order. */
 export function sampleResults(page: UploadPage, max: number, random: () => number): UploadPage {
   if (page.results.length <= max) return page;
-  const index = page.results.map((_, i) => i);
-  for (let i = 0; i < max; i++) {
-    const j = i + Math.floor(random() * (index.length - i));
-    [index[i], index[j]] = [index[j]!, index[i]!];
-  }
-  const keep = new Set(index.slice(0, max));
+  const keep = new Set(shuffled(page.results.map((_, i) => i), random).slice(0, max));
   return { ...page, results: page.results.filter((_, i) => keep.has(i)) };
 }
 

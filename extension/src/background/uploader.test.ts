@@ -10,6 +10,7 @@ import { DELETION_TOKEN_HEADER } from '../../../common/upload-batch.js';
 import type { UploadStatus } from '../messages/upload.js';
 import { UPLOAD_TIMING, Uploader } from './uploader.js';
 import { PERSON_CAP } from '../../../common/privacy-budget.js';
+import { seededRandom } from '../../../common/stats.js';
 import { FakeArea, measured } from './test-fixtures.js';
 
 const T0 = Date.parse('2026-11-21T15:00:00Z');
@@ -124,14 +125,8 @@ test('of a day\'s pages at most 3 are kept, sealed when the day is over, one bat
 });
 
 test('the day\'s sample is uniform: each of a day\'s 10 pages is uploaded with chance 3/10, whatever its place in the day', async () => {
-  let x = 0x9e3779b9;
-  // mulberry32: a seeded stream, so the test is the same every run
-  const random = () => {
-    x = (x + 0x6d2b79f5) | 0;
-    let t = Math.imul(x ^ (x >>> 15), 1 | x);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  // A seeded stream, so the test is the same every run.
+  const random = seededRandom(0x9e3779b9);
   const h = harness({ upload: { paused: true }, random });
   const days = 400;
   const kept = new Array<number>(10).fill(0);

@@ -5,10 +5,10 @@ import { homedir } from 'node:os';
 import { BROWSER_DOH_LIMITS, type BrowserDoh, type CurrentDns } from '../../../common/schema.js';
 import { targetFor } from '../install/browsers.js';
 import { pathFor, placeFor, platformOf, type Browser } from '../install/platform.js';
-import { chromiumLocalState, chromiumPolicy, chromiumPolicyValues, firefoxIniProfile, firefoxPolicy, flagValue, jsonObject, macWords, parsePrefsJs, parseRegValues, trrMode, windowsWords, type ChromiumDohFields, type FirefoxDohPolicy, type PrefValue } from './browser-prefs.js';
+import { chromiumLocalState, chromiumPolicyValues, firefoxIniProfile, firefoxPolicy, flagValue, jsonObject, macWords, parsePrefsJs, parseRegValues, trrMode, windowsWords, type ChromiumDohFields, type FirefoxDohPolicy, type PrefValue } from './browser-prefs.js';
 import { realDeps, type DiscoverDeps } from './discover.js';
 import { chromiumUpgrade } from './doh-upgrade.js';
-import { chromiumProxy, proxyFromPolicy, type ProxyFinding } from './browser-proxy.js';
+import { chromiumProxy, proxyFromPolicy } from './browser-proxy.js';
 
 /**
  * What finding the browser reads, replaceable in tests. Every read goes through `deps` (tests: browser-doh.test.ts
@@ -185,24 +185,34 @@ function firstOf(sources: Array<{ fields: ChromiumDohFields; source: string; set
 }
 
 /** The policy files of one Linux level (`managed` or `recommended`), the last file by name first (it wins). */
-function linuxPolicies(deps: BrowserDohDeps, flavour: Exclude<Browser, 'firefox'>, level: 'managed' | 'recommended') {
+/** A Chromium policy, as read: its values (null when unreadable) and where. */
+interface Policy {
+  values: Record<string, unknown> | null;
+  source: string;
+}
+
+/** The policy files of one Linux level (`managed` or `recommended`), the last file by name first (it wins). */
+function linuxPolicies(deps: BrowserDohDeps, flavour: Exclude<Browser, 'firefox'>, level: 'managed' | 'recommended'): Policy[] {
   return LINUX_POLICY_DIRS[flavour]
     .flatMap((dir) => deps.list(`${dir}/${level}`).filter((f) => f.endsWith('.json')).map((f) => `${dir}/${level}/${f}`))
     .reverse()
-    .map((path) => ({ fields: chromiumPolicy(deps.read(path)), source: path, setBy: 'policy' as const }));
+    .map((path) => ({ values: jsonObject(deps.read(path)), source: path }));
 }
 
-async function windowsPolicies(deps: BrowserDohDeps, flavour: Exclude<Browser, 'firefox'>) {
-  const key = WINDOWS_POLICY_KEYS[flavour];
+/** The mandatory policies in force first: Linux's managed files, Windows' HKLM then HKCU keys; none elsewhere. */
+async function mandatoryPolicies(deps: BrowserDohDeps, flavour: Exclude<Browser, 'firefox'>): Promise<Policy[]> {
+  if (deps.platform === 'linux') return linuxPolicies(deps, flavour, 'managed');
+  const key = deps.platform === 'win32' ? WINDOWS_POLICY_KEYS[flavour] : null;
   if (!key) return [];
-  const out = [];
+  const out: Policy[] = [];
   for (const hive of ['HKLM', 'HKCU']) {
     const path = `${hive}\\SOFTWARE\\Policies\\${key}`;
-    const values = parseRegValues((await deps.run('reg', ['query', path])) ?? '');
-    out.push({ fields: chromiumPolicyValues(values), source: path, setBy: 'policy' as const });
+    out.push({ values: parseRegValues((await deps.run('reg', ['query', path])) ?? ''), source: path });
   }
   return out;
 }
+
+const dohFields = (policies: Policy[]) => policies.map((p) => ({ fields: chromiumPolicyValues(p.values), source: p.source, setBy: 'policy' as const }));
 
 /** What the DNS servers Chromium itself sees are: the stub behind a local one, else the current DNS's servers. */
 function serversChromiumSees(current: Pick<CurrentDns, 'servers' | 'stub'> | null): string[] {
@@ -218,16 +228,16 @@ function serversChromiumSees(current: Pick<CurrentDns, 'servers' | 'stub'> | nul
  * (Linux), else Chromium's default, `automatic`. Automatic without templates upgrades only when a DNS server it sees
  * is in its table (doh-upgrade.ts); behind a local stub it sees the stub, never upgraded.
  */
-async function chromiumDoh(b: LaunchingBrowser, current: Pick<CurrentDns, 'servers' | 'stub'> | null, deps: BrowserDohDeps): Promise<BrowserDoh> {
+async function chromiumDoh(b: LaunchingBrowser, current: Pick<CurrentDns, 'servers' | 'stub'> | null, mandatory: Policy[], deps: BrowserDohDeps): Promise<BrowserDoh> {
   const flavour = b.flavour as Exclude<Browser, 'firefox'>;
   const platform = platformOf(deps.platform);
   const p = pathFor(platform);
   const userDataDir = flagValue(b.process.args, 'user-data-dir') ?? targetFor(flavour, placeFor(platform, deps.home, deps.env, false)).profileDir;
   const localState = p.join(userDataDir, 'Local State');
   const fields = firstOf([
-    ...(platform === 'win32' ? await windowsPolicies(deps, flavour) : platform === 'linux' ? linuxPolicies(deps, flavour, 'managed') : []),
+    ...dohFields(mandatory),
     { fields: chromiumLocalState(deps.read(localState)), source: localState, setBy: 'settings' },
-    ...(platform === 'linux' ? linuxPolicies(deps, flavour, 'recommended') : []),
+    ...(platform === 'linux' ? dohFields(linuxPolicies(deps, flavour, 'recommended')) : []),
   ]);
   const mode = fields.mode?.value ?? 'automatic';
   const where = { source: fields.mode?.source ?? 'default', setBy: fields.mode?.setBy ?? ('default' as const) };
@@ -336,31 +346,13 @@ function bounded(d: BrowserDoh): BrowserDoh {
   };
 }
 
-/** A Chromium flavour's mandatory proxy policies, the one in force first (the same places as its DoH policies). */
-async function proxyPolicies(deps: BrowserDohDeps, flavour: Exclude<Browser, 'firefox'>): Promise<ProxyFinding[]> {
-  if (deps.platform === 'linux') {
-    const files = LINUX_POLICY_DIRS[flavour].flatMap((dir) => deps.list(`${dir}/managed`).filter((f) => f.endsWith('.json')).map((f) => `${dir}/managed/${f}`));
-    return files.reverse().map((path) => proxyFromPolicy(jsonObject(deps.read(path)), path));
-  }
-  const key = deps.platform === 'win32' ? WINDOWS_POLICY_KEYS[flavour] : null;
-  if (!key) return [];
-  const out: ProxyFinding[] = [];
-  for (const hive of ['HKLM', 'HKCU']) {
-    const path = `${hive}\\SOFTWARE\\Policies\\${key}`;
-    const values: Record<string, unknown> = parseRegValues((await deps.run('reg', ['query', path])) ?? '');
-    // The registry holds the ProxySettings dictionary as JSON text.
-    if (typeof values.ProxySettings === 'string') values.ProxySettings = jsonObject(values.ProxySettings);
-    out.push(proxyFromPolicy(values, path));
-  }
-  return out;
-}
-
 /** The DoH settings of a browser found by findLaunchingBrowser, given the current DNS (for Chromium's upgrade). */
 export async function readBrowserDoh(b: LaunchingBrowser, current: Pick<CurrentDns, 'servers' | 'stub'> | null, deps: BrowserDohDeps = realBrowserDohDeps): Promise<BrowserDoh> {
   if (b.browser === 'firefox') return bounded(firefoxDoh(b, deps));
-  const flavour = b.flavour as Exclude<Browser, 'firefox'>;
-  const proxy = await chromiumProxy(b.process.args, await proxyPolicies(deps, flavour), deps).catch(() => null);
-  return bounded({ ...(await chromiumDoh(b, current, deps)), ...(proxy ? { proxy } : {}) });
+  // The mandatory policies, read once: they set both the DoH mode and the proxy.
+  const mandatory = await mandatoryPolicies(deps, b.flavour as Exclude<Browser, 'firefox'>);
+  const proxy = await chromiumProxy(b.process.args, mandatory.map((p) => proxyFromPolicy(p.values, p.source)), deps).catch(() => null);
+  return bounded({ ...(await chromiumDoh(b, current, mandatory, deps)), ...(proxy ? { proxy } : {}) });
 }
 
 /**

@@ -42,11 +42,6 @@ export function chromiumPolicyValues(o: Record<string, unknown> | null): Chromiu
   return o ? chromiumFields(o.DnsOverHttpsMode, o.DnsOverHttpsTemplates) : {};
 }
 
-/** A Chromium policy file (`/etc/chromium/policies/managed/*.json`). */
-export function chromiumPolicy(text: string | null): ChromiumDohFields {
-  return chromiumPolicyValues(jsonObject(text));
-}
-
 /** Chromium's `Local State` (the browser-wide prefs of a user-data dir): `dns_over_https.mode` and `.templates`. */
 export function chromiumLocalState(text: string | null): ChromiumDohFields {
   const doh = jsonObject(text)?.dns_over_https;

@@ -5,6 +5,7 @@
 // the system's settings (Linux: GNOME's proxy mode in a GNOME-like desktop, else the proxy environment; macOS:
 // `scutil --proxy`; Windows: Internet Settings; KDE's own settings are not read). A fixed proxy or a PAC script counts; auto-detection (WPAD, on by default in Windows) does not:
 // it mostly finds none, and counting it would take every such person's baseline away. Pure parsers plus one reader.
+import { jsonObject } from './browser-prefs.js';
 
 /** What one source says: a proxy (and where that was read), direct, or nothing (the next source decides). */
 export type ProxyFinding = { proxy: string } | 'direct' | null;
@@ -12,7 +13,9 @@ export type ProxyFinding = { proxy: string } | 'direct' | null;
 /** Chromium's proxy policy values (ProxyMode, ProxyServer, ProxyPacUrl, or their ProxySettings dictionary). */
 export function proxyFromPolicy(values: Record<string, unknown> | null, source: string): ProxyFinding {
   if (!values) return null;
-  const nested = typeof values.ProxySettings === 'object' && values.ProxySettings !== null ? (values.ProxySettings as Record<string, unknown>) : {};
+  // A JSON file holds the ProxySettings dictionary as an object, the Windows registry as JSON text.
+  const settings = typeof values.ProxySettings === 'string' ? jsonObject(values.ProxySettings) : values.ProxySettings;
+  const nested = typeof settings === 'object' && settings !== null ? (settings as Record<string, unknown>) : {};
   const pick = (k: string) => (typeof nested[k] === 'string' ? nested[k] : values[k]);
   const mode = pick('ProxyMode');
   const server = pick('ProxyServer');

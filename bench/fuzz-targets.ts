@@ -73,6 +73,14 @@ function mutatedJson(valid: unknown): fc.Arbitrary<unknown> {
   });
 }
 
+/** `all` cut into chunks at up to `maxCuts` places, as a stream may deliver it. */
+function chunked(all: Buffer, maxCuts: number): fc.Arbitrary<Buffer[]> {
+  return fc.array(fc.nat({ max: all.length }), { maxLength: maxCuts }).map((cuts) => {
+    const at = [...new Set([0, ...cuts.sort((a, b) => a - b), all.length])];
+    return at.slice(1).map((end, i) => all.subarray(at[i]!, end));
+  });
+}
+
 function timed<T>(check: (input: T) => void): (input: T) => void {
   return (input) => {
     const t0 = performance.now();
@@ -93,11 +101,7 @@ const framingInput = fc.array(fc.oneof(
   fc.jsonValue().map((v) => encodeFrame(JSON.stringify(v) ?? 'null')),
   mutated(encodeFrame(JSON.stringify(VALID_REQUEST))),
 ), { maxLength: 8 }).chain((parts) => {
-  const all = Buffer.concat(parts);
-  return fc.array(fc.nat({ max: all.length }), { maxLength: 4 }).map((cuts) => {
-    const at = [...new Set([0, ...cuts.sort((a, b) => a - b), all.length])];
-    return at.slice(1).map((end, i) => all.subarray(at[i]!, end));
-  });
+  return chunked(Buffer.concat(parts), 4);
 });
 
 export const framing: FuzzTarget<Buffer[]> = {
@@ -207,11 +211,7 @@ const HTTP1_MAX_BODY = 1024;
 
 export const http1Reader: FuzzTarget<Buffer[]> = {
   name: 'HTTP/1.1 response reader',
-  arbitrary: fc.oneof(bytes(600), mutated(VALID_RESPONSES), mutated(VALID_RESPONSES), mutated(VALID_RESPONSES)).chain((all) =>
-    fc.array(fc.nat({ max: all.length }), { maxLength: 4 }).map((cuts) => {
-      const at = [...new Set([0, ...cuts.sort((a, b) => a - b), all.length])];
-      return at.slice(1).map((end, i) => all.subarray(at[i]!, end));
-    })),
+  arbitrary: fc.oneof(bytes(600), mutated(VALID_RESPONSES), mutated(VALID_RESPONSES), mutated(VALID_RESPONSES)).chain((all) => chunked(all, 4)),
   check: timed((chunks) => {
     const reader = new Http1Reader(HTTP1_MAX_BODY);
     const total = chunks.reduce((n, c) => n + c.length, 0);
@@ -317,11 +317,7 @@ export const streamReassembly: FuzzTarget<{ queries: number; chunks: Buffer[]; e
   arbitrary: fc.record({
     queries: fc.integer({ min: 0, max: 3 }),
     end: fc.boolean(),
-    chunks: fc.oneof(bytes(600), mutated(VALID_STREAM), mutated(VALID_STREAM)).chain((all) =>
-      fc.array(fc.nat({ max: all.length }), { maxLength: 6 }).map((cuts) => {
-        const at = [...new Set([0, ...cuts.sort((a, b) => a - b), all.length])];
-        return at.slice(1).map((end, i) => all.subarray(at[i]!, end));
-      })),
+    chunks: fc.oneof(bytes(600), mutated(VALID_STREAM), mutated(VALID_STREAM)).chain((all) => chunked(all, 6)),
   }),
   check: timed(({ queries, chunks, end }) => {
     const socket = new MemorySocket();

@@ -150,6 +150,8 @@ export function planMeasurement(
   // reached it goes along, so the host's own check of the name-privacy rule sees it too.
   const hosts = chosen.hosts.map((h): HostSpec & { qtypes: QType[] } => ({ ...h, qtypes: pageHostQtypes(page.browser ?? null, page, h.name, { ipv6: context.ipv6 ?? false }) }));
   const qtypes = QTYPES.filter((q) => hosts.some((h) => h.qtypes.includes(q)));
+  // Through a proxy (this page's requests, or all of a Chromium's): the proxy resolved its names, not the person's DNS.
+  const proxied = page.proxied === true || Boolean(context.browserDoh?.proxy);
   const request: Omit<MeasureRequest, 'id'> = {
     type: 'measure',
     hosts,
@@ -160,7 +162,7 @@ export function planMeasurement(
     prime: true,
     schedule: 'replay',
     ...(context.lab ? { lab: true } : {}),
-    ...(page.proxied || context.browserDoh?.proxy ? { noCleartext: true } : {}),
+    ...(proxied ? { noCleartext: true } : {}),
   };
   const summary: MeasurePlanSummary = {
     ...chosen,
@@ -174,7 +176,7 @@ export function planMeasurement(
     schedule: 'replay',
     currentDns: resolvers.some((r) => r.id === CURRENT_DNS_ID) ? (context.currentDns ?? null) : null,
     browserDoh: context.browserDoh ?? null,
-    ...(page.proxied || context.browserDoh?.proxy ? { proxied: true } : {}),
+    ...(proxied ? { proxied: true } : {}),
   };
   return { request, summary };
 }

@@ -21,7 +21,7 @@ import { StreamSession } from '../native-host/src/transports/stream.js';
 import type { SetupTimings } from '../native-host/src/transports/transport.js';
 import type { TcpWire } from '../native-host/src/dial.js';
 import { BodyBudget, handle, type RouteContext } from '../collector/routes.js';
-import { HarError, parseHar } from '../lab/har/har.js';
+import { HarError, parseHar } from '../common/har.js';
 import { pagePlan } from '../lab/har/plan.js';
 import { cappedAnswers, MAX_ANSWERS, parseAnswer } from '../native-host/src/dns-wire.js';
 import { encodeFrame, FrameDecoder } from '../native-host/src/framing.js';
@@ -353,6 +353,7 @@ const ROUTE_CONTEXT = (): RouteContext => ({
   limiter: null,
   trustedProxies: new Set(['127.0.0.1']),
   aggregates: async () => ({ epsilon: 4, minPages: 299, delayHours: 6, epochs: [], cells: [] }),
+  openData: { index: async () => [], file: async () => null },
   stored: () => {},
   assets: new Map([['/', { type: 'text/html', body: Buffer.from('<!doctype html>') }]]),
   now: () => Date.parse('2026-11-21T15:00:00Z'),

@@ -24,6 +24,7 @@ function memoryStore(data: Map<string, EpochResult[]>) {
     epochResults: async (e: string) => (calls.epochResults++, data.get(e) ?? []),
     epochsWithData: async (es: readonly string[]) => es.filter((e) => (data.get(e) ?? []).length > 0),
     publications: async (es: readonly string[]) => es.flatMap((e) => (stored.has(e) ? [stored.get(e)!] : [])),
+    publishedEpochs: async () => [...stored.keys()].sort(),
     publish: async (p: Omit<StoredPublication, 'publishedAt'>) => {
       calls.publish++;
       if (!stored.has(p.epoch)) stored.set(p.epoch, { ...p, publishedAt: new Date(NOW).toISOString() });

@@ -158,6 +158,11 @@ export class Publisher {
     };
   }
 
+  /** Resolves once every due day with pages is published (as answer() does before it answers). */
+  ready(): Promise<void> {
+    return this.update();
+  }
+
   /**
    * Brings the published epochs up to date when there may be something new: at the first request, when another day
    * has become due, when an upload for a due but unpublished day was stored here (noteStored), or at most every

@@ -50,6 +50,7 @@ function context(overrides: Partial<RouteContext> = {}): RouteContext & { filter
       filters.push(filter);
       return { epsilon: 2, minPages: 20, delayHours: 6, epochs: [], cells: [] };
     },
+    openData: { index: async () => [], file: async () => null },
     stored: () => {},
     assets: new Map(),
     now: () => 0,

@@ -8,6 +8,7 @@ import { BATCH_KEY, DELETION_TOKEN, DELETION_TOKEN_HEADER, NETWORK_TYPES, UPLOAD
 import { CODES, type CollectorCode } from '../common/errors.js';
 import { MODES, TRANSPORT_IDS, TRANSPORTS } from '../common/transports.js';
 import { QueueFull, type GroupCommitter } from './group-commit.js';
+import { OPEN_DATA_SCHEMA, type OpenData } from './open-data.js';
 import { clientOf, Holdings, type RateLimiter } from './rate-limit.js';
 import type { AggregateFilter, PublishedAnswer } from './publisher.js';
 import type { BatchRow, PutOutcome, Store } from './store.js';
@@ -27,6 +28,8 @@ export interface RouteContext {
   trustedProxies: ReadonlySet<string>;
   /** The published cells matching a filter (collector/publisher.ts); never computed per request. */
   aggregates: (filter: AggregateFilter) => Promise<PublishedAnswer>;
+  /** The published days as files (collector/open-data.ts). */
+  openData: Pick<OpenData, 'index' | 'file'>;
   /** Called with each stored page's hour, so a due day that just got its first page is published at the next answer. */
   stored: (hour: string) => void;
   assets: ReadonlyMap<string, Asset>;
@@ -104,6 +107,9 @@ const ROUTES: Array<[RegExp, Record<string, Handler>]> = [
   [/^\/v1\/batches\/([^/]*)$/, { DELETE: remove }],
   [/^\/v1\/aggregates$/, { GET: aggregates }],
   [/^\/v1\/vocabulary$/, { GET: vocabulary }],
+  [/^\/v1\/open-data$/, { GET: openDataIndex }],
+  [/^\/v1\/open-data\/schema\.json$/, { GET: openDataSchema }],
+  [/^\/v1\/open-data\/(\d{4}-\d{2}-\d{2})\.jsonl\.gz$/, { GET: openDataFile }],
   [/^\/healthz$/, { GET: health }],
   [/^\/(|dashboard\.js|dashboard\.css|uplot\.min\.js|uplot\.min\.css)$/, { GET: asset }],
 ];
@@ -204,13 +210,7 @@ async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteC
     if (!allowed(value)) throw new HttpError(400, CODES.BAD_QUERY, `unknown ${name}`);
     filter[name as keyof AggregateFilter] = value;
   }
-  let answer: PublishedAnswer;
-  try {
-    answer = await ctx.aggregates(filter);
-  } catch (err) {
-    console.error(`dnscost-collector: publication: ${(err as Error)?.message ?? String(err)}`);
-    throw new HttpError(503, CODES.UNAVAILABLE, 'the published figures cannot be read now; retry later', { headers: { 'retry-after': '5' } });
-  }
+  const answer: PublishedAnswer = await published(() => ctx.aggregates(filter));
   send(res, 200, { ok: true, ...answer }, { 'cache-control': AGGREGATES_CACHE });
 }
 
@@ -231,6 +231,40 @@ export const VOCABULARY = {
 async function vocabulary(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
   limit(req, ctx);
   send(res, 200, VOCABULARY, { 'cache-control': ASSET_CACHE });
+}
+
+/** The open data's index: every published day's file with its size and SHA-256, and what shaped the figures. */
+async function openDataIndex(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  limit(req, ctx);
+  const days = await published(() => ctx.openData.index());
+  send(res, 200, { ok: true, schema: 'v1/open-data/schema.json', privacy: OPEN_DATA_SCHEMA.description, days }, { 'cache-control': AGGREGATES_CACHE });
+}
+
+async function openDataSchema(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
+  limit(req, ctx);
+  send(res, 200, OPEN_DATA_SCHEMA, { 'cache-control': ASSET_CACHE, 'content-type': 'application/schema+json' });
+}
+
+/** One day's file: immutable once published, so cached for a year and tagged with its SHA-256. */
+async function openDataFile(req: IncomingMessage, res: ServerResponse, ctx: RouteContext, match: RegExpExecArray): Promise<void> {
+  limit(req, ctx);
+  const found = await published(() => ctx.openData.file(match[1]!));
+  if (!found) throw new HttpError(404, CODES.NOT_FOUND, `no publication for ${match[1]}`);
+  const etag = `"${found.day.sha256}"`;
+  const headers = { etag, 'cache-control': 'public, max-age=31536000, immutable', ...SECURITY_HEADERS };
+  if (req.headers['if-none-match'] === etag) return void res.writeHead(304, headers).end();
+  res.writeHead(200, { ...headers, 'content-type': 'application/gzip', 'content-length': found.body.length, 'content-disposition': `attachment; filename="dnscost-${match[1]}.jsonl.gz"` });
+  res.end(found.body);
+}
+
+/** Reads published figures; a store that fails is a 503 to retry, as for the aggregates. */
+async function published<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    console.error(`dnscost-collector: publication: ${(err as Error)?.message ?? String(err)}`);
+    throw new HttpError(503, CODES.UNAVAILABLE, 'the published figures cannot be read now; retry later', { headers: { 'retry-after': '5' } });
+  }
 }
 
 async function health(_req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {

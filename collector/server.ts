@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { GroupCommitter, type GroupOptions } from './group-commit.js';
 import { clientOf, Holdings, RateLimiter, type RateOptions } from './rate-limit.js';
 import { BodyBudget, handle, type Asset, type RouteContext } from './routes.js';
+import { OpenData } from './open-data.js';
 import { Publisher, type PublicationOptions } from './publisher.js';
 import type { Store } from './store.js';
 import { DASHBOARD_DIR } from './paths.js';
@@ -71,6 +72,7 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
     limiter: opts.rate === null ? null : new RateLimiter(opts.rate ?? { perSecond: 5, burst: 20 }),
     trustedProxies: new Set((opts.trustedProxies ?? []).map(canonicalIp)),
     aggregates: (filter) => publisher.answer(filter),
+    openData: new OpenData(store, () => publisher.ready()),
     stored: (hour) => publisher.noteStored(hour),
     assets: await loadAssets(),
     now: opts.now ?? Date.now,

@@ -73,6 +73,8 @@ export interface Store {
   epochsWithData(epochs: readonly string[]): Promise<string[]>;
   /** The stored publications of those of `epochs` that were published. */
   publications(epochs: readonly string[]): Promise<StoredPublication[]>;
+  /** Every published epoch, oldest first (the open data's index). */
+  publishedEpochs(): Promise<string[]>;
   /** Stores an epoch's publication unless one is stored already; resolves with the stored one (first writer wins). */
   publish(p: Omit<StoredPublication, 'publishedAt'>): Promise<StoredPublication>;
   /** Stored (not deleted) batches: for operators and tests; never published. */
@@ -212,6 +214,10 @@ export class SqlStore implements Store {
       minPages: r.min_pages,
       cells: typeof r.cells === 'string' ? (JSON.parse(r.cells) as PublishedRow[]) : r.cells,
     }));
+  }
+
+  async publishedEpochs(): Promise<string[]> {
+    return (await this.sql.query<{ epoch: string }>('SELECT epoch FROM publications ORDER BY epoch')).map((r) => r.epoch);
   }
 
   async publish(p: Omit<StoredPublication, 'publishedAt'>): Promise<StoredPublication> {

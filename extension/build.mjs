@@ -2,7 +2,9 @@
 // Builds the extension: type-check (tsc), bundle (webpack) once, then one unpacked build per browser with its own
 // manifest derived from the top-level manifest.json (build/extension-chromium: the background as a service worker and
 // the `key` that fixes its id; build/extension-firefox: the background as scripts, the gecko id and data-collection
-// declaration, no `key`), each packaged for its store: build/dnscost-chromium.zip and build/dnscost-firefox.xpi.
+// declaration, no `key`), each packaged for its store: build/dnscost-chromium.zip (without the `key`: the Chrome Web
+// Store refuses one and assigns its own id, which `dnscost-host install --extension-id` allows) and
+// build/dnscost-firefox.xpi.
 // Usage: node extension/build.mjs   (npm run build:extension)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,13 +63,21 @@ const json = (m) => `${JSON.stringify(m, null, 2)}\n`;
 writeFileSync(join(outDir, 'manifest.json'), json(browserManifest(manifest, 'chromium')));
 writeFileSync(join(firefoxDir, 'manifest.json'), json(browserManifest(manifest, 'firefox')));
 
+// The store's Chromium build: the unpacked one without its `key` (kept only while it is zipped).
+const storeDir = join(buildDir, 'extension-chromium-store');
+rmSync(storeDir, { recursive: true, force: true });
+cpSync(outDir, storeDir, { recursive: true });
+const { key: _key, ...storeManifest } = browserManifest(manifest, 'chromium');
+writeFileSync(join(storeDir, 'manifest.json'), json(storeManifest));
+
 // web-ext writes a zip, named .xpi for Firefox. Source maps stay in the unpacked builds only.
-for (const [dir, filename] of [[outDir, 'dnscost-chromium.zip'], [firefoxDir, 'dnscost-firefox.xpi']]) {
+for (const [dir, filename] of [[storeDir, 'dnscost-chromium.zip'], [firefoxDir, 'dnscost-firefox.xpi']]) {
   await webExt.cmd.build(
     { sourceDir: dir, artifactsDir: buildDir, filename, overwriteDest: true, ignoreFiles: ['**/*.map'] },
     { shouldExitProgram: false, showReadyMessage: false },
   );
 }
+rmSync(storeDir, { recursive: true, force: true });
 // The source the stores' reviewers rebuild from (extension/store/listing.md says how): the committed tree.
 const sourceZip = join(buildDir, 'dnscost-source.zip');
 try {

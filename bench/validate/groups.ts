@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { basename } from 'node:path';
 import { literalAddresses } from '../../lab/har/address.js';
-import { readHarFile } from '../../lab/har/har.js';
+import { readHarFile } from '../../native-host/src/hosts-input.js';
 import { pagePlan } from '../../lab/har/plan.js';
 import { harZone, zoneNames } from '../../lab/har/zone.js';
 import { distPath } from '../../lab/paths.js';

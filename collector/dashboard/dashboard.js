@@ -5,8 +5,13 @@
 // the global from uplot.min.js, served by the collector.
 'use strict';
 
-// One line colour per resolver, in the vocabulary's order (cloudflare, google, quad9, system, custom).
-const COLOURS = ['#f38020', '#4285f4', '#9b2335', '#555555', '#2a9d8f'];
+// One line colour per resolver, in the vocabulary's order (cloudflare, google, quad9, system, custom), for a light
+// page and a dark one (each at least 3:1 against its background).
+const COLOURS = {
+  light: ['#c25400', '#1a5fb4', '#9b2335', '#555555', '#1e7a70'],
+  dark: ['#f38020', '#7fb0ff', '#ff7b8a', '#bbbbbb', '#4fd1c5'],
+};
+const dark = window.matchMedia('(prefers-color-scheme: dark)');
 const form = document.getElementById('filters');
 const plots = {};
 // The answer of /v1/vocabulary, and its transport ids in the collector's order (the charts' x axis).
@@ -29,17 +34,25 @@ function series(cells, resolver, value) {
   });
 }
 
+// The page's text and rule colours (dashboard.css) for the axes, and the line colours of its scheme.
+function themeColours() {
+  const css = getComputedStyle(document.documentElement);
+  return { fg: css.getPropertyValue('--fg').trim(), rule: css.getPropertyValue('--rule').trim(), lines: COLOURS[dark.matches ? 'dark' : 'light'] };
+}
+
 function plot(id, cells, value) {
   const resolvers = vocabulary.resolvers;
+  const { fg, rule, lines } = themeColours();
+  const axis = { stroke: fg, grid: { stroke: rule }, ticks: { stroke: rule } };
   const data = [transports.map((_, i) => i), ...resolvers.map((r) => series(cells, r, value))];
   const el = document.getElementById(id);
   plots[id]?.destroy();
   plots[id] = new uPlot({
     width: Math.min(1000, el.clientWidth || 900), height: 260,
     scales: { x: { time: false } },
-    axes: [{ values: (_, ticks) => ticks.map((i) => transports[i] ?? ''), splits: () => transports.map((_, i) => i) }, {}],
+    axes: [{ ...axis, values: (_, ticks) => ticks.map((i) => transports[i] ?? ''), splits: () => transports.map((_, i) => i) }, axis],
     series: [{ label: 'transport', value: (_, i) => transports[i] ?? '' },
-      ...resolvers.map((r, i) => ({ label: r, stroke: COLOURS[i % COLOURS.length], width: 2, points: { size: 7 }, spanGaps: true }))],
+      ...resolvers.map((r, i) => ({ label: r, stroke: lines[i % lines.length], width: 2, points: { size: 7 }, spanGaps: true }))],
   }, data, el);
 }
 
@@ -96,6 +109,8 @@ async function start() {
   form.elements.network.append(...vocabulary.networks.map((n) => new Option(n)));
   form.elements.mode.append(...vocabulary.modes.map((m) => new Option(m)));
   form.addEventListener('change', refresh);
+  // A scheme change redraws the charts in its colours.
+  dark.addEventListener('change', refresh);
   refresh();
 }
 

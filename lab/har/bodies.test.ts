@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { runInNewContext } from 'node:vm';
 import { bodyFor, padTo, SYNC_MS } from './bodies.js';
-import { parseHar } from './har.js';
+import { parseHar } from '../../common/har.js';
 import { pagePlan } from './plan.js';
 
 const T0 = Date.parse('2024-01-01T00:00:00.000Z');

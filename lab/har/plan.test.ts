@@ -6,7 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'vitest';
 import { ROOT } from '../paths.js';
-import { HarError, parseHar, readHarFile } from './har.js';
+import { HarError, parseHar } from '../../common/har.js';
+import { readHarFile } from '../../native-host/src/hosts-input.js';
 import { chainOf, pagePlan, PLAN_LIMITS, type PagePlan } from './plan.js';
 
 /** The real pages (data only); DNSCOST_HAR_PAGES may point elsewhere. */

@@ -2,7 +2,7 @@
 // each with the resource whose response discovered it, how it was discovered, its size, its server's wait and how long
 // after its parent's response the recording browser started it. site.ts serves the tree, bodies.ts writes the bodies
 // that make a browser discover it again, zone.ts names its hosts to the lab resolver.
-import type { Har, HarRequest } from './har.js';
+import type { Har, HarRequest } from '../../common/har.js';
 
 /** What a resource is, as far as rebuilding it goes (xhr, fetch, ping and beacon are all `fetch`). */
 export type ResourceType = 'document' | 'script' | 'stylesheet' | 'image' | 'font' | 'fetch' | 'other';

@@ -13,7 +13,7 @@ import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 import forge from 'node-forge';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { makeCerts } from '../certs.js';
-import { parseHar } from './har.js';
+import { parseHar } from '../../common/har.js';
 import { pagePlan } from './plan.js';
 import { startHarSite, type HarSite } from './site.js';
 import { harZone, zoneNames } from './zone.js';

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isAddress, literalAddresses } from './address.js';
 import { bodyFor, type Body } from './bodies.js';
-import { readHarFile } from './har.js';
 import { issueGroupCerts, type PemPair } from './host-certs.js';
 import { pagePlan, type PagePlan, type PlanResource } from './plan.js';
+import { readHarFile } from '../../native-host/src/hosts-input.js';
 
 /** One response the site sent (times in ms since the epoch, sub-millisecond). */
 export interface Served {

@@ -36,12 +36,12 @@ test('bad endpoints are refused with bad-endpoint and a hint', () => {
   assert.throws(() => parseEndpoint('tls://dns.test:853'), /--connect dns.test=IP/);
 });
 
-test('measure arguments become a validated request', () => {
-  const { req, json } = parseMeasureArgs(
+test('measure arguments become a validated request', async () => {
+  const { req, output } = await parseMeasureArgs(
     ['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'tls://dns.test:853', '--connect', 'dns.test=127.0.0.1', '--mode', 'cold,warm', '--repeat', '20', '--qtype', 'a,aaaa,https', '--seed', '9', '--prime', '--json', 'h1.test', 'h2.test'],
     known,
   );
-  assert.equal(json, true);
+  assert.equal(output, 'jsonl');
   assert.deepEqual(req.hosts, ['h1.test', 'h2.test']);
   assert.deepEqual(req.modes, ['cold', 'warm']);
   assert.deepEqual(req.qtypes, ['A', 'AAAA', 'HTTPS']);
@@ -49,16 +49,16 @@ test('measure arguments become a validated request', () => {
   assert.equal(req.seed, 9);
   assert.equal(req.prime, true);
   assert.equal(req.resolvers[0]!.endpoints.length, 2);
-  const replay = parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--schedule', 'replay', 'a.test@0', 'b.test@12.5', 'c.test'], known).req;
+  const replay = (await parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--schedule', 'replay', 'a.test@0', 'b.test@12.5', 'c.test'], known)).req;
   assert.equal(replay.schedule, 'replay');
   assert.deepEqual(replay.hosts, [{ name: 'a.test', firstNeededMs: 0 }, { name: 'b.test', firstNeededMs: 12.5 }, 'c.test']);
-  assert.throws(() => parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--schedule', 'later', 'a.test'], known), /schedule/);
-  const r = parseMeasureArgs(['--resolver', 'quad9', '--transport', 'dot,doh', 'example.com'], known).req;
+  await assert.rejects(parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--schedule', 'later', 'a.test'], known), /schedule/);
+  const r = (await parseMeasureArgs(['--resolver', 'quad9', '--transport', 'dot,doh', 'example.com'], known)).req;
   assert.equal(r.resolvers[0]!.id, 'quad9');
   assert.deepEqual(r.transports, ['dot', 'doh']);
 });
 
-test('bad measure arguments are refused with a clear message', () => {
+test('bad measure arguments are refused with a clear message', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['h1.test'], /--endpoint URL or --resolver ID/],
     [['--endpoint', 'udp://127.0.0.1:53'], /at least one HOST/],
@@ -70,20 +70,20 @@ test('bad measure arguments are refused with a clear message', () => {
     [['--endpoint', 'udp://127.0.0.1:53', '--connect', 'x', 'h'], /NAME=IP/],
     [['--endpoint', 'udp://127.0.0.1:53', '--ca', '/nonexistent.pem', 'h'], /cannot read --ca/],
   ];
-  for (const [argv, message] of cases) assert.throws(() => parseMeasureArgs(argv, known), message, argv.join(' '));
+  for (const [argv, message] of cases) await assert.rejects(parseMeasureArgs(argv, known), message, argv.join(' '));
   // A flag the command does not know, or one missing its value, is the caller's mistake: bad-request, not internal.
   const badRequest = (re: RegExp) => (e: unknown) => e instanceof DnscostError && e.code === 'bad-request' && re.test(e.message);
-  assert.throws(() => parseMeasureArgs(['--bogus'], known), badRequest(/Unknown option '--bogus'/));
-  assert.throws(() => parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', 'h', '--repeat'], known), badRequest(/--repeat <value>' argument missing/));
+  await assert.rejects(parseMeasureArgs(['--bogus'], known), badRequest(/Unknown option '--bogus'/));
+  await assert.rejects(parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', 'h', '--repeat'], known), badRequest(/--repeat <value>' argument missing/));
 });
 
 test('the name rule on the command line: resolvers on your own network take special-use names; a public one gets none, unless --allow-private-names', async () => {
-  const own = parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'udp://192.168.1.1:53', 'h1.test'], known);
+  const own = await parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'udp://192.168.1.1:53', 'h1.test'], known);
   assert.equal(own.req.lab, true, 'every endpoint on the person\'s own network: as the lab setting');
   assert.equal(own.allowPrivateNames, false);
-  const pub = parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'udp://9.9.9.9:53', 'h1.test'], known);
+  const pub = await parseMeasureArgs(['--endpoint', 'udp://127.0.0.1:53', '--endpoint', 'udp://9.9.9.9:53', 'h1.test'], known);
   assert.equal(pub.req.lab, undefined, 'a public endpoint among them: no');
-  assert.equal(parseMeasureArgs(['--resolver', 'quad9', '--allow-private-names', 'printer.local'], known).allowPrivateNames, true);
+  assert.equal((await parseMeasureArgs(['--resolver', 'quad9', '--allow-private-names', 'printer.local'], known)).allowPrivateNames, true);
   // Every name kept back: refused before anything is sent (special-use, .onion and single-label names need no check).
   const err: string[] = [];
   const stderr = { write: (s: string) => err.push(s), isTTY: false } as unknown as typeof process.stderr;

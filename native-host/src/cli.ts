@@ -2,13 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CODES, DnscostError } from '../../common/errors.js';
-import type { ExchangeRecord } from '../../common/record.js';
-import { MAX_HOSTS_PER_REQUEST, parseRequest, type MeasureRequest, type ResolverSpec, type SummaryRow } from '../../common/schema.js';
-import { isQType, MODES, TRANSPORT_IDS, type Mode, type QType } from '../../common/transports.js';
+import { MAX_HOSTS_PER_REQUEST, parseRequest, type MeasureRequest, type ResolverSpec } from '../../common/schema.js';
+import { isQType, MODES, type Mode, type QType } from '../../common/transports.js';
+import { CSV_HEADER, csvRow, formatFailures, formatTable } from './cli-output.js';
 import { discoverCurrentDns } from './current-dns/discover.js';
 import { defaultResolvers } from './defaults.js';
 import { parseEndpoint } from './endpoints.js';
 import { measure } from './engine/measure.js';
+import { hostArg, readHarLookups, readHostList, type HostArg } from './hosts-input.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
 import { isGlobalAddress } from '../../common/name-privacy.js';
 
@@ -17,6 +18,7 @@ export const HELP = `dnscost-host — measure what encrypted DNS costs, lookup b
 
 Usage:
   dnscost-host measure [options] HOST...   re-resolve HOSTs over every endpoint, timing every phase
+  dnscost-host measure [options] --hosts-file FILE | --har FILE
   dnscost-host lab [--json]                 start the local lab resolver (CoreDNS) and print its endpoints
                                             (from a checkout only: the packaged host has no lab)
   dnscost-host lab --demo                   start it, measure every transport cold and warm, print the table
@@ -28,6 +30,10 @@ Usage:
   dnscost-host --version | --help
 
 Measure options:
+  --hosts-file FILE   also measure the names in FILE (- reads standard input): one NAME or NAME@MS a line,
+                      # comments; a ranked list (1,example.com) by its name
+  --har FILE          replay the page of a HAR file (DevTools, Firefox, WebPageTest exports): every name
+                      its requests needed, each at the offset of its first request (implies --schedule replay)
   --endpoint URL      a resolver endpoint; repeatable. udp://IP:PORT, tcp://IP:PORT,
                       tls://NAME:PORT (DoT), https://NAME:PORT/PATH (DoH over HTTP/2),
                       quic://NAME:PORT (DoQ), h3://NAME:PORT/PATH (DoH over HTTP/3); the last
@@ -62,8 +68,13 @@ Measure options:
                       run (150) apply. Resolvers all on your own network (loopback, private addresses) may be
                       asked special-use names such as *.test without it
   --json              JSON Lines on stdout, one record per exchange
+  --csv               CSV on stdout, one row per exchange (header first; times in ms, sizes in bytes)
+  --summary-json      one JSON array on stdout, an object per resolver × endpoint × mode × qtype (the table's
+                      rows with every statistic)
   --quiet             no progress on stderr
-  Exit: 0 measured (failed lookups are records, not errors), 2 bad usage or no measurement.
+  --fail              exit 1 when any lookup failed (a timeout, an error, an answer other than NOERROR)
+  Exit: 0 measured (failed lookups are records, not errors, unless --fail), 1 a lookup failed and --fail was
+  given, 2 bad usage or no measurement.
 
 Install, uninstall and doctor options (exit 0 ok, 1 problems found, 2 bad usage):
   --browser LIST      firefox, chrome, chromium, brave, edge, vivaldi or all; repeatable
@@ -76,6 +87,9 @@ Install, uninstall and doctor options (exit 0 ok, 1 problems found, 2 bad usage)
                       --user-data-dir=DIR (alone, this selects chromium only)
   --home DIR          the user's home (default: yours; also ignores XDG_* and %LOCALAPPDATA%)
   --dry-run           install/uninstall: print what would be written or removed, touch nothing
+  --extension-id ID   install: also let this extension start the host: a Chromium id (the store's build
+                      gets one of its own; doctor lists the ids allowed) or a Firefox add-on id; repeatable,
+                      kept when installing again (uninstall removes the manifests and them)
   --timeout MS        doctor: how long the host may take to answer hello (default 10000)
   --json              one JSON object on stdout
 
@@ -83,12 +97,26 @@ Examples:
   dnscost-host measure --endpoint udp://127.0.0.1:5300 --endpoint tls://dns.test:8853 \\
     --connect dns.test=127.0.0.1 --ca lab-ca.pem --repeat 20 h1.test h2.test
   dnscost-host measure --resolver cloudflare --mode cold,warm --repeat 10 example.com
+  dnscost-host measure --resolver quad9 --transport udp,doh --har page.har --csv > page.csv
+  top-sites | dnscost-host measure --resolver google --hosts-file - --summary-json --fail
 
 Nothing is sent anywhere but the endpoints you name (or the default resolvers you pick).
 `;
 
-/** Turns `measure` arguments into a validated measure request. */
-export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers(null)): { req: MeasureRequest; json: boolean; quiet: boolean; allowPrivateNames: boolean } {
+/** How `measure` writes its results on stdout. */
+export type Output = 'table' | 'jsonl' | 'csv' | 'summary-json';
+
+/** What `measure` was asked: the validated request and how to report it. */
+export interface MeasureArgs {
+  req: MeasureRequest;
+  output: Output;
+  quiet: boolean;
+  fail: boolean;
+  allowPrivateNames: boolean;
+}
+
+/** Turns `measure` arguments into a validated measure request (reading --hosts-file and --har). */
+export async function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers(null), stdin?: NodeJS.ReadableStream): Promise<MeasureArgs> {
   const bad = (message: string): never => {
     throw new DnscostError(CODES.BAD_REQUEST, message);
   };
@@ -114,8 +142,13 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
       seed: { type: 'string' },
       timeout: { type: 'string' },
       schedule: { type: 'string' },
+      'hosts-file': { type: 'string' },
+      har: { type: 'string' },
       json: { type: 'boolean' },
+      csv: { type: 'boolean' },
+      'summary-json': { type: 'boolean' },
       quiet: { type: 'boolean' },
+      fail: { type: 'boolean' },
       'allow-private-names': { type: 'boolean' },
     },
   });
@@ -126,8 +159,17 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
     bad((err as Error).message);
   }
   const { values, positionals } = args!;
-  if (positionals.length === 0) bad('name at least one HOST to measure');
-  if (positionals.length > MAX_HOSTS_PER_REQUEST) bad(`at most ${MAX_HOSTS_PER_REQUEST} hosts per run`);
+  const outputs = (['json', 'csv', 'summary-json'] as const).filter((o) => values[o]);
+  if (outputs.length > 1) bad(`choose one output: ${outputs.map((o) => `--${o}`).join(' or ')}`);
+  if (values.har && (positionals.length || values['hosts-file'])) bad('--har replays one page: give no HOST or --hosts-file with it');
+  if (values.har && values.schedule && values.schedule !== 'replay') bad('--har replays the page: --schedule must be replay');
+  const hosts: HostArg[] = [
+    ...positionals.map(hostArg),
+    ...(values['hosts-file'] ? await readHostList(values['hosts-file'], stdin) : []),
+    ...(values.har ? await readHarLookups(values.har) : []),
+  ];
+  if (hosts.length === 0) bad(values['hosts-file'] ? `no name in --hosts-file ${values['hosts-file']}` : 'name at least one HOST to measure');
+  if (hosts.length > MAX_HOSTS_PER_REQUEST) bad(`at most ${MAX_HOSTS_PER_REQUEST} hosts per run (${hosts.length} given)`);
   const connect = new Map<string, string>();
   for (const pair of values.connect ?? []) {
     const [name, ip] = pair.split('=');
@@ -170,11 +212,8 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
     id: 'cli',
     type: 'measure',
     // HOST@MS: the page first needed HOST MS milliseconds after navigation start (used by --schedule replay).
-    hosts: positionals.map((h) => {
-      const m = /^(.+)@(\d+(?:\.\d+)?)$/.exec(h);
-      return m ? { name: m[1]!, firstNeededMs: Number(m[2]) } : h;
-    }),
-    schedule: values.schedule,
+    hosts,
+    schedule: values.har ? 'replay' : values.schedule,
     resolvers: chosen,
     transports: list(values.transport),
     qtypes: qtypes as QType[] | undefined,
@@ -191,57 +230,16 @@ export function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[]
   const req = parsed.request as MeasureRequest;
   // Resolvers the person named on their own network stand for the lab setting: special-use names may go to them.
   const ownNetwork = req.resolvers.every((r) => r.endpoints.every((e) => !isGlobalAddress(e.address)));
-  return { req: ownNetwork ? { ...req, lab: true } : req, json: values.json ?? false, quiet: values.quiet ?? false, allowPrivateNames: values['allow-private-names'] ?? false };
-}
-
-const fmt = (x: number | null, digits = 1): string => (x === null ? '-' : x.toFixed(digits));
-
-/** A plain-text table of summary rows. */
-export function formatTable(unsorted: SummaryRow[]): string {
-  const rank = (r: SummaryRow): string => [r.resolver, TRANSPORT_IDS.indexOf(r.transport), r.endpoint, r.mode, r.qtype].join('|');
-  const rows = [...unsorted].sort((a, b) => rank(a).localeCompare(rank(b)));
-  const head = ['resolver', 'endpoint', 'transport', 'mode', 'qtype', 'n', 'fail', 'median', 'p5', 'p95', 'mean', 'rsd%', 'bytes'];
-  const body = rows.map((r) => [
-    r.resolver,
-    r.endpoint,
-    r.transport,
-    r.mode,
-    r.qtype,
-    String(r.total.n),
-    String(r.failed),
-    fmt(r.total.median, 2),
-    fmt(r.total.p5, 2),
-    fmt(r.total.p95, 2),
-    fmt(r.total.mean, 2),
-    fmt(r.total.rsd),
-    fmt(r.bytesPerExchange.median, 0),
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(head), ...body.map(line)].join('\n') + '\n';
-}
-
-/** One line per (endpoint, mode, error code) with its count and one example, so a failing run stays readable. */
-export function formatFailures(records: readonly ExchangeRecord[]): string {
-  const groups = new Map<string, { count: number; example: ExchangeRecord }>();
-  for (const r of records) {
-    if (r.ok) continue;
-    const key = `${r.endpoint} ${r.mode} ${r.error?.code}`;
-    const g = groups.get(key);
-    if (g) g.count += 1;
-    else groups.set(key, { count: 1, example: r });
-  }
-  return [...groups.values()]
-    .map(({ count, example: r }) => `failed ×${count}: ${r.endpoint} ${r.mode} ${r.error?.code} — e.g. ${r.host} ${r.qtype}: ${r.error?.message}\n`)
-    .join('');
+  const output: Output = values.json ? 'jsonl' : values.csv ? 'csv' : values['summary-json'] ? 'summary-json' : 'table';
+  return { req: ownNetwork ? { ...req, lab: true } : req, output, quiet: values.quiet ?? false, fail: values.fail ?? false, allowPrivateNames: values['allow-private-names'] ?? false };
 }
 
 /** Runs `dnscost-host measure ARGS`; resolves with the process exit code. */
-export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
   // The current DNS is looked for only when a default resolver is asked for (it may run resolvectl or scutil).
   const current = argv.some((a) => a === '--resolver' || a.startsWith('--resolver=')) ? await discoverCurrentDns() : null;
-  const parsed = parseMeasureArgs(argv, () => defaultResolvers(current));
-  const { json, quiet } = parsed;
+  const parsed = await parseMeasureArgs(argv, () => defaultResolvers(current), stdin);
+  const { output, quiet } = parsed;
   // The name rule, as for the browser's pages (private-names.ts), unless the person says otherwise.
   let req = parsed.req;
   if (!parsed.allowPrivateNames) {
@@ -253,8 +251,9 @@ export async function runMeasure(argv: string[], out = process.stdout, err = pro
   }
   const progress = !quiet && err.isTTY !== false;
   let lastShown = 0;
+  if (output === 'csv') out.write(CSV_HEADER);
   const result = await measure(req, {
-    onRecord: json ? (r) => out.write(JSON.stringify(r) + '\n') : undefined,
+    onRecord: output === 'jsonl' ? (r) => out.write(JSON.stringify(r) + '\n') : output === 'csv' ? (r) => out.write(csvRow(r)) : undefined,
     onProgress: (done, total) => {
       if (!progress || total < 20) return;
       const now = Date.now();
@@ -265,11 +264,11 @@ export async function runMeasure(argv: string[], out = process.stdout, err = pro
       }
     },
   });
-  if (!json) {
-    out.write(formatTable(result.summary));
-    out.write(formatFailures(result.records));
-  }
+  if (output === 'table') out.write(formatTable(result.summary) + formatFailures(result.records));
+  if (output === 'summary-json') out.write(JSON.stringify(result.summary, null, 2) + '\n');
+  else if (output !== 'table' && !quiet) err.write(formatFailures(result.records));
   for (const u of result.unavailable) err.write(`unavailable: ${u.endpoint} (${u.transport}): ${u.message}\n`);
-  err.write(`seed ${result.seed}${result.primed ? ', cache primed' : ''}${result.warmedUp ? ', warmed up' : ''}, ${result.records.length} exchanges\n`);
-  return 0;
+  const failed = result.records.filter((r) => !r.ok).length;
+  err.write(`seed ${result.seed}${result.primed ? ', cache primed' : ''}${result.warmedUp ? ', warmed up' : ''}, ${result.records.length} exchanges${failed ? `, ${failed} failed` : ''}\n`);
+  return parsed.fail && failed > 0 ? 1 : 0;
 }

@@ -3,6 +3,7 @@ import type DnsPacket from 'dns-packet';
 import { createRequire } from 'node:module';
 import { CODES, DnscostError, type ErrorCode } from '../../common/errors.js';
 import type { AnswerData } from '../../common/record.js';
+import { presentSvcb, SvcbError } from '../../common/svcb.js';
 import type { QType } from '../../common/transports.js';
 
 // Loaded with require, not import: importing CommonJS from ESM starts node's WASM module lexer, ~11 MB of RSS.
@@ -97,13 +98,27 @@ function typeNumber(type: string): number {
   return entry ? entry[1] : -1;
 }
 
-/** Presentation form of one record; types dns-packet does not decode use RFC 3597's `\# len hex` form. */
+/** RFC 3597's generic presentation: `\# len hex`. */
+const genericText = (rdata: Buffer): string => `\\# ${rdata.length}${rdata.length ? ' ' + rdata.toString('hex') : ''}`;
+
+/** An SVCB or HTTPS rdata as kdig presents it (common/svcb.ts); one that does not follow RFC 9460 in the generic form. */
+function svcbText(rdata: Buffer): string {
+  try {
+    return presentSvcb(rdata);
+  } catch (e) {
+    if (e instanceof SvcbError) return genericText(rdata);
+    throw e;
+  }
+}
+
+/** Presentation form of one record: SVCB and HTTPS decoded (RFC 9460), other types dns-packet does not decode in RFC 3597's generic form. */
 function presentAnswer(a: DnsPacket.Answer): AnswerData {
   const rec = a as { name: string; type: string; ttl?: number; data?: unknown };
   const n = typeNumber(rec.type);
   const type = n === 64 ? 'SVCB' : n === 65 ? 'HTTPS' : rec.type;
   let data: string;
-  if (Buffer.isBuffer(rec.data)) data = `\\# ${rec.data.length}${rec.data.length ? ' ' + rec.data.toString('hex') : ''}`;
+  if (Buffer.isBuffer(rec.data) && (n === 64 || n === 65)) data = svcbText(rec.data);
+  else if (Buffer.isBuffer(rec.data)) data = genericText(rec.data);
   else if (rec.type === 'TXT' && Array.isArray(rec.data)) data = (rec.data as Buffer[]).map((s) => JSON.stringify(s.toString('latin1'))).join(' ');
   else if (typeof rec.data === 'string') data = rec.data;
   // A record without `data`: dns-packet decodes an OPT (or a flipped type byte read as one) in the answer section

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import type { Page } from 'puppeteer-core';
+import { axeViolations, emulateScheme, unreachableByKeyboard } from '../../lab/a11y.js';
 import { startCollector } from '../../collector/server.js';
 import { openPgliteStore } from '../../collector/store-pglite.js';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
@@ -185,6 +186,19 @@ function innerTests(): void {
       store = await openPgliteStore(dataDir);
       collector = await startCollector({ store, port });
       assert.equal(await storedPages(), PERSON_CAP.pagesPerDay, 'the same after a restart');
+
+      // The collector's public dashboard, light and dark: drawn, axe-clean, every control reachable by keyboard.
+      const board = await b.browser.newPage();
+      await board.goto(`${collector.url}/`);
+      await poll('the public dashboard draws', 20_000, async () => board.evaluate(() => (document.getElementById('total')!.textContent || document.getElementById('error')!.textContent) || undefined));
+      assert.equal(await board.evaluate(() => document.getElementById('error')!.hidden), true, 'the public dashboard loaded its data');
+      assert.deepEqual(await axeViolations(board), [], 'axe on the public dashboard');
+      assert.deepEqual(await unreachableByKeyboard(board), [], 'the public dashboard by keyboard');
+      for (const [scheme, background] of [['dark', 'rgb(28, 27, 34)'], ['light', 'rgb(255, 255, 255)']] as const) {
+        await emulateScheme(board, scheme);
+        assert.equal(await board.evaluate(() => getComputedStyle(document.body).backgroundColor), background, `the public dashboard, ${scheme}`);
+      }
+      await board.close();
 
       // Delete everything uploaded: nothing of the site is left.
       await click(options, 'upload-delete');

@@ -10,7 +10,7 @@ import { test } from 'vitest';
 import { HOST_BIN } from '../../lab/paths.js';
 
 const host = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
-  spawnSync(process.execPath, [HOST_BIN, ...args], { encoding: 'utf8', timeout: 20_000, env });
+  spawnSync(process.execPath, [HOST_BIN, ...args], { encoding: 'utf8', timeout: 20_000, env, input: '' });
 
 test('--help on every command prints the usage, exits 0 and does nothing else', () => {
   const home = mkdtempSync(join(tmpdir(), 'dnscost-cli-'));
@@ -37,6 +37,13 @@ test('bad flags, missing values and unknown commands: exit 2, a coded message an
     [['install', '--bogus'], /^dnscost-host: bad-request: install: Unknown option '--bogus'/],
     [['doctor', '--timeout'], /^dnscost-host: bad-request: doctor: Option '--timeout <value>' argument missing/],
     [['lab', '--bogus'], /^dnscost-host: bad-request: lab: unknown argument "--bogus"/],
+    [['measure', '--endpoint', 'udp://127.0.0.1:53', '--json', '--csv', 'h.test'], /^dnscost-host: bad-request: choose one output: --json or --csv/],
+    [['measure', '--endpoint', 'udp://127.0.0.1:53', '--har', '/nonexistent/page.har'], /^dnscost-host: bad-request: --har: cannot read HAR file \/nonexistent\/page.har/],
+    [['measure', '--endpoint', 'udp://127.0.0.1:53', '--har', HOST_BIN], /^dnscost-host: bad-request: --har: .* is not JSON/],
+    [['measure', '--endpoint', 'udp://127.0.0.1:53', '--har', HOST_BIN, 'h.test'], /^dnscost-host: bad-request: --har replays one page/],
+    [['measure', '--endpoint', 'udp://127.0.0.1:53', '--hosts-file', '/nonexistent/hosts.txt'], /^dnscost-host: bad-request: cannot read --hosts-file/],
+    [['measure', '--endpoint', 'udp://127.0.0.1:53', '--hosts-file', '-'], /^dnscost-host: bad-request: no name in --hosts-file -/],
+    [['measure', '--endpoint', 'udp://127.0.0.1:53', '--hosts-file'], /^dnscost-host: bad-request: Option '--hosts-file <value>' argument missing/],
     [['frobnicate'], /^dnscost-host: unknown command "frobnicate"/],
   ];
   for (const [args, message] of cases) {

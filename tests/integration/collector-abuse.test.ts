@@ -221,6 +221,7 @@ test('a full upload queue answers 503 with Retry-After; what it accepted is stor
     epochResults: async () => [],
     epochsWithData: async () => [],
     publications: async () => [],
+    publishedEpochs: async () => [],
     publish: async () => Promise.reject(new Error('nothing to publish')),
     count: async () => written.length,
     ping: async () => {},

@@ -7,10 +7,13 @@
 // loop is bounded in count and time; nothing leaves 127.0.0.1.
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFile, stat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import type { OpenDataDay } from '../../collector/open-data.js';
 import { startCollector } from '../../collector/server.js';
 import type { Store } from '../../collector/store.js';
 import { openPgliteStore } from '../../collector/store-pglite.js';
@@ -128,6 +131,39 @@ for (const kind of ['pglite', 'postgres'] as const) {
       // Filters select among the published cells; the current day is never published.
       assert.deepEqual((await aggregates(c.url, `${q}&site=github.com`)).cells, [first.cells[0]]);
       assert.deepEqual((await aggregates(c.url, `?epoch=${dayAgo(0)}`)).cells, []);
+    });
+
+    test('open data: each published day a gzipped JSON Lines file in the index, with its SHA-256 and schema; the same bytes after a restart', async () => {
+      const epoch = dayAgo(5);
+      for (let i = 0; i < 22; i++) assert.equal((await upload(c.url, batch({ site: 'other', network: 'wifi', hour: hourAgo(5), results: [result({ resolver: 'google', transport: 'dot' })] }))).status, 201);
+      const index = await http(`${c.url}/v1/open-data`);
+      assert.equal(index.status, 200);
+      const days = index.body.days as OpenDataDay[];
+      const day = days.find((d) => d.epoch === epoch)!;
+      assert.ok(day, `${epoch} is listed: ${days.map((d) => d.epoch).join(', ')}`);
+      assert.deepEqual(days.map((d) => d.epoch), [...days.map((d) => d.epoch)].sort(), 'oldest first');
+      assert.deepEqual([day.epsilon, day.minPages, day.file], [100_000, 20, `v1/open-data/${epoch}.jsonl.gz`]);
+      const file = await http(`${c.url}/${day.file}`);
+      assert.equal(file.status, 200);
+      assert.equal(file.headers['content-type'], 'application/gzip');
+      assert.equal(createHash('sha256').update(file.raw).digest('hex'), day.sha256);
+      assert.equal(file.raw.length, day.bytes);
+      const lines = gunzipSync(file.raw).toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.equal(lines.length, day.cells);
+      // The same cells the aggregates answer for that day, every field the schema names and no other.
+      const schema = await http(`${c.url}/v1/open-data/schema.json`);
+      const required = schema.body.required as string[];
+      for (const line of lines) assert.deepEqual(Object.keys(line), required);
+      assert.deepEqual(lines, (await aggregates(c.url, `?epoch=${epoch}`)).cells.map((cell) => Object.fromEntries(required.map((k) => [k, cell[k as keyof typeof cell]]))));
+      assert.ok(lines.some((l) => l.resolver === 'google' && l.transport === 'dot' && l.network === 'wifi' && l.pages === 22));
+      // Immutable: a conditional request is answered 304; a restarted collector serves the same bytes.
+      assert.equal((await http(`${c.url}/${day.file}`, { headers: { 'if-none-match': String(file.headers.etag) } })).status, 304);
+      await c.stop();
+      c = await start();
+      const again = await http(`${c.url}/${day.file}`);
+      assert.ok(again.raw.equals(file.raw), 'the same bytes after a restart');
+      assert.equal((await http(`${c.url}/v1/open-data/${dayAgo(0)}.jsonl.gz`)).status, 404, 'today is not published');
+      assert.equal((await http(`${c.url}/v1/open-data/2026-13-99.jsonl.gz`)).status, 404);
     });
 
     test('deletion before publication takes the pages out; after it, the published figures stay', async () => {
@@ -286,6 +322,7 @@ test('per-client rate limit answers 429 with Retry-After', async () => {
     epochResults: async () => [],
     epochsWithData: async () => [],
     publications: async () => [],
+    publishedEpochs: async () => [],
     publish: async () => Promise.reject(new Error('nothing to publish')),
     count: async () => 0,
     ping: async () => {},

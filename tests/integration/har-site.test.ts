@@ -19,7 +19,7 @@ import { describe, test } from 'vitest';
 import { findBrowser, type BrowserName } from '../../lab/browsers.js';
 import { makeCerts } from '../../lab/certs.js';
 import { addLiteralAddresses, addSiteAddress, literalAddresses } from '../../lab/har/address.js';
-import { readHarFile } from '../../lab/har/har.js';
+import { readHarFile } from '../../native-host/src/hosts-input.js';
 import type { PageLoad } from '../../lab/har/load.js';
 import { chainOf, pagePlan, type PagePlan } from '../../lab/har/plan.js';
 import type { Served } from '../../lab/har/site.js';

@@ -18,6 +18,8 @@ export interface Reply {
   status: number;
   body: { ok: boolean; code?: string; path?: string; duplicate?: boolean; [k: string]: unknown };
   headers: Record<string, string | string[] | undefined>;
+  /** The body's bytes as they came. */
+  raw: Buffer;
 }
 
 /** One HTTP exchange on loopback; bodies may be strings, bytes, or `chunks` streamed without a length. */
@@ -27,14 +29,15 @@ export function http(url: string, opts: { method?: string; headers?: Record<stri
       const parts: Buffer[] = [];
       res.on('data', (d: Buffer) => parts.push(d));
       res.on('end', () => {
-        const text = Buffer.concat(parts).toString();
+        const raw = Buffer.concat(parts);
+        const text = raw.toString();
         let body: Reply['body'];
         try {
           body = JSON.parse(text) as Reply['body'];
         } catch {
           body = { ok: false, code: '(not json)', text };
         }
-        resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+        resolve({ status: res.statusCode ?? 0, body, headers: res.headers, raw });
       });
       res.on('error', reject);
     });

@@ -18,6 +18,9 @@ test('arguments: browsers, all, comma lists; bad usage is a bad-request DnscostE
   assert.equal(d.home, '/home/u');
   assert.equal(d.homeGiven, false);
   assert.equal(parseHostArgs('doctor', ['--timeout', '1500'], deps).timeoutMs, 1500);
+  const ids = parseHostArgs('install', ['--extension-id', 'a'.repeat(32), '--extension-id', 'me@example.org,{12345678-1234-1234-1234-123456789abc}'], deps).extensionIds;
+  assert.deepEqual(ids, ['a'.repeat(32), 'me@example.org', '{12345678-1234-1234-1234-123456789abc}']);
+  assert.deepEqual(o.extensionIds, []);
   const bad: [string, 'install' | 'uninstall' | 'doctor', string[], Platform][] = [
     ['unknown browser', 'install', ['--browser', 'netscape'], 'linux'],
     ['unknown option', 'install', ['--bogus'], 'linux'],
@@ -26,6 +29,9 @@ test('arguments: browsers, all, comma lists; bad usage is a bad-request DnscostE
     ['positional', 'uninstall', ['firefox'], 'linux'],
     ['zero timeout', 'doctor', ['--timeout', '0'], 'linux'],
     ['user-data-dir on Windows', 'install', ['--chromium-user-data-dir', 'C:\\x'], 'win32'],
+    ['not an extension id', 'install', ['--extension-id', 'abc'], 'linux'],
+    ['an id with letters past p', 'install', ['--extension-id', 'z'.repeat(32)], 'linux'],
+    ['doctor has no --extension-id', 'doctor', ['--extension-id', 'a'.repeat(32)], 'linux'],
   ];
   for (const [why, cmd, argv, platform] of bad) {
     assert.throws(() => parseHostArgs(cmd, argv, { home: '/h', platform }), (e: unknown) => e instanceof DnscostError && e.code === 'bad-request', why);

@@ -1,8 +1,9 @@
 // The arguments `install`, `uninstall` and `doctor` take (--browser, --chromium-user-data-dir, --home, --json, and
-// --dry-run or --timeout), parsed into the options the three commands share; bad usage is a `bad-request`
-// DnscostError.
+// --dry-run or --timeout; install also --extension-id), parsed into the options the three commands share; bad usage is
+// a `bad-request` DnscostError.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CODES, DnscostError } from '../../../common/errors.js';
+import { isChromiumId, isGeckoId } from '../../../common/extension-ids.js';
 import type { TargetSelection } from './browsers.js';
 import type { Deps } from './deps.js';
 import { DOCTOR_HELLO_TIMEOUT_MS } from './hello-probe.js';
@@ -15,6 +16,8 @@ export interface HostOptions extends TargetSelection {
   dryRun: boolean;
   json: boolean;
   timeoutMs: number;
+  /** install: extension ids the manifests allow besides dnscost's own (a Chromium id, or a Firefox add-on id). */
+  extensionIds: string[];
 }
 
 /** Parses the arguments of `install`, `uninstall` or `doctor`; bad usage is a `bad-request` DnscostError. */
@@ -28,6 +31,7 @@ export function parseHostArgs(command: 'install' | 'uninstall' | 'doctor', argv:
     home: { type: 'string' },
     json: { type: 'boolean' },
     ...(command === 'doctor' ? { timeout: { type: 'string' } } : { 'dry-run': { type: 'boolean' } }),
+    ...(command === 'install' ? { 'extension-id': { type: 'string', multiple: true } } : {}),
   };
   let parsed: { values: Record<string, string | string[] | boolean | undefined>; positionals: string[] };
   try {
@@ -59,6 +63,10 @@ export function parseHostArgs(command: 'install' | 'uninstall' | 'doctor', argv:
     if (!/^\d+$/.test(values.timeout as string) || Number(values.timeout) === 0) bad(`--timeout takes milliseconds, not ${JSON.stringify(values.timeout)}`);
     timeoutMs = Number(values.timeout);
   }
+  const extensionIds = ((values['extension-id'] as string[] | undefined) ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  for (const id of extensionIds) {
+    if (!isChromiumId(id) && !isGeckoId(id)) bad(`--extension-id ${JSON.stringify(id)} is neither a Chromium extension id (32 letters a-p) nor a Firefox add-on id (name@domain or {UUID})`);
+  }
   return {
     browsers,
     userDataDir: udd ? p.resolve(udd) : null,
@@ -67,5 +75,6 @@ export function parseHostArgs(command: 'install' | 'uninstall' | 'doctor', argv:
     dryRun: (values['dry-run'] as boolean | undefined) ?? false,
     json: (values.json as boolean | undefined) ?? false,
     timeoutMs,
+    extensionIds,
   };
 }

@@ -15,6 +15,7 @@ import { probeHello } from './hello-probe.js';
 import { install } from './install.js';
 import { parseLauncher } from './launcher.js';
 import { CHROMIUM_ORIGIN, manifestFor } from './manifest.js';
+import { GECKO_ID } from '../../../common/extension-ids.js';
 import type { Platform } from './platform.js';
 import { uninstall } from './uninstall.js';
 import type { Command } from './windows-registry.js';
@@ -116,6 +117,7 @@ const opts = (o: Partial<Parameters<typeof install>[0]> = {}): Parameters<typeof
   dryRun: false,
   json: false,
   timeoutMs: 1000,
+  extensionIds: [],
   ...o,
 });
 
@@ -271,6 +273,24 @@ test('Flatpak and snap builds (fake Linux): each Flatpak gets its own copy of th
   assert.equal(un.ok, true, un.problems.join());
   assert.deepEqual([...fs.files.keys()].filter((f) => f.startsWith(home)), [], 'every copy and manifest is gone');
   assert.deepEqual([...fs.dirs].filter((d) => d.startsWith(`${home}/`)).sort(), [`${home}/.var`, `${home}/.var/app`, fx, cr, `${home}/snap`, `${home}/snap/chromium`, `${home}/snap/firefox`].sort(), 'the browsers\' own directories stay');
+});
+
+test('install --extension-id: the manifests allow that id beside dnscost\'s own, in its browser family only; installing again keeps it', async () => {
+  const home = '/home/u';
+  const deps = fakeDeps('linux', home);
+  const fs = deps.fs as ReturnType<typeof memFs>;
+  const store = 'b'.repeat(32);
+  const o = opts({ browsers: ['firefox', 'chromium'], home });
+  const res = await install({ ...o, extensionIds: [store, 'beta@example.org'] }, deps);
+  assert.equal(res.ok, true, res.problems.join());
+  const manifest = (what: string) => JSON.parse(fs.files.get(res.actions.find((a) => a.what === what && a.kind === 'file')!.path)!.text);
+  assert.deepEqual(manifest('chromium').allowed_origins, [CHROMIUM_ORIGIN, `chrome-extension://${store}/`]);
+  assert.deepEqual(manifest('firefox').allowed_extensions, [GECKO_ID, 'beta@example.org']);
+  const again = await install(o, deps);
+  assert.deepEqual(again.actions.filter((a) => a.kind === 'file').map((a) => a.status), ['unchanged', 'unchanged', 'unchanged', 'unchanged'], 'a plain install keeps the added ids');
+  const more = await install({ ...o, extensionIds: ['c'.repeat(32)] }, deps);
+  assert.ok(more.ok);
+  assert.deepEqual(manifest('chromium').allowed_origins, [CHROMIUM_ORIGIN, `chrome-extension://${store}/`, `chrome-extension://${'c'.repeat(32)}/`]);
 });
 
 test('macOS layout on a real temp dir, dry run first: prints the plan and writes nothing', async (t) => {

@@ -36,6 +36,15 @@ test('doctor verdicts: a healthy registration passes every check', () => {
   }
 });
 
+test('doctor says which extensions may start the host: dnscost\'s own, and those added with install --extension-id', () => {
+  const store = 'b'.repeat(32);
+  const detail = (t: BrowserTarget, extra: string[]) =>
+    diagnose({ ...healthy(t), manifestText: JSON.stringify(manifestFor(t.browser, LAUNCHER, extra)) }, FIX).find((c) => /^allowed_/.test(c.check))!.detail;
+  assert.equal(detail(crTarget, []), `${CHROMIUM_ORIGIN} (dnscost)`);
+  assert.equal(detail(crTarget, [store]), `${CHROMIUM_ORIGIN} (dnscost) and chrome-extension://${store}/ (added with install --extension-id)`);
+  assert.equal(detail(fxTarget, [store, 'beta@example.org']), 'dnscost@dnscost.org (dnscost) and beta@example.org (added with install --extension-id)');
+});
+
 test('doctor verdicts: each problem names itself and its fix', () => {
   const helloFail: HelloResult = { ok: false, ms: 10000, error: 'no answer within 10000 ms', stderr: 'boom\n' };
   const cases: [string, Observation, string, RegExp, string][] = [

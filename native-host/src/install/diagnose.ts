@@ -47,6 +47,12 @@ export interface Fixes {
   build: string;
 }
 
+/** Which extensions a manifest lets start the host: dnscost's own, then any added with `install --extension-id`. */
+function allowedList(allowed: unknown[], own: string): string {
+  const others = allowed.filter((x) => x !== own).map(String);
+  return others.length ? `${own} (dnscost) and ${others.join(', ')} (added with install --extension-id)` : `${own} (dnscost)`;
+}
+
 /** The doctor's verdicts on one target, in order; checks that depend on a failed one are left out. */
 export function diagnose(obs: Observation, fixes: Fixes): Check[] {
   const checks: Check[] = [];
@@ -78,7 +84,7 @@ export function diagnose(obs: Observation, fixes: Fixes): Check[] {
   if (target.browser === 'firefox') {
     const ids = m.allowed_extensions;
     if (!Array.isArray(ids) || !ids.includes(GECKO_ID)) return fail('allowed_extensions', `${JSON.stringify(ids)} lacks ${JSON.stringify(GECKO_ID)}`, fixes.install);
-    pass('allowed_extensions', GECKO_ID);
+    pass('allowed_extensions', allowedList(ids, GECKO_ID));
   } else {
     const origins = m.allowed_origins;
     if (!Array.isArray(origins) || !origins.includes(CHROMIUM_ORIGIN)) {
@@ -86,7 +92,7 @@ export function diagnose(obs: Observation, fixes: Fixes): Check[] {
       const near = Array.isArray(origins) && origins.includes(CHROMIUM_ORIGIN.slice(0, -1)) ? ' (it has the origin without the trailing slash, which Chromium rejects)' : '';
       return fail('allowed_origins', `${JSON.stringify(origins)} lacks ${JSON.stringify(CHROMIUM_ORIGIN)}${near}`, fixes.install);
     }
-    pass('allowed_origins', CHROMIUM_ORIGIN);
+    pass('allowed_origins', allowedList(origins, CHROMIUM_ORIGIN));
   }
   const hostPath = m.path;
   if (typeof hostPath !== 'string' || !pathFor(obs.platform).isAbsolute(hostPath)) {

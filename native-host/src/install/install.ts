@@ -7,7 +7,7 @@ import type { HostOptions } from './args.js';
 import { installedHostPath, launcherPath, presenceDirs, selectTargets, SNAP_REFUSAL, UNSUPPORTED_SNAPS, type BrowserTarget } from './browsers.js';
 import { defaultDeps, type Deps, type PackagedHost } from './deps.js';
 import { launcherScript } from './launcher.js';
-import { manifestText } from './manifest.js';
+import { addedIds, manifestText } from './manifest.js';
 import type { Action, Outcome } from './outcome.js';
 import { BROWSERS, pathFor, placeFor } from './platform.js';
 import { readReceipt, receiptPath, type Receipt } from './receipt.js';
@@ -97,7 +97,9 @@ export async function install(opts: HostOptions, deps: Deps = defaultDeps()): Pr
         dirs.push(...copied.dirs);
         copies.push(host, ...copied.files);
       }
-      dirs.push(...(await put(t.browser, t.manifestPath, manifestText(t.browser, host))));
+      // Ids added before (install --extension-id) stay allowed; new ones join them.
+      const added = [...addedIds(await deps.fs.readText(t.manifestPath)), ...opts.extensionIds];
+      dirs.push(...(await put(t.browser, t.manifestPath, manifestText(t.browser, host, added))));
       if (t.registryKey) {
         const cmd = regAdd(t.registryKey, t.manifestPath);
         const shown = formatCommand('win32', [cmd.file, ...cmd.args]);

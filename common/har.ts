@@ -1,6 +1,7 @@
-// Reading a HAR 1.2 file (lab/har/): one validator where the bytes enter, turning Chrome DevTools, chrome-har,
-// WebPageTest and Firefox exports into one normalised list of requests of the first page. Anything malformed is a
-// HarError with a stable code and a message naming the problem (the entry, the field); never a crash.
+// Reading a HAR 1.2 file: one validator where the bytes enter (the lab's rebuilt pages, `dnscost-host measure --har`),
+// turning Chrome DevTools, chrome-har, WebPageTest and Firefox exports into one normalised list of requests of the
+// first page. Anything malformed is a HarError with a stable code and a message naming the problem (the entry, the
+// field); never a crash. Pure (no `node:`): the file is read by native-host/src/hosts-input.ts.
 //
 // Initiators come in several dialects, all read here and nowhere else:
 // - chrome-har: `_initiator_detail` (a JSON string {type, url, lineNumber, stack}), `_initiator_type`, `_initiator`
@@ -9,7 +10,6 @@
 // - WebPageTest: `_initiator` (URL string) and `_initiator_type`;
 // - Firefox: optionally `_cause` {type, loadingDocumentUri, stacktrace[{filename}]}; often nothing at all.
 // A request with no initiator at all counts as found by the document ("other").
-import { readFile } from 'node:fs/promises';
 
 /** Why a HAR was refused. */
 export type HarErrorCode = 'unreadable' | 'not-json' | 'not-har' | 'no-entries' | 'bad-entry' | 'no-requests';
@@ -73,22 +73,16 @@ export interface Har {
 }
 
 type Json = Record<string, unknown>;
+/** The WHATWG URL parser, a global wherever this runs (browsers, workers, Node) but in no library this folder loads. */
+interface WhatwgUrl {
+  href: string;
+}
+const Url = (globalThis as unknown as { URL: new (input: string, base?: string) => WhatwgUrl }).URL;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 // HAR uses -1 for "not applicable" in sizes and timings.
 const size = (v: unknown): number | null => { const n = num(v); return n !== null && n >= 0 ? n : null; };
-
-/** Reads and validates the HAR file at `path` (parseHar's errors, or `unreadable`). */
-export async function readHarFile(path: string): Promise<Har> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new HarError('unreadable', `cannot read HAR file ${path}: ${(e as Error).message}`);
-  }
-  return parseHar(text, path);
-}
 
 /** Validates HAR text (`name` labels messages) and returns its first page's requests. */
 export function parseHar(text: string, name = 'HAR'): Har {
@@ -130,9 +124,9 @@ function request(e: Json, index: number, name: string, useRequestTime: boolean):
   if (!isObject(e.request)) throw new HarError('bad-entry', `${where} has no request object`);
   const url = str(e.request.url);
   if (!url) throw new HarError('bad-entry', `${where} has no request.url`);
-  let parsed: URL;
+  let parsed: WhatwgUrl;
   try {
-    parsed = new URL(url);
+    parsed = new Url(url);
   } catch {
     throw new HarError('bad-entry', `${where} has a request.url that is not a URL: ${JSON.stringify(url.slice(0, 200))}`);
   }
@@ -154,7 +148,7 @@ function request(e: Json, index: number, name: string, useRequestTime: boolean):
   let redirectURL: string | null = null;
   if (redirect) {
     try {
-      redirectURL = new URL(redirect, parsed).href;
+      redirectURL = new Url(redirect, parsed.href).href;
     } catch { /* an unusable Location is no redirect to follow */ }
   }
   const cause = isObject(e._cause) ? e._cause : null;

@@ -20,7 +20,7 @@ function memoryStore(data: Map<string, EpochResult[]>) {
   const calls = { epochResults: 0, publish: 0 };
   const store = {
     kind: 'pglite', concurrency: 1,
-    putMany: async () => [], delete: async () => false, ping: async () => {}, close: async () => {}, count: async () => 0,
+    putMany: async () => [], delete: async () => false, ping: async () => {}, close: async () => {}, count: async () => 0, prune: async () => 0,
     epochResults: async (e: string) => (calls.epochResults++, data.get(e) ?? []),
     epochsWithData: async (es: readonly string[]) => es.filter((e) => (data.get(e) ?? []).length > 0),
     publications: async (es: readonly string[]) => es.flatMap((e) => (stored.has(e) ? [stored.get(e)!] : [])),

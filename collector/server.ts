@@ -5,6 +5,7 @@
 // every queued upload commit (so nothing acknowledged is lost and nothing accepted is dropped), then closes the
 // store.
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,7 +45,18 @@ export interface CollectorOptions {
   /** Publication: the secret (keep it: collector/secret.ts), ε, threshold, delay; defaults in publisher.ts. */
   publication?: Partial<PublicationOptions>;
   group?: Partial<GroupOptions>;
+  /**
+   * Days raw uploads are kept (each page by its own day); older ones are removed at start and every hour, while the
+   * publications made from them stay. Null (default) keeps them; at least UPLOAD_LIMITS.maxAgeDays + 1, so a retried
+   * upload of a removed batch is refused as too old rather than stored again.
+   */
+  keepDays?: number | null;
   now?: () => number;
+}
+
+/** The day (YYYY-MM-DD, UTC) before which raw uploads go when they are kept `keepDays` days. */
+export function pruneBefore(now: number, keepDays: number): string {
+  return new Date(now - keepDays * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** A running collector. */
@@ -100,12 +112,26 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
     silent.unref();
     socket.once('close', () => clearTimeout(silent));
   });
+  // Retention: raw uploads of days older than keepDays go (publications stay); a failure is logged and tried again.
+  const prune = async () => {
+    if (!opts.keepDays) return;
+    try {
+      const removed = await store.prune(pruneBefore(ctx.now(), opts.keepDays));
+      if (removed) console.error(`dnscost-collector: retention: removed ${removed} uploads older than ${opts.keepDays} days`);
+    } catch (err) {
+      console.error(`dnscost-collector: retention: ${(err as Error)?.message ?? String(err)}`);
+    }
+  };
+  await prune();
+  const pruning = setInterval(() => void prune(), 3_600_000);
+  pruning.unref();
   server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   await once(server, 'listening');
   const { address, port } = server.address() as AddressInfo;
   return {
     url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
     async close() {
+      clearInterval(pruning);
       const closed = new Promise((resolve) => server.close(resolve));
       server.closeIdleConnections();
       await committer.drain();
@@ -115,14 +141,21 @@ export async function startCollector(opts: CollectorOptions): Promise<Collector>
   };
 }
 
+/** One of uPlot's files: beside the dashboard when packaged (scripts/package put it there), else from its npm package. */
+function uplot(packaged: string, fromNpm: () => string): string {
+  const beside = `${DASHBOARD_DIR}/${packaged}`;
+  return existsSync(beside) ? beside : fromNpm();
+}
+
 async function loadAssets(): Promise<Map<string, Asset>> {
   const files: Array<[string, string, string]> = [
     ['index.html', `${DASHBOARD_DIR}/index.html`, 'text/html; charset=utf-8'],
     ['dashboard.js', `${DASHBOARD_DIR}/dashboard.js`, 'text/javascript; charset=utf-8'],
     ['dashboard.css', `${DASHBOARD_DIR}/dashboard.css`, 'text/css; charset=utf-8'],
-    // uPlot from npm, served by the collector itself: the dashboard loads nothing from another origin.
-    ['uplot.min.js', require.resolve('uplot/dist/uPlot.iife.min.js'), 'text/javascript; charset=utf-8'],
-    ['uplot.min.css', require.resolve('uplot/dist/uPlot.min.css'), 'text/css; charset=utf-8'],
+    // uPlot from npm, served by the collector itself: the dashboard loads nothing from another origin (packaged,
+    // scripts/package put its two files beside the dashboard's).
+    ['uplot.min.js', uplot('uplot.min.js', () => require.resolve('uplot/dist/uPlot.iife.min.js')), 'text/javascript; charset=utf-8'],
+    ['uplot.min.css', uplot('uplot.min.css', () => require.resolve('uplot/dist/uPlot.min.css')), 'text/css; charset=utf-8'],
   ];
   return new Map(await Promise.all(files.map(async ([name, path, type]) => [name, { type, body: await readFile(path) }] as const)));
 }

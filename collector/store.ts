@@ -79,6 +79,8 @@ export interface Store {
   publish(p: Omit<StoredPublication, 'publishedAt'>): Promise<StoredPublication>;
   /** Stored (not deleted) batches: for operators and tests; never published. */
   count(): Promise<number>;
+  /** Removes the raw uploads of every day before `epoch` (YYYY-MM-DD); publications stay. Resolves with how many. */
+  prune(epoch: string): Promise<number>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -226,6 +228,12 @@ export class SqlStore implements Store {
     const [stored] = await this.publications([p.epoch]);
     if (!stored) throw new Error(`publication of ${p.epoch} was not stored`);
     return stored;
+  }
+
+  async prune(epoch: string): Promise<number> {
+    const rows = await this.sql.query('DELETE FROM batches WHERE epoch < $1 RETURNING key', [epoch]);
+    await this.durable();
+    return rows.length;
   }
 
   async count(): Promise<number> {

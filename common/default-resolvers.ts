@@ -12,12 +12,39 @@ export const BROWSER_DOH_ID = 'browser';
 /** The resolver id of the local caching stub in front of it (systemd-resolved, dnsmasq, …), measured beside it. */
 export const LOCAL_STUB_ID = 'system-stub';
 
-/** Cloudflare, Google and Quad9 with their Do53, DoT and DoH endpoints (IPv4 bootstrap addresses, standard ports, `/dns-query`). */
-export const PUBLIC_RESOLVERS: readonly ResolverSpec[] = [
-  publicResolver('cloudflare', 'Cloudflare', '1.1.1.1', 'cloudflare-dns.com', 'one.one.one.one'),
-  publicResolver('google', 'Google Public DNS', '8.8.8.8', 'dns.google', 'dns.google'),
-  publicResolver('quad9', 'Quad9', '9.9.9.9', 'dns.quad9.net', 'dns.quad9.net'),
-];
+/**
+ * Cloudflare, Google and Quad9: each with the transports it offers today (standard ports, `/dns-query`) at its
+ * bootstrap addresses. Cloudflare serves DoH over HTTP/3 too; Quad9 DoQ and DoH over HTTP/3 (since 2026), and no
+ * longer DoH over HTTP/1.1 (since 2025-12-15); Google neither QUIC transport.
+ */
+const PRESETS = [
+  { id: 'cloudflare', name: 'Cloudflare', v4: '1.1.1.1', v6: '2606:4700:4700::1111', doh: 'cloudflare-dns.com', dot: 'one.one.one.one', transports: ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doh3'] },
+  { id: 'google', name: 'Google Public DNS', v4: '8.8.8.8', v6: '2001:4860:4860::8888', doh: 'dns.google', dot: 'dns.google', transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'] },
+  { id: 'quad9', name: 'Quad9', v4: '9.9.9.9', v6: '2620:fe::fe', doh: 'dns.quad9.net', dot: 'dns.quad9.net', transports: ['udp', 'tcp', 'dot', 'doh', 'doq', 'doh3'] },
+] as const satisfies ReadonlyArray<{ id: string; name: string; v4: string; v6: string; doh: string; dot: string; transports: readonly TransportId[] }>;
+
+/** The public resolvers at their IPv4 addresses, or (family 6) their IPv6 ones. */
+export function publicResolvers(family: 4 | 6 = 4): ResolverSpec[] {
+  return PRESETS.map((p) => ({
+    id: p.id,
+    name: p.name,
+    endpoints: p.transports.map((t) => standard(t, family === 6 ? p.v6 : p.v4, TRANSPORTS[t].doh ? p.doh : TRANSPORTS[t].encrypted ? p.dot : undefined)),
+  }));
+}
+
+/** The public resolvers at their IPv4 addresses: the defaults a person can turn on. */
+export const PUBLIC_RESOLVERS: readonly ResolverSpec[] = publicResolvers(4);
+
+/**
+ * `resolvers` with each public resolver as this version defines it (a person's settings keep the copy made when they
+ * turned it on: what a resolver stopped or started offering since reaches them here), at its IPv6 addresses when the
+ * machine reaches the IPv6 internet (`ipv6`, as the host found it: the browser then reaches the resolver over IPv6, as
+ * Happy Eyeballs prefers), else at its IPv4 ones. Other resolvers are left as they are.
+ */
+export function currentPresets(resolvers: readonly ResolverSpec[], ipv6: boolean | null): ResolverSpec[] {
+  const now = publicResolvers(ipv6 ? 6 : 4);
+  return resolvers.map((r) => now.find((p) => p.id === r.id) ?? r);
+}
 
 /** True when `id` names one of PUBLIC_RESOLVERS (the options page lists those as selectable defaults). */
 export function isPublicResolverId(id: string): boolean {
@@ -30,13 +57,6 @@ function standard(transport: TransportId, address: string, serverName?: string):
   return { transport, address, port: defaultPort, ...(serverName ? { serverName } : {}), ...(path && method ? { path, method } : {}) };
 }
 
-function publicResolver(id: string, name: string, address: string, dohName: string, dotName: string): ResolverSpec {
-  return {
-    id,
-    name,
-    endpoints: [standard('udp', address), standard('tcp', address), standard('dot', address, dotName), standard('doh', address, dohName), standard('doh1', address, dohName)],
-  };
-}
 
 /**
  * The person's current DNS as resolvers to measure: `system`, the servers their lookups go to (over DoT where the

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { labZone, LAB_ZONE } from '../lab/zone.js';
-import { presentSvcb, svcbFacts, SvcbError } from './svcb.js';
+import { advertisedBy, presentSvcb, svcbFacts, SvcbError } from './svcb.js';
 
 /** The lab zone's SVCB/HTTPS records as (owner, rdata bytes), read back from the zone text's generic form. */
 function zoneRecords(): Map<string, Uint8Array> {
@@ -47,4 +47,21 @@ test('what a presentation says a host offers: HTTP/3, ECH, the port; an alias re
   assert.deepEqual(svcbFacts('2 edge.test. alpn=h3 no-default-alpn port=8443 ech=AEX+'), { alpn: ['h3'], ech: true, port: 8443 });
   assert.equal(svcbFacts('0 other.example.'), null);
   assert.equal(svcbFacts('\\# 3 000100'), null);
+});
+
+test('what a page\'s HTTPS answers advertise: hosts with HTTP/3 and with ECH, each once, whatever else the records hold', () => {
+  const rec = (host: string, data: string, over: object = {}) => ({ host, qtype: 'HTTPS', ok: true, answers: [{ name: host, type: 'HTTPS', ttl: 60, data }], ...over });
+  const records = [
+    rec('a.example', '1 . alpn=h3,h2 ech=AEX+'),
+    rec('a.example', '1 . alpn=h3'),
+    rec('b.example', '1 . alpn=h2'),
+    rec('c.example', '1 . alpn=h2 ech=AEX+'),
+    rec('d.example', '1 . alpn=h3', { ok: false }),
+    rec('e.example', '1 . alpn=h3', { qtype: 'A' }),
+    { host: 'f.example', qtype: 'HTTPS', ok: true, answers: 'not a list' },
+    { host: 'g.example', qtype: 'HTTPS', ok: true, answers: [null, 7, { type: 'HTTPS', data: 42 }] },
+    null,
+  ];
+  assert.deepEqual(advertisedBy(records), { h3: ['a.example'], ech: ['a.example', 'c.example'] });
+  assert.deepEqual(advertisedBy([rec('z.example', '1 . alpn=h3')], { h3: ['a.example'], ech: [] }), { h3: ['a.example', 'z.example'], ech: [] });
 });

@@ -133,3 +133,33 @@ export function svcbFacts(presentation: string): SvcbFacts | null {
   const port = value('port');
   return { alpn, ech: value('ech') !== undefined, port: port && /^\d+$/.test(port) ? Number(port) : null };
 }
+
+/** The page's hosts whose HTTPS record advertises HTTP/3 and ECH, by any resolver's answer (sorted, each once). */
+export interface Advertised {
+  h3: string[];
+  ech: string[];
+}
+
+/** Most hosts listed per kind (a page keeps at most 500; the panel shows counts). */
+const MAX_ADVERTISED = 500;
+
+/**
+ * What the HTTPS answers among `records` advertise, added to `into`. Records come from the host as they are (their
+ * answers unchecked by the reply's validator), so anything that is not an answered HTTPS record of text is passed over.
+ */
+export function advertisedBy(records: readonly unknown[], into: Advertised = { h3: [], ech: [] }): Advertised {
+  const h3 = new Set(into.h3);
+  const ech = new Set(into.ech);
+  for (const r of records) {
+    const rec = r as { host?: unknown; qtype?: unknown; ok?: unknown; answers?: unknown };
+    if (rec?.qtype !== 'HTTPS' || rec.ok !== true || typeof rec.host !== 'string' || !Array.isArray(rec.answers)) continue;
+    for (const a of rec.answers as unknown[]) {
+      const answer = a as { type?: unknown; data?: unknown };
+      if (answer?.type !== 'HTTPS' || typeof answer.data !== 'string') continue;
+      const facts = svcbFacts(answer.data);
+      if (facts?.alpn.includes('h3') && h3.size < MAX_ADVERTISED) h3.add(rec.host);
+      if (facts?.ech && ech.size < MAX_ADVERTISED) ech.add(rec.host);
+    }
+  }
+  return { h3: [...h3].sort(), ech: [...ech].sort() };
+}

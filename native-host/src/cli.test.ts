@@ -56,6 +56,10 @@ test('measure arguments become a validated request', async () => {
   const r = (await parseMeasureArgs(['--resolver', 'quad9', '--transport', 'dot,doh', 'example.com'], known)).req;
   assert.equal(r.resolvers[0]!.id, 'quad9');
   assert.deepEqual(r.transports, ['dot', 'doh']);
+  // --ipv6: the public resolvers at their IPv6 addresses (the default list, not a test's).
+  const v6 = (await parseMeasureArgs(['--resolver', 'quad9', '--ipv6', 'example.com'])).req.resolvers[0]!;
+  assert.deepEqual([...new Set(v6.endpoints.map((e) => e.address))], ['2620:fe::fe']);
+  assert.ok(v6.endpoints.some((e) => e.transport === 'doq'));
 });
 
 test('bad measure arguments are refused with a clear message', async () => {

@@ -45,7 +45,9 @@ Measure options:
   --connect NAME=IP   reach NAME at IP without a DNS lookup (like curl --resolve); repeatable
   --ca FILE           also trust this CA certificate (PEM) for TLS endpoints
   --resolver ID       measure a default resolver: system (your current DNS: behind a local stub, its
-                      upstreams), system-stub (that stub), cloudflare, google, quad9; repeatable
+                      upstreams), system-stub (that stub), cloudflare (also DoH3), google, quad9 (also DoQ and
+                      DoH3; its DoH over HTTP/1.1 ended in 2025); repeatable
+  --ipv6              the public resolvers at their IPv6 addresses (default IPv4)
   --transport LIST    only these transports of the resolvers (udp,tcp,dot,doh,doh1,doq,doh3)
   --mode cold|warm    cold: a new connection per lookup (pays the handshakes); warm: one open
                       connection reused (DoT idles out after 10 s). "cold,warm" runs both. Default cold
@@ -116,7 +118,7 @@ export interface MeasureArgs {
 }
 
 /** Turns `measure` arguments into a validated measure request (reading --hosts-file and --har). */
-export async function parseMeasureArgs(argv: string[], resolvers: () => ResolverSpec[] = () => defaultResolvers(null), stdin?: NodeJS.ReadableStream): Promise<MeasureArgs> {
+export async function parseMeasureArgs(argv: string[], resolvers: (family: 4 | 6) => ResolverSpec[] = (family) => defaultResolvers(null, family), stdin?: NodeJS.ReadableStream): Promise<MeasureArgs> {
   const bad = (message: string): never => {
     throw new DnscostError(CODES.BAD_REQUEST, message);
   };
@@ -132,6 +134,7 @@ export async function parseMeasureArgs(argv: string[], resolvers: () => Resolver
       connect: { type: 'string', multiple: true },
       ca: { type: 'string' },
       resolver: { type: 'string', multiple: true },
+      ipv6: { type: 'boolean' },
       transport: { type: 'string' },
       mode: { type: 'string' },
       repeat: { type: 'string' },
@@ -190,7 +193,7 @@ export async function parseMeasureArgs(argv: string[], resolvers: () => Resolver
     chosen.push({ id: 'cli', name: 'command line', endpoints, ...(ca ? { ca } : {}) });
   }
   if (values.resolver?.length) {
-    const known = resolvers();
+    const known = resolvers(values.ipv6 ? 6 : 4);
     for (const id of values.resolver) {
       const r = known.find((k) => k.id === id);
       if (!r) bad(`unknown resolver ${JSON.stringify(id)}; known: ${known.map((k) => k.id).join(', ')}`);
@@ -234,11 +237,14 @@ export async function parseMeasureArgs(argv: string[], resolvers: () => Resolver
   return { req: ownNetwork ? { ...req, lab: true } : req, output, quiet: values.quiet ?? false, fail: values.fail ?? false, allowPrivateNames: values['allow-private-names'] ?? false };
 }
 
-/** Runs `dnscost-host measure ARGS`; resolves with the process exit code. */
-export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr, stdin: NodeJS.ReadableStream = process.stdin): Promise<number> {
+/**
+ * Runs `dnscost-host measure ARGS`; resolves with the process exit code. Standard input is touched only for
+ * `--hosts-file -` (a process started without one, as under wine or by a service, fails on process.stdin).
+ */
+export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr, stdin?: NodeJS.ReadableStream): Promise<number> {
   // The current DNS is looked for only when a default resolver is asked for (it may run resolvectl or scutil).
   const current = argv.some((a) => a === '--resolver' || a.startsWith('--resolver=')) ? await discoverCurrentDns() : null;
-  const parsed = await parseMeasureArgs(argv, () => defaultResolvers(current), stdin);
+  const parsed = await parseMeasureArgs(argv, (family) => defaultResolvers(current, family), stdin);
   const { output, quiet } = parsed;
   // The name rule, as for the browser's pages (private-names.ts), unless the person says otherwise.
   let req = parsed.req;

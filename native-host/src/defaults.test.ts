@@ -38,12 +38,13 @@ test('the current DNS is Do53 over UDP and TCP to each nameserver, valid as a re
   assert.deepEqual(defaultResolvers(await discoverCurrentDns(withResolvConf('# nothing\n'))).map((r) => r.id), ['cloudflare', 'google', 'quad9']);
 });
 
-test('public defaults are valid resolver specs with every TCP-based transport and a TLS name', async () => {
+test('public defaults are valid resolver specs, each with the transports it offers (common/default-resolvers.test.ts) and a TLS name', async () => {
   assert.deepEqual(PUBLIC_RESOLVERS.map((r) => r.id), ['cloudflare', 'google', 'quad9']);
   for (const r of PUBLIC_RESOLVERS) {
     assert.equal(isResolverSpec(r), true, r.id);
-    // No DoQ/DoH3 defaults: none of the three offers DoQ, and DoH3 is not measured live here before it is listed.
-    assert.deepEqual(r.endpoints.map((e) => e.transport), TRANSPORT_IDS.filter((t) => t !== 'doq' && t !== 'doh3'));
+    // Every transport but DoQ and DoH3 from the ones that offer them only, and Quad9's ended DoH over HTTP/1.1.
+    const offered: string[] = { cloudflare: ['doh3'], google: [], quad9: ['doq', 'doh3'] }[r.id as 'cloudflare' | 'google' | 'quad9'];
+    assert.deepEqual(r.endpoints.map((e) => e.transport), TRANSPORT_IDS.filter((t) => (t !== 'doq' && t !== 'doh3' && !(r.id === 'quad9' && t === 'doh1')) || offered.includes(t)));
     for (const e of r.endpoints) if (e.transport !== 'udp' && e.transport !== 'tcp') assert.ok(e.serverName, `${r.id} ${e.transport}`);
   }
   // Behind systemd-resolved whose upstreams cannot be read, the stub is the current DNS and is also listed as the stub.

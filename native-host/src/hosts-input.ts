@@ -27,13 +27,13 @@ export function parseHostList(text: string): HostArg[] {
     .map(hostArg);
 }
 
-/** Reads a host list from `path`, or from `stdin` when the path is `-`. */
-export async function readHostList(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<HostArg[]> {
+/** Reads a host list from `path`, or from `stdin` (default: the process's, touched only then) when the path is `-`. */
+export async function readHostList(path: string, stdin?: NodeJS.ReadableStream): Promise<HostArg[]> {
   let text: string;
   try {
     if (path === '-') {
       const chunks: Buffer[] = [];
-      for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+      for await (const chunk of stdin ?? process.stdin) chunks.push(Buffer.from(chunk as Buffer));
       text = Buffer.concat(chunks).toString('utf8');
     } else text = await readFile(path, 'utf8');
   } catch (e) {

@@ -1,13 +1,15 @@
-// The host's command line as a person meets it: every command's --help prints the usage and exits 0 without doing
+// The host's and the collector's command lines as a person meets them: every command's --help prints the usage and exits 0 without doing
 // anything (the lab does not start, install writes nothing); a bad flag, a missing value or an unknown command exits
 // 2 with the error's code, the message and the way to the usage, and never a stack trace.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'vitest';
-import { HOST_BIN } from '../../lab/paths.js';
+import { distPath, HOST_BIN, ROOT } from '../../lab/paths.js';
+
+const COLLECTOR_MAIN = distPath('collector/main.ts');
 
 const host = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
   spawnSync(process.execPath, [HOST_BIN, ...args], { encoding: 'utf8', timeout: 20_000, env, input: '' });
@@ -52,5 +54,30 @@ test('bad flags, missing values and unknown commands: exit 2, a coded message an
     assert.match(r.stderr, message, args.join(' '));
     assert.doesNotMatch(r.stderr, /\n\s+at |TypeError|internal/, `${args.join(' ')} printed a stack trace:\n${r.stderr}`);
     if (args[0] !== 'frobnicate') assert.match(r.stderr, /usage: dnscost-host/, args.join(' '));
+  }
+});
+
+test('the collector\'s command line: --version, --help, and bad options or commands exit 2 with the usage hint, no stack trace', () => {
+  const collector = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    spawnSync(process.execPath, [COLLECTOR_MAIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH, ...env } });
+  const version = collector(['--version']);
+  assert.equal(version.status, 0, version.stderr);
+  assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  assert.match(collector(['serve', '--help']).stdout, /^dnscost-collector: receives opt-in dnscost uploads/);
+  const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+    [['--bogus'], {}, /^dnscost-collector: Unknown option '--bogus'/],
+    [['publish'], {}, /^dnscost-collector: unknown command "publish"; the only one is serve/],
+    [['serve', '--port', 'x'], {}, /^dnscost-collector: --port must be a number from 0 to 65535, not "x"/],
+    [['serve'], { DNSCOST_COLLECTOR_PORT: '99999' }, /--port must be a number from 0 to 65535, not "99999"/],
+    [['serve', '--database-url', 'mysql://x'], {}, /--database-url takes a postgres:\/\/ or postgresql:\/\/ URL/],
+    [['serve', '--trusted-proxy', 'proxy.example'], {}, /--trusted-proxy proxy\.example is not an IP address/],
+    [['serve', '--keep-days', '30'], {}, /--keep-days must be 0 or more than 90/],
+  ];
+  for (const [args, env, message] of cases) {
+    const r = collector(args, env);
+    assert.equal(r.status, 2, `${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+    assert.match(r.stderr, /usage: dnscost-collector --help/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, `${args.join(' ')} printed a stack trace`);
   }
 });

@@ -224,6 +224,7 @@ test('a full upload queue answers 503 with Retry-After; what it accepted is stor
     publishedEpochs: async () => [],
     publish: async () => Promise.reject(new Error('nothing to publish')),
     count: async () => written.length,
+    prune: async () => 0,
     ping: async () => {},
     close: async () => {},
   };

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import type { OpenDataDay } from '../../collector/open-data.js';
-import { startCollector } from '../../collector/server.js';
+import { pruneBefore, startCollector } from '../../collector/server.js';
 import type { Store } from '../../collector/store.js';
 import { openPgliteStore } from '../../collector/store-pglite.js';
 import { openPostgresStore } from '../../collector/store-postgres.js';
@@ -164,6 +164,28 @@ for (const kind of ['pglite', 'postgres'] as const) {
       assert.ok(again.raw.equals(file.raw), 'the same bytes after a restart');
       assert.equal((await http(`${c.url}/v1/open-data/${dayAgo(0)}.jsonl.gz`)).status, 404, 'today is not published');
       assert.equal((await http(`${c.url}/v1/open-data/2026-13-99.jsonl.gz`)).status, 404);
+    });
+
+    test('retention: the raw uploads of days before the cutoff are removed, their publication stays', async () => {
+      const old = dayAgo(6);
+      for (let i = 0; i < 21; i++) assert.equal((await upload(c.url, batch({ site: 'other', network: 'cellular', hour: hourAgo(6), results: [result({ resolver: 'quad9', transport: 'doh' })] }))).status, 201);
+      const published = await aggregates(c.url, `?epoch=${old}`);
+      assert.ok(published.cells.length > 0);
+      const before = await storedCount();
+      // The store as the collector's hourly retention calls it (a cutoff of 5 days: the 21 pages of 6 days ago go).
+      const withStore = async <T>(fn: (store: Store) => Promise<T>): Promise<T> => {
+        if (!pg) await c.stop();
+        const store = pg ? await openPostgresStore(pg.url, 1) : await openPgliteStore(join(dir, 'data'));
+        try {
+          return await fn(store);
+        } finally {
+          await store.close();
+          if (!pg) c = await start();
+        }
+      };
+      assert.equal(await withStore((store) => store.prune(pruneBefore(Date.now(), 5))), 21);
+      assert.equal(await storedCount(), before - 21);
+      assert.deepEqual(await aggregates(c.url, `?epoch=${old}`), published, 'the publication stays');
     });
 
     test('deletion before publication takes the pages out; after it, the published figures stay', async () => {
@@ -325,6 +347,7 @@ test('per-client rate limit answers 429 with Retry-After', async () => {
     publishedEpochs: async () => [],
     publish: async () => Promise.reject(new Error('nothing to publish')),
     count: async () => 0,
+    prune: async () => 0,
     ping: async () => {},
     close: async () => {},
   };

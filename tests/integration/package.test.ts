@@ -58,7 +58,8 @@ describe('the packaged linux-x64 host, with no node, go or checkout in sight', (
 
   test('every archive scripts/package built has executables for its own platform', (t) => {
     if (notBuilt) return t.skip(notBuilt);
-    const archives = readdirSync(OUT).filter((f) => /^dnscost-.*\.(tar\.gz|zip)$/.test(f));
+    // The host's archives (dnscost-VERSION-…); the collector's are tests/integration/collector-package.test.ts's.
+    const archives = readdirSync(OUT).filter((f) => /^dnscost-\d[^-]*-.*\.(tar\.gz|zip)$/.test(f));
     // scripts/setup builds every platform the registry has a Node 20 runtime for (darwin-arm64: none).
     const platforms = ['darwin-x64.tar.gz', 'linux-arm64.tar.gz', 'linux-x64.tar.gz', 'win-x64.zip'].map((p) => `dnscost-${VERSION}-${p}`);
     assert.deepEqual(platforms.filter((a) => !archives.includes(a)), [], 'every platform is built (scripts/package)');

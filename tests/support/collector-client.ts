@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
+import pg from 'pg';
 import { distPath } from '../../lab/paths.js';
 import type { PublishedRow } from '../../collector/store.js';
 
@@ -156,4 +157,15 @@ export async function spawnCollector(env: Record<string, string>, dataDir: strin
       await exited;
     },
   };
+}
+
+/** Rows in the batches table of the PostgreSQL database at `url` (what a collector stored there, tombstones too). */
+export async function batchRows(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM batches')).rows[0]!.n;
+  } finally {
+    await client.end();
+  }
 }

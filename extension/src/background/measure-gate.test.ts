@@ -73,3 +73,20 @@ test("a Chromium the host found behind a proxy (its policy, command line or syst
   assert.deepEqual(plan.request.resolvers.map((r) => `${r.id} ${r.endpoints.map((e) => e.transport).join(',')}`), ['mixed dot'], 'no current DNS, no plain endpoint');
   assert.deepEqual([plan.request.noCleartext, plan.summary.proxied], [true, true]);
 });
+
+test('the public resolvers as this version defines them: a stored copy is brought up to date, at IPv6 addresses when the machine reaches IPv6', () => {
+  // Quad9 as an older version stored it, with the DoH over HTTP/1.1 it no longer serves.
+  const stale: ResolverSpec = { id: 'quad9', name: 'Quad9', endpoints: [{ transport: 'doh1', address: '9.9.9.9', port: 443, serverName: 'dns.quad9.net', path: '/dns-query', method: 'POST' }] };
+  const withIpv6 = (ipv6: boolean): MeasureHost => {
+    const status: HostStatus = { ok: true, connected: true, version: '0.1.0', protocol: 2, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'], currentDns: null, ipv6, browserDoh: null };
+    return { status: () => status, request: () => true, release: () => undefined };
+  };
+  for (const ipv6 of [false, true]) {
+    const plan = planFor(withIpv6(ipv6), page, { resolvers: [stale, resolvers[1]!], currentDns: false, lab: false });
+    assert.ok('request' in plan, JSON.stringify(plan));
+    const [quad9, plain] = plan.request.resolvers;
+    assert.deepEqual(quad9!.endpoints.map((e) => e.transport), ['udp', 'tcp', 'dot', 'doh', 'doq', 'doh3']);
+    assert.deepEqual([...new Set(quad9!.endpoints.map((e) => e.address))], [ipv6 ? '2620:fe::fe' : '9.9.9.9']);
+    assert.deepEqual(plain, resolvers[1], 'a resolver of the person\'s own is left as it is');
+  }
+});

@@ -11,7 +11,7 @@ import { measurableHosts, offeredEndpoints, planMeasurement, unmeasurableMessage
 import type { HostStatus } from '../messages/host.js';
 import type { RoutedReply } from './host-connection.js';
 import type { Request, RequestId } from '../../../common/schema.js';
-import { encryptedOnly } from '../../../common/default-resolvers.js';
+import { currentPresets, encryptedOnly } from '../../../common/default-resolvers.js';
 
 /** The part of the host connection the scheduler uses (host-connection.ts). */
 export interface MeasureHost {
@@ -73,7 +73,9 @@ export type Unmeasurable = Failure<typeof CODES.NO_MEASURABLE_HOSTS> & { withhel
 export function planFor(host: MeasureHost, page: Parameters<typeof planMeasurement>[0], settings: Pick<Settings, 'resolvers' | 'currentDns' | 'lab'>): NonNullable<ReturnType<typeof planMeasurement>> | Unmeasurable {
   const h = host.status();
   const current = h.ok && settings.currentDns ? h.currentDns : null;
-  const offered = offeredEndpoints(withCurrentDns(settings, current), h.ok ? h.transports : null);
+  // The public resolvers as this version defines them, over IPv6 when the machine reaches it (as the browser would).
+  const mine = { ...settings, resolvers: currentPresets(settings.resolvers, h.ok ? h.ipv6 : null) };
+  const offered = offeredEndpoints(withCurrentDns(mine, current), h.ok ? h.transports : null);
   // While the browser resolves over DoH, or for a page that went through a proxy, nothing of it goes out in clear text
   // (the host refuses it too).
   const browserDoh = h.ok ? h.browserDoh : null;

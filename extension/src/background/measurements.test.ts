@@ -217,7 +217,7 @@ test('progress, records stored as they arrive, done; a restart mid-way reports i
   assert.equal(after.blocked, null, 'it can be measured again');
 
   // The first scheduler (still alive in this test) finishes its run normally.
-  h.host.reply({ type: 'records', records: [exchange('css.site.localhost', 'dot', 'warm', 1, 'A', 3)] });
+  h.host.reply({ type: 'records', records: [{ ...exchange('css.site.localhost', 'dot', 'warm', 1, 'A', 3), qtype: 'HTTPS', answers: [{ name: 'css.site.localhost', type: 'HTTPS', ttl: 60, data: '1 . alpn=h3 ech=AEX+' }] }] });
   h.host.reply({ type: 'progress', done: 36, total: 36 });
   h.host.reply({ type: 'done', seed: 42, primed: true, warmedUp: true, order: [], exchanges: 3, cancelled: false, summary: [] });
   await settle();
@@ -225,6 +225,7 @@ test('progress, records stored as they arrive, done; a restart mid-way reports i
   assert.equal(done.measurement?.state, 'done');
   assert.equal(done.measurement?.seed, 42);
   assert.equal(done.records?.length, 3);
+  assert.deepEqual([done.measurement?.advertised, done.records?.some((r) => 'answers' in r)], [{ h3: ['css.site.localhost'], ech: ['css.site.localhost'] }, false], 'what HTTPS answers advertise is kept; no record keeps answers');
   assert.deepEqual(h.host.released, [req.id]);
 });
 

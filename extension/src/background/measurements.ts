@@ -18,6 +18,7 @@ import { noteStart, SAMPLER_KEY, samplerStateOf, startsWithinHour, type SamplerS
 
 export { SAMPLER_KEY, SAMPLER_MAX_HOSTS } from './sampler-state.js';
 import { revivedRecord, storedRecord } from '../../../common/stored-record.js';
+import { advertisedBy } from '../../../common/svcb.js';
 import { CODES, failure, type Failure } from '../../../common/errors.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 import { QueuedArea, type StorageArea } from './storage.js';
@@ -360,6 +361,8 @@ export class MeasurementScheduler {
         if (meta.updatedAt - run.lastMetaWrite >= PROGRESS_WRITE_MS) this.persist(run);
         return;
       case 'records':
+        // The stored records keep no answers: what the HTTPS answers advertise is kept in the meta.
+        meta.advertised = advertisedBy(reply.records, meta.advertised);
         this.append(run, reply.records.map(storedRecord));
         return;
       case 'done':

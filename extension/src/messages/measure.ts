@@ -8,6 +8,7 @@ import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import type { Mode, QType, TransportId } from '../../../common/transports.js';
 import type { Withheld } from '../../../common/name-privacy.js';
 import type { CODES, Failure } from '../../../common/errors.js';
+import type { Advertised } from '../../../common/svcb.js';
 import { StoredRecord } from '../../../common/stored-record.js';
 
 const tabId = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -96,6 +97,8 @@ export interface MeasurementMeta {
   summary: SummaryRow[] | null;
   /** The network it ran on, from the host's `done` (absent before it finished, or when the host could not tell). */
   network?: NetworkInfo;
+  /** The hosts whose HTTPS record (by any resolver's answer) advertises HTTP/3 or ECH (absent before any answered). */
+  advertised?: Advertised;
   /** Why it failed or was interrupted. */
   error: { code: string; message: string } | null;
 }

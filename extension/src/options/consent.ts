@@ -3,6 +3,7 @@
 import type { SettingsView } from '../messages/settings.js';
 import { $, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
+import { currentPresets } from '../../../common/default-resolvers.js';
 import { consentDestinations } from './resolver-form.js';
 import type { SettingsPage } from './settings-page.js';
 import { browserI18n } from '../locale.js';
@@ -20,7 +21,8 @@ export function renderConsent(v: SettingsView): void {
     el('p', t('consent_intro')),
   );
   const list = el('ul');
-  const destinations = consentDestinations(v.settings.resolvers, i18n);
+  // The public resolvers as measurements reach them (this version's presets; measure-gate.ts), at their IPv4 addresses.
+  const destinations = consentDestinations(currentPresets(v.settings.resolvers, false), i18n);
   for (const d of destinations) {
     const li = el('li');
     li.append(el('strong', d.resolver), document.createTextNode(`: ${d.how}.`));

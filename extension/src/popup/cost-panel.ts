@@ -209,6 +209,14 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     const parts: Array<Node | string> = [answer, ...(qualifier ? [qualifier] : []), head];
     if (m.state !== 'done') parts.push(para(m.error ? compose(i18n, 'popup_partial_error', t(`measure_state_${m.state}`), reported(m.error.message)) : compose(i18n, 'popup_partial', t(`measure_state_${m.state}`)), 'bad'));
     if (m.plan.internalAllowed) parts.push(el('p', t('popup_lab_names'), 'detail'));
+    // What the hosts' HTTPS records advertise (by any resolver's answer): HTTP/3, and ECH, whose names only DNS still shows.
+    const adv = m.advertised;
+    if (adv && (adv.h3.length || adv.ech.length)) {
+      const total = i18n.num(m.plan.hosts.length);
+      const line = el('p', [adv.h3.length ? t('popup_advertised_h3', i18n.num(adv.h3.length), total) : '', adv.ech.length ? t('popup_advertised_ech', i18n.num(adv.ech.length), total) : ''].filter(Boolean).join(' '), 'detail');
+      line.id = 'advertised';
+      parts.push(line);
+    }
     parts.push(fold(renderSummary(results, names, i18n)));
     const wf = el('section', undefined, 'waterfall-box');
     wf.append(el('h2', t('popup_wf_title')));

@@ -17,10 +17,16 @@ export interface LabDnsproxy {
   /** The upstream's certs: clients trust the same CA and send SNI dns.test. */
   certs: LabCerts;
   /** The server it forwards to (plain DNS over UDP). */
-  upstream: LabResolver;
+  upstream: DnsproxyUpstream;
   logs(): string;
   stop(): Promise<void>;
 }
+
+/**
+ * What dnsproxy forwards to: a lab resolver, or any server answering `test. SOA` over UDP with the lab's certs (the
+ * fault server, whose slow names then reach DoQ and DoH3 clients through it).
+ */
+export type DnsproxyUpstream = Pick<LabResolver, 'address' | 'certs'> & { endpoints: Pick<LabEndpoints, 'udp'> };
 
 export interface DnsproxyOptions {
   /** Address to listen on; default the upstream's address (127.0.0.1 for a loopback lab resolver). */
@@ -60,7 +66,7 @@ async function serial(netns: string | undefined, address: string, port: number, 
  * Starts dnsproxy in front of `upstream` (forwarding over UDP to its `udp` endpoint) with the upstream's certs.
  * Ready once every listener is bound and the upstream's SOA serial comes back through it over UDP and TCP.
  */
-export async function startDnsproxy(upstream: LabResolver, opts: DnsproxyOptions = {}): Promise<LabDnsproxy> {
+export async function startDnsproxy(upstream: DnsproxyUpstream, opts: DnsproxyOptions = {}): Promise<LabDnsproxy> {
   const bin = dnsproxyBinary();
   if (!existsSync(bin)) throw new Error(`lab: ${bin} missing; run: bash lab/build.sh`);
   const address = opts.address ?? upstream.address;
@@ -78,7 +84,7 @@ export async function startDnsproxy(upstream: LabResolver, opts: DnsproxyOptions
   }
 }
 
-async function launch(upstream: LabResolver, opts: DnsproxyOptions, address: string, ports: Record<PortName, number>, want: string): Promise<LabDnsproxy> {
+async function launch(upstream: DnsproxyUpstream, opts: DnsproxyOptions, address: string, ports: Record<PortName, number>, want: string): Promise<LabDnsproxy> {
   const args = [
     '-listen', address,
     '-dns-port', String(ports.dns), '-tls-port', String(ports.tls), '-https-port', String(ports.https),

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { netLogLookups, visitLookups } from '../bench/validate/netlog.js';
-import { lookupLayer, lookupTolerance, replayLookups } from '../bench/validate/lookups.js';
+import { lookupLayer, lookupTolerance, missesBySign, replayLookups } from '../bench/validate/lookups.js';
 import type { StoredRecord } from '../common/stored-record.js';
 import { DOH_DISPATCH } from '../common/client-costs.js';
 import type { Visit } from '../bench/validate/types.js';
@@ -85,6 +85,9 @@ test('the per-lookup layer: each name\'s median browser lookup against the repla
   assert.deepEqual(layer.pairs.map((p) => [p.name, p.browser, p.replay, p.loads, p.within]), [['a.test', 44.5, 41 + wait, 2, true], ['b.test', 85, 40 + wait, 2, false]]);
   assert.equal(layer.n, 2);
   assert.equal(layer.within, 1);
+  // b.test's browser lookup (85 ms) is slower than its replay: the replay under-predicts it.
+  assert.deepEqual(missesBySign(layer.pairs), { slower: 1, faster: 0 });
+  assert.deepEqual(missesBySign(layer.pairs.map((p) => ({ ...p, browser: p.replay - 50, within: false }))), { slower: 0, faster: 2 });
   assert.equal(lookupLayer(base, [visit('doh', undefined)], 'doh', () => 'cold'), null, 'no browser lookups: no layer');
 });
 

@@ -10,7 +10,7 @@ import type { CellCost } from '../../common/cost-model.js';
 import { measuredPageCost, pageCostInput, type PageForCost } from '../../common/page-cost.js';
 import { percentile } from '../../common/stats.js';
 import { shiftInterval } from './interval.js';
-import { lookupLayer, type LookupPair } from './lookups.js';
+import { lookupLayer, missesBySign, type LookupPair } from './lookups.js';
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode } from '../../common/transports.js';
 import { BASELINE_OF, CANDIDATES, isControl, PATH_OF, SCHEME_OF, type Candidate, type Compared, type DotStub, type Scenario, type Side, type ValidationRun, type Visit } from './types.js';
@@ -227,9 +227,10 @@ export interface Row {
   queries: { do53: QueryCheck | null; candidate: QueryCheck | null };
   /**
    * Per lookup (lookups.ts; Chromium's NetLog, Firefox's MOZ_LOG): names × modes compared, how many of the browser's lookups lie within
-   * max(10 %, 5 ms) of the replay's, and the three furthest outside; null where the loads carry no browser lookups.
+   * max(10 %, 5 ms) of the replay's, how many outside it the browser was slower (the replay under-predicts) and faster
+   * (it over-predicts), and the three furthest outside; null where the loads carry no browser lookups.
    */
-  lookups: { n: number; within: number; worst: LookupPair[] } | null;
+  lookups: { n: number; within: number; slower: number; faster: number; worst: LookupPair[] } | null;
   /**
    * An expected row split by the state each candidate load had (its mode, from its own gap): per state, its loads
    * against every baseline load, the measured change and interval, the prediction for those loads, and whether it lies
@@ -351,7 +352,7 @@ export function analyse(run: ValidationRun): Row[] {
               document: { measured: docA.length && docB.length ? med(docB)! - med(docA)! : null, predicted: priced.document },
               firstByte: { measured: fbA.length && fbB.length ? med(fbB)! - med(fbA)! : null, predicted: priced.firstByte },
               queries: { do53: queryCheck(base, BASELINE_OF[transport]), candidate: queryCheck(cand, transport) },
-              lookups: layer ? { n: layer.n, within: layer.within, worst } : null,
+              lookups: layer ? { n: layer.n, within: layer.within, ...missesBySign(layer.pairs), worst } : null,
               ...(scenario === 'expected' && !isControl(transport) ? { byState: byState(base, cand, a, transport, ctx, p.profile.rttMs) } : {}),
             });
           }

@@ -63,6 +63,15 @@ export function replayLookups(records: readonly StoredRecord[], transport: Trans
   return out;
 }
 
+/**
+ * The pairs outside the target, by sign: the browser slower than the replay (the replay under-predicts the lookup) or
+ * faster (it over-predicts). A sign that holds across a row's names is a cost the replay misses, not noise.
+ */
+export function missesBySign(pairs: readonly LookupPair[]): { slower: number; faster: number } {
+  const out = pairs.filter((p) => !p.within);
+  return { slower: out.filter((p) => p.browser > p.replay).length, faster: out.filter((p) => p.browser < p.replay).length };
+}
+
 /** The transport dnscost's replay measures for a side: Do53 (and its A/A control) over UDP, the others their own. */
 export function replayTransport(side: Side): TransportId {
   const path = PATH_OF[side];

@@ -22,12 +22,12 @@ export const LOOKUP_GOAL = 0.9;
 function lookupSummary(rows: readonly Row[]): string {
   const withLayer = rows.filter((r) => r.lookups && r.lookups.n > 0);
   if (!withLayer.length) return '- **Per lookup**: not measured (no load carried the browser\'s own lookups: Chromium\'s NetLog or Firefox\'s MOZ_LOG, runs from 2026-11-26).';
-  const sum = (rs: readonly Row[]) => rs.reduce((a, r) => [a[0]! + r.lookups!.within, a[1]! + r.lookups!.n], [0, 0]);
-  const [w, n] = sum(withLayer);
+  const sum = (rs: readonly Row[]) => rs.reduce((a, r) => [a[0]! + r.lookups!.within, a[1]! + r.lookups!.n, a[2]! + r.lookups!.slower, a[3]! + r.lookups!.faster], [0, 0, 0, 0]);
+  const [w, n, slower, faster] = sum(withLayer);
   const groups = new Map<string, Row[]>();
   for (const r of withLayer) (groups.get(`${r.browser} ${r.transport}`) ?? groups.set(`${r.browser} ${r.transport}`, []).get(`${r.browser} ${r.transport}`)!).push(r);
-  const per = [...groups].map(([k, rs]) => `${k} ${sum(rs)[0]}/${sum(rs)[1]}`).join(', ');
-  return `- **Per lookup** (the browser's own lookup of each name, median over a row's loads, against the replay's over the same transport and mode): **${w} of ${n}** within max(10 %, 5 ms) (${pct(w!, n!)}; goal ≥ ${LOOKUP_GOAL * 100} %: ${w! / n! >= LOOKUP_GOAL ? 'met' : '**not met**'}); ${per}.`;
+  const per = [...groups].map(([k, rs]) => { const [gw, gn, gs, gf] = sum(rs); return `${k} ${gw}/${gn} (${gs} slower, ${gf} faster)`; }).join(', ');
+  return `- **Per lookup** (the browser's own lookup of each name, median over a row's loads, against the replay's over the same transport and mode): **${w} of ${n}** within max(10 %, 5 ms) (${pct(w!, n!)}; goal ≥ ${LOOKUP_GOAL * 100} %: ${w! / n! >= LOOKUP_GOAL ? 'met' : '**not met**'}); of the ${n! - w!} outside, the browser was slower than the replay in ${slower} (the replay under-predicts) and faster in ${faster} (it over-predicts); by browser and transport, within/compared (slower, faster): ${per}.`;
 }
 
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined ? '—' : x.toFixed(d));
@@ -106,7 +106,7 @@ function breakdown(rows: Row[], label: string, key: (r: Row) => string): string 
 function lookupCell(r: Row): string {
   if (!r.lookups) return '—';
   const w = r.lookups.worst[0];
-  return `${r.lookups.within}/${r.lookups.n}${w ? ` (${w.name} ${w.mode}: ${f(w.browser)} vs ${f(w.replay)})` : ''}`;
+  return `${r.lookups.within}/${r.lookups.n}, ${r.lookups.slower} slower, ${r.lookups.faster} faster${w ? ` (${w.name} ${w.mode}: ${f(w.browser)} vs ${f(w.replay)})` : ''}`;
 }
 
 function rowLine(r: Row): string {
@@ -221,7 +221,8 @@ DoH); document = the document lookup's change, measured / predicted; first byte 
 byte (responseStart: a redirect's legs and the document's lookup are paid before it), measured / predicted (the serial
 hosts' changes); queries = candidate loads whose every name reached
 the resolver over the candidate's scheme (+ other schemes seen); lookups = the page's names (× modes) whose browser lookup
-(median over the compared loads) lies within max(10 %, 5 ms) of the replay's, of those compared, with the furthest miss.
+(median over the compared loads) lies within max(10 %, 5 ms) of the replay's, of those compared; of those outside, how
+many the browser took longer (slower: the replay under-predicts) and shorter (faster: it over-predicts); the furthest miss.
 
 | browser | profile | page | transport | scenario | loads | onLoad baseline | onLoad compared | measured Δ | ± | tol | resolved | predicted Δ | in | error | within | naive | modes | open | document Δ | first byte Δ | queries | lookups |
 | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | :---: | ---: | :---: | ---: | --- | --- | ---: | ---: | --- | --- |

@@ -86,7 +86,13 @@ function response(query: DecodedPacket, q: Question, opts: { rcode?: number; tc?
   };
 }
 
+/** This process's SOA serial: the lab's readiness probe (lab/resolver.ts READY_PROBE) reads it back through a front. */
+const SERIAL = Math.floor(Date.now() / 1000) >>> 0;
+
 function okAnswers(q: Question): Answer[] {
+  if (q.type === 'SOA') {
+    return [{ type: 'SOA', name: q.name, class: 'IN', ttl: TTL, data: { mname: 'ns.fault.test', rname: 'hostmaster.fault.test', serial: SERIAL, refresh: 3600, retry: 600, expire: 86_400, minimum: TTL } }];
+  }
   return q.type === 'A' || q.type === 'AAAA' ? records(q.name, q.type, 1) : [];
 }
 

@@ -22,7 +22,8 @@ function hostPort(address: string, port: number): string {
  * Starts every listener on free loopback ports; resolves once all are listening.
  *
  * First label → behaviour (rest of the name is free, e.g. `servfail.fault.test`):
- *   ok (anything unknown)  NOERROR, A 192.0.2.53 TTL 60 (AAAA 2001:db8::53 for AAAA; no answer for other types)
+ *   ok (anything unknown)  NOERROR, A 192.0.2.53 TTL 60 (AAAA 2001:db8::53 for AAAA, a SOA for SOA, as the lab's
+ *                          readiness probe asks through a front such as dnsproxy; no answer for other types)
  *   delay-<ms>             the ok answer after <ms> (capped at 60 s); on TCP/DoT later queries may overtake it
  *   drop                   never answer; streams stay open and silent
  *   tc                     NOERROR, TC=1, no answers, on every transport

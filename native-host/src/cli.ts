@@ -9,6 +9,7 @@ import { discoverCurrentDns } from './current-dns/discover.js';
 import { defaultResolvers } from './defaults.js';
 import { parseEndpoint } from './endpoints.js';
 import { measure } from './engine/measure.js';
+import { HOL_OPTIONS } from './hol.js';
 import { hostArg, readHarLookups, readHostList, type HostArg } from './hosts-input.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
 import { isGlobalAddress } from '../../common/name-privacy.js';
@@ -19,6 +20,8 @@ export const HELP = `dnscost-host — measure what encrypted DNS costs, lookup b
 Usage:
   dnscost-host measure [options] HOST...   re-resolve HOSTs over every endpoint, timing every phase
   dnscost-host measure [options] --hosts-file FILE | --har FILE
+  dnscost-host hol [options] --slow NAME FAST...
+                                            head-of-line blocking: when fast answers arrive behind a slow one
   dnscost-host lab [--json]                 start the local lab resolver (CoreDNS) and print its endpoints
                                             (from a checkout only: the packaged host has no lab)
   dnscost-host lab --demo                   start it, measure every transport cold and warm, print the table
@@ -78,6 +81,7 @@ Measure options:
   Exit: 0 measured (failed lookups are records, not errors, unless --fail), 1 a lookup failed and --fail was
   given, 2 bad usage or no measurement.
 
+${HOL_OPTIONS}
 Install, uninstall and doctor options (exit 0 ok, 1 problems found, 2 bad usage):
   --browser LIST      firefox, chrome, chromium, brave, edge, vivaldi or all; repeatable
                       (default: every browser that has a profile, or a dnscost manifest, for this user);

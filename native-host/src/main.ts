@@ -2,6 +2,7 @@
 import { CODES, toErrorData } from '../../common/errors.js';
 import { HELP, runMeasure } from './cli.js';
 import { runDoctor, runInstall, runUninstall } from './install/commands.js';
+import { runHol } from './hol.js';
 import { runLab } from './lab-command.js';
 import { runNative } from './native.js';
 import { VERSION } from './paths.js';
@@ -25,6 +26,8 @@ async function main(argv: string[]): Promise<number> {
   switch (argv[0]) {
     case 'measure':
       return runMeasure(argv.slice(1));
+    case 'hol':
+      return runHol(argv.slice(1));
     case 'lab':
       return runLab(argv.slice(1));
     case 'install':

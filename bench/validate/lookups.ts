@@ -37,8 +37,9 @@ export interface LookupLayer {
 const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - b), 50)!;
 
 /**
- * A replayed page's lookup of each name: the time from when the page first needed it to its last record type's
- * answer (the browser's job ends when all its transactions have), per replay (transport × mode × repeat × start).
+ * A replayed page's lookup of each name: the time from when the replay started it (when the browser asked for it:
+ * common/lookup-starts.ts) to its last record type's answer (the browser's job ends when all its transactions have),
+ * per replay (transport × mode × repeat × start).
  * `sequentialHost`: the name whose addresses the browser asks only after one question more (Firefox's TRR asking an
  * http document's HTTPS record first: cost-model.ts), priced as the model prices it; `browser` (with the page's
  * `documentHost`): the wait its DoH requests have inside it (cost-model.ts dohDispatchMs), priced the same way.

@@ -1,10 +1,11 @@
 // dnscost's replay of a Do53 visit, as the extension asks the native host for it: every host of the page record at
-// the time the page first needed it (capped as the extension caps it), each asked for the record types the
+// the time the browser asked for it (common/lookup-starts.ts, capped as the extension caps it), each asked for the record types the
 // recording browser asks for it (common/browser-queries.ts; the lab namespaces have no IPv6 route), over Do53 (the
 // baseline) and every candidate of the run against the replay resolver, in the modes the visit's scenario prices.
 // The records are stored through storedRecord, as the extension stores them, so the prediction runs the model
 // exactly as the popup does.
 import { pageHostQtypes } from '../../common/browser-queries.js';
+import { lookupStarts, replayAt, type LookupStartsInput } from '../../common/lookup-starts.js';
 import type { PageForCost } from '../../common/page-cost.js';
 import type { EndpointSpec, MeasureRequest } from '../../common/schema.js';
 import { storedRecord, type StoredRecord } from '../../common/stored-record.js';
@@ -12,8 +13,6 @@ import type { Mode } from '../../common/transports.js';
 import { measure } from '../../native-host/src/engine/measure.js';
 import { REPLAY_PORTS, SERVER, type Candidate, type Scenario } from './types.js';
 
-/** As the extension caps replay offsets (extension/src/background/measure-plan.ts MAX_REPLAY_AT_MS). */
-const MAX_REPLAY_AT_MS = 10_000;
 
 /** The modes a scenario's predictions read: its own, or both for the expected one (each visit picks). */
 export function modesOf(scenario: Scenario): Mode[] {
@@ -21,14 +20,15 @@ export function modesOf(scenario: Scenario): Mode[] {
 }
 
 /** The replay request for `page` (pure): hosts with their offsets and record types, the endpoints of `transports`. */
-export function replayRequest(page: PageForCost, transports: readonly Candidate[], modes: Mode[], repeat: number, seed: number, caPem: string): MeasureRequest {
+export function replayRequest(page: PageForCost & LookupStartsInput, transports: readonly Candidate[], modes: Mode[], repeat: number, seed: number, caPem: string): MeasureRequest {
   const browser = page.browser ?? null;
   const names = page.hosts.filter((h) => h.kind === 'name' && h.name !== page.host);
   // As the lab's browsers ask: no IPv6 route, Firefox without HTTPS-First (pages load as recorded).
   const qtypes = (name: string) => pageHostQtypes(browser, page, name, { ipv6: false, httpsFirst: false });
+  const starts = lookupStarts(page);
   const hosts = [
     { name: page.host, firstNeededMs: 0, qtypes: qtypes(page.host) },
-    ...names.map((h) => ({ name: h.name, firstNeededMs: Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))), qtypes: qtypes(h.name) })),
+    ...names.map((h) => ({ name: h.name, firstNeededMs: starts.get(h.name) ?? replayAt(h.firstNeededMs), qtypes: qtypes(h.name) })),
   ];
   const endpoints: EndpointSpec[] = [{ transport: 'udp', address: SERVER, port: REPLAY_PORTS.dns }];
   for (const t of transports) {
@@ -45,7 +45,7 @@ export function replayRequest(page: PageForCost, transports: readonly Candidate[
 }
 
 /** Replays `page` against the replay resolver; resolves with the records as the extension stores them. */
-export async function replay(page: PageForCost, transports: readonly Candidate[], modes: Mode[], repeat: number, seed: number, caPem: string): Promise<StoredRecord[]> {
+export async function replay(page: PageForCost & LookupStartsInput, transports: readonly Candidate[], modes: Mode[], repeat: number, seed: number, caPem: string): Promise<StoredRecord[]> {
   const result = await measure(replayRequest(page, transports, modes, repeat, seed, caPem));
   if (result.unavailable.length) throw new Error(`replay: ${result.unavailable.map((u) => `${u.transport}: ${u.message}`).join('; ')}`);
   return result.records.map(storedRecord);

@@ -19,3 +19,11 @@ test('a page does not decide how much is asked (common/name-caps.ts): no name wh
   assert.equal(planMeasurement(page, [PUBLIC])!.request.hosts.length, NAMES_PER_DOMAIN + 3);
 });
 
+
+test('the request replays each name when the browser asked for it (common/lookup-starts.ts), not at its first need', () => {
+  const lookup = (startMs: number) => ({ startMs, endMs: startMs + 20, durationMs: 20, nextHopProtocol: 'h2' });
+  // Resource Timing counts from timeOrigin, 4 ms after the page's start; b is hidden between two exposed names.
+  const page = { ...pageRecord('p', [host('www.example.com', 0), host('a.example.net', 30, { lookup: lookup(86) }), host('b.example.net', 30), host('c.example.net', 30, { lookup: lookup(146) })]), startedAt: 1000, timeOrigin: 1004 };
+  const offsets = planMeasurement(page, [PUBLIC])!.request.hosts.map((h) => (typeof h === 'string' ? [h] : [h.name, h.firstNeededMs]));
+  assert.deepEqual(offsets, [['www.example.com', 0], ['a.example.net', 90], ['b.example.net', 120], ['c.example.net', 150]]);
+});

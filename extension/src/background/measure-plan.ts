@@ -1,5 +1,5 @@
 // What one measurement of a page asks the native host: the page's hosts (those that may be sent to the resolvers in
-// force) with the offsets at which the page first needed them, the resolvers, record types, modes, `replay`, a few
+// force) with the offsets at which the browser asked for them (common/lookup-starts.ts), the resolvers, record types, modes, `replay`, a few
 // repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
 import type { MeasurePlanSummary, WithheldGroup } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
@@ -11,16 +11,18 @@ import { isSpecialUseName, withheldFromAny } from '../../../common/name-privacy.
 import { QTYPES, type Mode, type QType, type TransportId } from '../../../common/transports.js';
 import { pageHostQtypes } from '../../../common/browser-queries.js';
 import { capNames } from '../../../common/name-caps.js';
+import { lookupStarts, replayAt, type LookupStartsInput } from '../../../common/lookup-starts.js';
 
 /** Cold (each replay opens its connection) and warm (the connection was already open). */
 export const MEASURE_MODES: Mode[] = ['cold', 'warm'];
 /** Replays of the page per mode and endpoint: enough for a median, few enough to stay polite to public resolvers. */
 export const MEASURE_REPEAT = 3;
 /**
- * Latest replay offset sent: a host first needed later (a lazy image, a poll after a minute) is replayed at this
- * offset, because every replay waits for its last host and a page is replayed repeat × modes × endpoints times.
+ * Latest replay offset sent (common/lookup-starts.ts): a host first needed later (a lazy image, a poll after a minute)
+ * is replayed at this offset, because every replay waits for its last host and a page is replayed repeat × modes ×
+ * endpoints times.
  */
-export const MAX_REPLAY_AT_MS = 10_000;
+export { MAX_REPLAY_AT_MS } from '../../../common/lookup-starts.js';
 
 /** What the plan knows beside the page when it decides which names may go (common/name-privacy.ts). */
 export interface NamePrivacyContext {
@@ -39,11 +41,12 @@ export interface NamePrivacyContext {
  * failed, and within the caps on names per registrable domain and per measurement (common/name-caps.ts). The host
  * checks again.
  */
-export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[], ctx: NamePrivacyContext = {}): Pick<MeasurePlanSummary, 'skipped' | 'internalAllowed'> & { hosts: Array<HostSpec & { firstNeededMs: number }> } {
+export function measurableHosts(page: LookupStartsInput & Pick<PageRecord, 'hosts'>, resolvers: readonly Pick<ResolverSpec, 'endpoints'>[], ctx: NamePrivacyContext = {}): Pick<MeasurePlanSummary, 'skipped' | 'internalAllowed'> & { hosts: Array<HostSpec & { firstNeededMs: number }> } {
   const addresses = [...new Set(resolvers.flatMap((r) => r.endpoints.map((e) => e.address)))];
   const hosts: Array<HostSpec & { firstNeededMs: number }> = [];
   const skipped: MeasurePlanSummary['skipped'] = [];
   const seen = new Set<string>();
+  const starts = lookupStarts(page);
   for (const h of page.hosts) {
     if (h.kind === 'ip') {
       skipped.push({ name: h.name, reason: 'ip-literal' });
@@ -70,7 +73,8 @@ export function measurableHosts(page: Pick<PageRecord, 'hosts'>, resolvers: read
     }
     if (seen.has(name)) continue;
     seen.add(name);
-    const firstNeededMs = Number.isFinite(h.firstNeededMs) ? Math.min(MAX_REPLAY_AT_MS, Math.max(0, Math.round(h.firstNeededMs))) : 0;
+    // Replayed when the browser asked for it (common/lookup-starts.ts), in the field name the host protocol keeps.
+    const firstNeededMs = starts.get(h.name) ?? replayAt(h.firstNeededMs);
     hosts.push({ name, firstNeededMs, ...(reached.length ? { reached } : {}) });
   }
   // Within the caps on names per registrable domain and per measurement, the names needed first kept (name-caps.ts).
@@ -136,7 +140,7 @@ export function unmeasurableMessage(groups: readonly WithheldGroup[]): string {
 
 /** The measure request for `page` (without its id) and its summary; null when no host may be measured. */
 export function planMeasurement(
-  page: Pick<PageRecord, 'hosts'> & Partial<Pick<PageRecord, 'host' | 'browser' | 'proxied'>>,
+  page: Pick<PageRecord, 'hosts'> & Partial<Pick<PageRecord, 'host' | 'browser' | 'proxied' | 'startedAt' | 'timeOrigin'>>,
   resolvers: readonly ResolverSpec[],
   context: PlanContext = {},
 ): { request: Omit<MeasureRequest, 'id'>; summary: MeasurePlanSummary } | null {

@@ -50,6 +50,11 @@ export interface HarRequest {
   startMs: number;
   /** Total time of the request (entry.time, else the sum of its timings), ≥ 0. */
   timeMs: number;
+  /**
+   * When this request's own DNS lookup began, on the HAR's clock: startMs + timings.blocked (its wait in the browser's
+   * queue), when it made one (timings.dns > 0); else null.
+   */
+  dnsStartMs: number | null;
   /** timings.wait (waiting for the first byte), or null. */
   waitMs: number | null;
   contentSize: number | null;
@@ -163,6 +168,7 @@ function request(e: Json, index: number, name: string, useRequestTime: boolean):
     mimeType: (str(content.mimeType) ?? header('content-type') ?? '').toLowerCase(),
     startMs,
     timeMs: size(e.time) ?? sum,
+    dnsStartMs: (size(t.dns) ?? 0) > 0 ? startMs + (size(t.blocked) ?? 0) : null,
     waitMs: size(t.wait),
     contentSize: size(content.size),
     transferSize: size(res._transferSize),

@@ -36,7 +36,8 @@ Measure options:
   --hosts-file FILE   also measure the names in FILE (- reads standard input): one NAME or NAME@MS a line,
                       # comments; a ranked list (1,example.com) by its name
   --har FILE          replay the page of a HAR file (DevTools, Firefox, WebPageTest exports): every name
-                      its requests needed, each at the offset of its first request (implies --schedule replay)
+                      its requests needed, each when the browser began its lookup (after the request's wait in
+                      its queue), else at its first request (implies --schedule replay)
   --endpoint URL      a resolver endpoint; repeatable. udp://IP:PORT, tcp://IP:PORT,
                       tls://NAME:PORT (DoT), https://NAME:PORT/PATH (DoH over HTTP/2),
                       quic://NAME:PORT (DoQ), h3://NAME:PORT/PATH (DoH over HTTP/3); the last

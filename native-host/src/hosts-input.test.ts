@@ -43,7 +43,29 @@ test('a HAR\'s lookups: each name once, at its first request\'s offset from the 
   ]);
 });
 
-test('every real page\'s HAR gives each of its hostnames once, the first at 0 and every offset inside the page\'s span', async () => {
+test('a HAR\'s lookup starts where the browser asked: its request\'s own DNS after its wait in the queue (timings.blocked), a document at once', () => {
+  const timed = (url: string, at: string, timings: Record<string, number>, type = 'image') => ({ ...entry(url, at), timings, _resourceType: type });
+  const har = parseHar(JSON.stringify({
+    log: {
+      entries: [
+        timed('https://www.example.com/', '2024-01-01T00:00:00.000Z', { blocked: 4, dns: 20 }, 'document'),
+        // Needed at 50, held 70 ms in the browser's queue, then looked up.
+        timed('https://img.example.net/a.png', '2024-01-01T00:00:00.050Z', { blocked: 70, dns: 15 }),
+        // The same host again: no lookup of its own (dns -1).
+        timed('https://img.example.net/b.png', '2024-01-01T00:00:00.060Z', { blocked: 1, dns: -1 }),
+        // A name whose lookup the HAR does not show (dns 0: answered from the cache): its first need.
+        timed('https://cached.example.org/c.png', '2024-01-01T00:00:00.055Z', { blocked: 30, dns: 0 }),
+      ],
+    },
+  }));
+  assert.deepEqual(harLookups(har), [
+    { name: 'www.example.com', firstNeededMs: 0 },
+    { name: 'cached.example.org', firstNeededMs: 55 },
+    { name: 'img.example.net', firstNeededMs: 120 },
+  ]);
+});
+
+test('every real page\'s HAR gives each of its hostnames once, the first at 0 and every offset inside the page\'s span of requests and lookups', async () => {
   const files = readdirSync(harPagesDir()).filter((f) => f.endsWith('.har'));
   assert.ok(files.length >= 2, `no HAR pages in ${harPagesDir()}`);
   for (const f of files) {
@@ -53,7 +75,7 @@ test('every real page\'s HAR gives each of its hostnames once, the first at 0 an
     assert.deepEqual(new Set(lookups.map((l) => l.name)), names, f);
     assert.equal(lookups.length, names.size, f);
     assert.equal(lookups[0]!.firstNeededMs, 0, f);
-    const span = Math.max(...har.requests.map((r) => r.startMs)) - Math.min(...har.requests.map((r) => r.startMs));
+    const span = Math.max(...har.requests.map((r) => Math.max(r.startMs, r.dnsStartMs ?? -Infinity))) - Math.min(...har.requests.map((r) => r.startMs));
     for (const l of lookups) assert.ok(l.firstNeededMs >= 0 && l.firstNeededMs <= span + 0.05, `${f}: ${l.name} at ${l.firstNeededMs}`);
   }
 });

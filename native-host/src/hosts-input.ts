@@ -43,22 +43,26 @@ export async function readHostList(path: string, stdin?: NodeJS.ReadableStream):
 }
 
 /**
- * The names a HAR's page needed, each at the offset of its first request (ms after the page's first request, on the
- * HAR's clock), in that order: redirect hops and failed requests count (the browser looked their names up too); IP
+ * The names a HAR's page needed, each at the offset the browser asked DNS for it (ms after the page's first request,
+ * on the HAR's clock): the start of its requests' own lookup (timings.blocked after the request's start, the wait in
+ * the browser's queue: common/lookup-starts.ts says why the replay starts there), else (and for documents) its first
+ * request's start; never before that. In that order: redirect hops and failed requests count (the browser looked their names up too); IP
  * literals and URLs without a host (data:, blob:) do not.
  */
 export function harLookups(har: Har): { name: string; firstNeededMs: number }[] {
   const start = Math.min(...har.requests.map((r) => r.startMs));
-  const first = new Map<string, number>();
+  const first = new Map<string, { needed: number; asked: number | null }>();
   for (const r of har.requests) {
     const h = parseHost(new URL(r.url).hostname);
     if (!h.ok || h.kind !== 'name') continue;
-    const at = r.startMs - start;
-    const seen = first.get(h.name);
-    if (seen === undefined || at < seen) first.set(h.name, at);
+    const seen = first.get(h.name) ?? { needed: Infinity, asked: null };
+    seen.needed = Math.min(seen.needed, r.startMs - start);
+    // A document (the page's, a redirect's, a frame's) is asked for at once, before any scheduler: its first need.
+    if (r.dnsStartMs !== null && r.resourceType !== 'document') seen.asked = Math.min(seen.asked ?? Infinity, r.dnsStartMs - start);
+    first.set(h.name, seen);
   }
   return [...first]
-    .map(([name, at]) => ({ name, firstNeededMs: Math.round(at * 10) / 10 }))
+    .map(([name, { needed, asked }]) => ({ name, firstNeededMs: Math.round(Math.max(needed, asked ?? needed) * 10) / 10 }))
     .sort((a, b) => a.firstNeededMs - b.firstNeededMs || a.name.localeCompare(b.name));
 }
 

@@ -2,9 +2,11 @@
 // concurrent keep-alive clients on loopback. Writes a markdown report.
 //
 //   node dist/bench/collector-throughput.js [--clients 64] [--seconds 10] [--results 6]
-//        [--store pglite,postgres] [--out bench/results/collector-throughput.md] [--smoke]
+//        [--store pglite,postgres] [--workers 1,2] [--out bench/results/collector-throughput.md] [--smoke]
 //
-// The collector runs as its own process (as deployed: `dnscost-collector --rate 0`), PostgreSQL as a lab server
+// The collector runs as its own process (as deployed: `dnscost-collector --rate 0`; with PostgreSQL once per
+// --workers count, the embedded store always with one), its CPU (the primary's and its workers', from /proc) counted
+// over the same seconds as the uploads. PostgreSQL as a lab server
 // (lab/postgres.ts, fsync on); this process only generates load. Every upload is a new, valid batch of
 // one page × `results` results (a batch holds one page); an upload counts when it was acknowledged (201: committed). One warm-up
 // second is not counted.
@@ -12,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     results: { type: 'string', default: String(UPLOAD_LIMITS.resultsPerPage) },
     store: { type: 'string', default: 'pglite,postgres' },
+    workers: { type: 'string', default: '1,2' },
     out: { type: 'string' },
     ...SMOKE_OPTION,
   },
@@ -58,6 +61,9 @@ function template(): string {
 
 interface Run {
   store: string;
+  workers: number;
+  /** The collector's CPU (all its processes) per acknowledged upload, ms. */
+  cpuMs: number;
   acked: number;
   failed: number;
   perSecond: number;
@@ -66,8 +72,21 @@ interface Run {
   max: number;
 }
 
-async function measure(store: string, env: Record<string, string>, dataDir: string): Promise<Run> {
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--max-connections-per-client', String(CLIENTS)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+/** CPU time (ms) `pid` and its children have used so far (utime + stime of /proc/PID/stat; 100 ticks a second). */
+function cpuMs(pid: number): number {
+  let ticks = 0;
+  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(d) === pid || Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+    } catch { /* gone meanwhile */ }
+  }
+  return ticks * 10;
+}
+
+async function measure(store: string, workers: number, env: Record<string, string>, dataDir: string): Promise<Run> {
+  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--max-connections-per-client', String(CLIENTS), '--workers', String(workers)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (d: Buffer) => {
@@ -95,6 +114,8 @@ async function measure(store: string, env: Record<string, string>, dataDir: stri
   const start = performance.now();
   const countFrom = start + 1000;
   const end = countFrom + SECONDS * 1000;
+  let cpuFrom = 0;
+  setTimeout(() => (cpuFrom = cpuMs(child.pid!)), countFrom - performance.now());
   const client = async () => {
     while (performance.now() < end) {
       const t0 = performance.now();
@@ -107,25 +128,29 @@ async function measure(store: string, env: Record<string, string>, dataDir: stri
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const elapsed = (performance.now() - countFrom) / 1000;
+  const cpu = cpuMs(child.pid!) - cpuFrom;
   agent.destroy();
   child.kill('SIGTERM');
   await once(child, 'exit');
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { store, acked: latencies.length, failed, perSecond: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), max: latencies.at(-1) ?? NaN };
+  return { store, workers, cpuMs: cpu / Math.max(1, latencies.length), acked: latencies.length, failed, perSecond: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), max: latencies.at(-1) ?? NaN };
 }
 
 const runs: Run[] = [];
 for (const store of values.store.split(',')) {
-  const dir = await mkdtemp(join(os.tmpdir(), 'dnscost-bench-collector-'));
-  const pg = store === 'postgres' ? await startPostgres() : null;
-  try {
-    const run = await measure(store, pg ? { DNSCOST_COLLECTOR_DATABASE_URL: pg.url } : {}, join(dir, 'data'));
-    runs.push(run);
-    console.error(`${store}: ${run.perSecond.toFixed(0)} uploads/s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
-  } finally {
-    await pg?.stop();
-    await rm(dir, { recursive: true, force: true });
+  // The embedded store belongs to one process.
+  for (const workers of store === 'postgres' ? values.workers.split(',').map(Number) : [1]) {
+    const dir = await mkdtemp(join(os.tmpdir(), 'dnscost-bench-collector-'));
+    const pg = store === 'postgres' ? await startPostgres() : null;
+    try {
+      const run = await measure(store, workers, pg ? { DNSCOST_COLLECTOR_DATABASE_URL: pg.url } : {}, join(dir, 'data'));
+      runs.push(run);
+      console.error(`${store} × ${workers}: ${run.perSecond.toFixed(0)} uploads/s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, ${run.cpuMs.toFixed(2)} ms CPU each`);
+    } finally {
+      await pg?.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -133,17 +158,17 @@ const bytes = Buffer.byteLength(template().replace('KEY', 'x'.repeat(24)));
 const cpu = os.cpus();
 const report = `# Benchmark: collector upload throughput
 
-Command: \`node dist/bench/collector-throughput.js --clients ${CLIENTS} --seconds ${SECONDS} --results ${RESULTS}\` (after \`scripts/setup\`)
+Command: \`node dist/bench/collector-throughput.js --clients ${CLIENTS} --seconds ${SECONDS} --results ${RESULTS} --workers ${values.workers}\` (after \`scripts/setup\`)
 Date: ${new Date().toISOString()}; machine: ${cpu.length} × ${cpu[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.
-The collector, PostgreSQL and this load generator share the machine's ${cpu.length} cores, and other work was running
-on them at the same time: the numbers are a floor, not a capacity.
+The collector, PostgreSQL and this load generator share the machine's ${cpu.length} cores (load average at the start
+${os.loadavg()[0]!.toFixed(2)}): the numbers are a floor, not a capacity.
 
 Each upload: a new batch of one page × ${RESULTS} results (${bytes} bytes), ${CLIENTS} concurrent keep-alive clients on
 loopback, ${SECONDS} s counted after 1 s of warm-up; an upload counts when acknowledged (201, after COMMIT).
 
-| store | uploads/s | acknowledged | failed | p50 ms | p99 ms | max ms |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
-${runs.map((r) => `| ${r.store} | ${r.perSecond.toFixed(0)} | ${r.acked} | ${r.failed} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} |`).join('\n')}
+| store | workers | uploads/s | acknowledged | failed | p50 ms | p99 ms | max ms | collector CPU ms per upload |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${runs.map((r) => `| ${r.store} | ${r.workers} | ${r.perSecond.toFixed(0)} | ${r.acked} | ${r.failed} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.max.toFixed(1)} | ${r.cpuMs.toFixed(2)} |`).join('\n')}
 `;
 const out = reportPath(values);
 if (out) writeFileSync(out, report);

@@ -2,7 +2,8 @@
 // unit sets them), opens the store, starts the service, stops it on SIGINT/SIGTERM. Logs go to stderr; the one line
 // "listening on URL" tells scripts where it is. The same code runs from a checkout (dist/) and as the packaged
 // single executable (scripts/package), which has no embedded store: it needs a PostgreSQL server.
-import { homedir } from 'node:os';
+import cluster from 'node:cluster';
+import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isIpAddress } from '../common/ip-address.js';
@@ -12,6 +13,7 @@ import { UPLOAD_LIMITS } from '../common/upload-batch.js';
 import { loadOrCreateSecret, parseSecret, SECRET_FILE } from './secret.js';
 import { startCollector } from './server.js';
 import { VERSION } from './paths.js';
+import { role, runPrimary, shareOf } from './workers.js';
 import type { Store } from './store.js';
 
 const DEFAULT_DELAY_HOURS = 6;
@@ -35,6 +37,10 @@ Each option can also come from the environment variable in brackets (a flag wins
                          (16×), so one holder's many /64s share a bounded allowance
   --trusted-proxy ADDR   a proxy in front whose X-Forwarded-For names the client (may be repeated; default none:
                          the connection's peer is the client) [DNSCOST_COLLECTOR_TRUSTED_PROXIES, comma-separated]
+  --workers N|auto       processes serving on the one port, sharing the PostgreSQL server (default auto: one per
+                         core with --database-url, else 1: the embedded store is one process's)
+                         [DNSCOST_COLLECTOR_WORKERS]; the limits below are the service's, each worker keeping
+                         its share
   --max-connections N    connections open at once (default 4096; more are refused at once); a connection that
                          sends nothing is closed after 5 s, slow clients get 5 s for their headers and 15 s for
                          the whole request
@@ -82,6 +88,7 @@ const parse = () => parseArgs({
     data: { type: 'string', default: env.DNSCOST_COLLECTOR_DATA ?? join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'dnscost-collector') },
     rate: { type: 'string', default: '5' },
     'trusted-proxy': { type: 'string', multiple: true, default: (env.DNSCOST_COLLECTOR_TRUSTED_PROXIES ?? '').split(',').map((x) => x.trim()).filter(Boolean) },
+    workers: { type: 'string', default: env.DNSCOST_COLLECTOR_WORKERS ?? 'auto' },
     'max-connections': { type: 'string', default: '4096' },
     'max-connections-per-client': { type: 'string', default: '32' },
     'body-budget': { type: 'string', default: '64' },
@@ -109,7 +116,8 @@ if (values.version) {
   process.stdout.write(`${VERSION}\n`);
   process.exit(0);
 }
-if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'serve')) usage(`unknown command ${JSON.stringify(positionals.join(' '))}; the only one is serve`);
+// `serve` twice is once (a worker of the packaged executable gets it twice: workers.ts).
+if (positionals.some((p) => p !== 'serve')) usage(`unknown command ${JSON.stringify(positionals.join(' '))}; the only one is serve`);
 
 function number(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
@@ -132,6 +140,9 @@ const trustedProxies = values['trusted-proxy'] ?? [];
 for (const p of trustedProxies) if (!isIpAddress(p)) usage(`--trusted-proxy ${p} is not an IP address`);
 const url = values['database-url'] || undefined;
 if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) usage('--database-url takes a postgres:// or postgresql:// URL');
+const workers = values.workers === 'auto' ? (url ? availableParallelism() : 1) : number('workers', values.workers, 1, 256);
+if (workers > 1 && !url) usage('--workers above 1 needs --database-url: the embedded store belongs to one process');
+const me = role();
 
 /** The store the options name: PostgreSQL at --database-url, else the embedded one (loaded only then: PGlite's WebAssembly takes a fifth of a second). */
 async function openStore(): Promise<Store> {
@@ -145,6 +156,21 @@ async function openStore(): Promise<Store> {
   const store = await pglite.openPgliteStore(values.data);
   console.error(`dnscost-collector: note: ${pglite.PGLITE_DURABILITY}`);
   return store;
+}
+
+/** The primary of several workers: the migrations and the secret once, before any worker starts; then the workers. */
+async function primary(): Promise<void> {
+  try {
+    await (await openStore()).close();
+  } catch (err) {
+    usage(`cannot open the store: ${(err as Error).message}`);
+  }
+  try {
+    if (!env.DNSCOST_COLLECTOR_SECRET) await loadOrCreateSecret(values.data);
+  } catch (err) {
+    usage(`publication secret: ${(err as Error).message}`);
+  }
+  runPrimary(workers, (message) => console.error(`dnscost-collector: ${message}`));
 }
 
 async function serve(): Promise<void> {
@@ -165,34 +191,40 @@ async function serve(): Promise<void> {
     store,
     host: values.host,
     port,
-    rate: rate === 0 ? null : { perSecond: rate, burst: 4 * rate },
+    // Each worker keeps its share of the service's limits (the kernel hands it every workers-th connection).
+    rate: rate === 0 ? null : { perSecond: shareOf(rate, workers, false, 0), burst: shareOf(4 * rate, workers, false, 1) },
     publication: { secret, epsilon, minPages, delayMs: delayHours * 3_600_000 },
-    maxConnections,
-    maxConnectionsPerClient,
-    bodyBudgetBytes: bodyBudgetMiB * 1024 * 1024,
+    maxConnections: shareOf(maxConnections, workers),
+    maxConnectionsPerClient: shareOf(maxConnectionsPerClient, workers),
+    bodyBudgetBytes: shareOf(bodyBudgetMiB * 1024 * 1024, workers),
     trustedProxies,
-    keepDays: keepDays || null,
+    // Retention runs in one process: the lead worker, or the only one.
+    keepDays: me.lead ? keepDays || null : null,
   });
-  console.error(`dnscost-collector: publishing each UTC day ${delayHours} h after it ends, ε = ${epsilon} per person per day, threshold ${minPages} pages; raw uploads kept ${keepDays ? `${keepDays} days` : 'for good'}`);
-  console.error(`dnscost-collector: store ${store.kind}${url ? '' : ` in ${values.data}`}; listening on ${collector.url}`);
+  if (me.lead) {
+    console.error(`dnscost-collector: publishing each UTC day ${delayHours} h after it ends, ε = ${epsilon} per person per day, threshold ${minPages} pages; raw uploads kept ${keepDays ? `${keepDays} days` : 'for good'}`);
+    console.error(`dnscost-collector: store ${store.kind}${url ? '' : ` in ${values.data}`}; listening on ${collector.url}${workers > 1 ? ` (${workers} workers)` : ''}`);
+  }
 
   let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      console.error(`dnscost-collector: ${signal}: finishing queued uploads`);
-      // A client holding a connection open must not keep the collector up for long.
-      setTimeout(() => process.exit(1), 10_000).unref();
-      collector.close().then(() => process.exit(0), (err: unknown) => {
-        console.error(`dnscost-collector: ${String(err)}`);
-        process.exit(1);
-      });
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    // Several workers stop together: the primary said so once.
+    if (!me.worker) console.error(`dnscost-collector: ${why}: finishing queued uploads`);
+    // A client holding a connection open must not keep the collector up for long.
+    setTimeout(() => process.exit(1), 10_000).unref();
+    collector.close().then(() => process.exit(0), (err: unknown) => {
+      console.error(`dnscost-collector: ${String(err)}`);
+      process.exit(1);
     });
-  }
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stop(signal));
+  // A worker whose primary is gone (killed) finishes what it accepted and goes too.
+  if (me.worker) process.on('disconnect', () => stop('the primary exited'));
 }
 
-serve().catch((err: unknown) => {
+(workers > 1 && cluster.isPrimary ? primary() : serve()).catch((err: unknown) => {
   console.error(`dnscost-collector: ${(err as Error)?.stack ?? String(err)}`);
   process.exit(1);
 });

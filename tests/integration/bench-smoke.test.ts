@@ -8,7 +8,7 @@ smokeTests([
   { bench: 'quic-loss', expect: /\| 4g-lossy \| doq \|/, timeoutMs: 180_000 },
   { bench: 'doq-stub-cold', expect: /\| none \| 0(\.0)? \| 3 \|/, timeoutMs: 120_000 },
   { bench: 'lab-cpu-per-query', expect: /\| path \| lab resolver \(CoreDNS\)/, timeoutMs: 120_000 },
-  { bench: 'collector-throughput', expect: /\| postgres \| \d+ \|/, timeoutMs: 120_000 },
+  { bench: 'collector-throughput', expect: /\| postgres \| 2 \| \d+ \|/, timeoutMs: 120_000 },
   { bench: 'privacy-budget', expect: /\| pages uploaded per UTC day, most \| 3 \| 3 \|/, timeoutMs: 120_000 },
   { bench: 'replay-schedule', expect: /\| chromium fiber page 100 dot warm \| lookup-starts \| 100 \|/, timeoutMs: 120_000 },
   { bench: 'fuzz', expect: /\| HTTP\/1\.1 response reader \| 500 \| 0 \| 0 \|/, timeoutMs: 120_000 },

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { noCheckoutPrelude } from '../../lab/no-checkout.js';
@@ -96,6 +96,8 @@ describe('the packaged linux-x64 collector, with no node, go or checkout in sigh
     });
     try {
       assert.match(log, /store postgres/);
+      // With PostgreSQL it starts a worker per core (collector/workers.ts), the packaged executable too.
+      if (availableParallelism() > 1) assert.match(log, new RegExp(`listening on \\S+ \\(${availableParallelism()} workers\\)`));
       const stored = await upload(url, batch());
       assert.equal(stored.status, 201, JSON.stringify(stored.body));
       assert.deepEqual((await http(`${url}/healthz`)).body, { ok: true, store: 'postgres' });

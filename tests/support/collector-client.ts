@@ -117,10 +117,14 @@ export interface CollectorProcess {
   stop(): Promise<void>;
 }
 
-/** Starts dist/collector/main.js with `--port 0 --data DIR --rate 0` and `extra`; resolves once it listens. */
+/**
+ * Starts dist/collector/main.js with `--port 0 --data DIR --rate 0 --workers 1` and `extra`; resolves once it listens.
+ * One process, so a test's limits, memory and kill -9 are that process's (tests/integration/collector-workers.test.ts
+ * runs several).
+ */
 export async function spawnCollector(env: Record<string, string>, dataDir: string, extra: string[] = []): Promise<CollectorProcess> {
   const t0 = Date.now();
-  const child: ChildProcess = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', ...extra], {
+  const child: ChildProcess = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--workers', '1', ...extra], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 import { startPostgres } from '../lab/postgres.js';
 import { distPath } from '../lab/paths.js';
+import { treeCpuMs } from '../lab/proc.js';
 import { coarse, UPLOAD_BATCH_VERSION, UPLOAD_LIMITS } from '../common/upload-batch.js';
 
 const { values } = parseArgs({
@@ -72,19 +73,6 @@ interface Run {
   max: number;
 }
 
-/** CPU time (ms) `pid` and its children have used so far (utime + stime of /proc/PID/stat; 100 ticks a second). */
-function cpuMs(pid: number): number {
-  let ticks = 0;
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(d) === pid || Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
-    } catch { /* gone meanwhile */ }
-  }
-  return ticks * 10;
-}
-
 async function measure(store: string, workers: number, env: Record<string, string>, dataDir: string): Promise<Run> {
   const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--max-connections-per-client', String(CLIENTS), '--workers', String(workers)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
@@ -115,7 +103,7 @@ async function measure(store: string, workers: number, env: Record<string, strin
   const countFrom = start + 1000;
   const end = countFrom + SECONDS * 1000;
   let cpuFrom = 0;
-  setTimeout(() => (cpuFrom = cpuMs(child.pid!)), countFrom - performance.now());
+  setTimeout(() => (cpuFrom = treeCpuMs(child.pid!)), countFrom - performance.now());
   const client = async () => {
     while (performance.now() < end) {
       const t0 = performance.now();
@@ -128,7 +116,7 @@ async function measure(store: string, workers: number, env: Record<string, strin
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const elapsed = (performance.now() - countFrom) / 1000;
-  const cpu = cpuMs(child.pid!) - cpuFrom;
+  const cpu = treeCpuMs(child.pid!) - cpuFrom;
   agent.destroy();
   child.kill('SIGTERM');
   await once(child, 'exit');

@@ -9,11 +9,12 @@
 //
 // Needs root (network namespaces) and scripts/setup. Nothing else may run meanwhile.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLabNet } from '../lab/netns.js';
+import { cpuMs } from '../lab/proc.js';
 import { ROOT } from '../lab/paths.js';
 import { startCoreDNS } from '../lab/resolver.js';
 import { dnsproxyCommand, dnsproxyReady } from './validate/stubs.js';
@@ -30,11 +31,6 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 50) throw new Error(`--r
 if (process.getuid?.() !== 0) throw new Error('needs root: the lab builds network namespaces');
 
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-/** CPU time (user + system) of process `pid` so far, in ms. */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-}
 const newest = (pattern: string) => Number(execFileSync('pgrep', ['-n', '-f', pattern], { encoding: 'utf8' }).trim());
 
 const work = mkdtempSync(join(tmpdir(), 'dnscost-cpu-'));

@@ -2,25 +2,7 @@
 // side, shared by every side): `ss` lists established connections with their owning process, and `ss -K` (the
 // kernel's SOCK_DESTROY) ends one by its ports, as if the peer had reset it. A side only ever counts or ends its own
 // processes' connections (the browser's process tree, or its stub), so sides running side by side leave each other alone.
-import { readdirSync, readFileSync } from 'node:fs';
 import { sh } from './children.js';
-
-/** `pid` and every process below it (from /proc). */
-export function processTree(pid: number): Set<number> {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // The parent is the fourth field, after the command in parentheses (which may itself hold spaces).
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      (children.get(ppid) ?? children.set(ppid, []).get(ppid)!).push(Number(name));
-    } catch { /* it exited */ }
-  }
-  const tree = new Set<number>([pid]);
-  for (const p of tree) for (const c of children.get(p) ?? []) tree.add(c);
-  return tree;
-}
 
 /** A destination: an address and optionally one port. */
 export interface Dest {

@@ -13,7 +13,8 @@ import { isolateDns, launchDnsBrowser, setSystemResolver, type DnsBrowser } from
 import { warmUp } from '../../lab/har/load.js';
 import { clearHostCache, loadIn, lookUp, newContext, RENDERER_SETTLE_MS, validationBrowserSettings, type PageTimings } from './browser.js';
 import { stop } from './children.js';
-import { closeAll, connectionsOf, processTree, type Dest } from './connections.js';
+import { processTree } from '../../lab/proc.js';
+import { closeAll, connectionsOf, type Dest } from './connections.js';
 import { netLogLookups, type BrowserLookup } from './netlog.js';
 import { MOZ_LOG_PREFS, mozLogEnv, mozLogLookups } from './mozlog.js';
 import { startStub, type Stub } from './stubs.js';

@@ -4,23 +4,23 @@
 // SIGTERM stops the primary and its workers with exit 0. Several workers need PostgreSQL: the embedded store refuses.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { distPath } from '../../lab/paths.js';
 import { startPostgres, type LabPostgres } from '../../lab/postgres.js';
+import { cpuMs, processTree } from '../../lab/proc.js';
 import { batch, batchRows, spawnCollector, upload, type CollectorProcess } from '../support/collector-client.js';
 
-/** The pids whose parent is `pid`, and their CPU time so far (utime + stime, clock ticks). */
+/** The processes below `pid` (its workers), each with its CPU time so far (ms). */
 function children(pid: number): Map<number, number> {
   const out = new Map<number, number>();
-  for (const d of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+  for (const p of processTree(pid)) {
+    if (p === pid) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid) out.set(Number(d), Number(fields[11]) + Number(fields[12]));
+      out.set(p, cpuMs(p));
     } catch { /* gone meanwhile */ }
   }
   return out;

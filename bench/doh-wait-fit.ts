@@ -13,7 +13,7 @@ import type { RecordingBrowser } from '../common/browser-queries.js';
 import { percentile } from '../common/stats.js';
 import type { Mode } from '../common/transports.js';
 import { upgradeRun } from './validate/legacy.js';
-import { lookupTolerance, replayLookups } from './validate/lookups.js';
+import { browserLookups, lookupTolerance, replayLookups } from './validate/lookups.js';
 import { SMOKE_OPTION } from './smoke.js';
 
 const WINDOWS = [10, 25, 50, 100];
@@ -42,16 +42,7 @@ export function points(raw: unknown, browser: RecordingBrowser): Point[] {
         bursts.set(n, [...(bursts.get(n) ?? []), k]);
       }
     }
-    const looked = new Map<string, number[]>();
-    for (const v of of('doh')) {
-      const seen = new Set<string>();
-      for (const l of [...(v.lookups ?? [])].sort((a, b) => a.atMs - b.atMs)) {
-        if (seen.has(l.name) || l.ms === null || l.error !== null) continue;
-        seen.add(l.name);
-        looked.set(l.name, [...(looked.get(l.name) ?? []), l.ms]);
-      }
-    }
-    for (const [name, ms] of looked) {
+    for (const [name, ms] of browserLookups(of('doh'))) {
       const r = replays.get(name);
       if (!r?.length || doc.has(name)) continue;
       const b = bursts.get(name) ?? [WINDOWS.map(() => 0)];

@@ -27,7 +27,7 @@ import { distPath } from '../lab/paths.js';
 import { startCoreDNS } from '../lab/resolver.js';
 import { measure } from '../native-host/src/engine/measure.js';
 import { upgradeRun } from './validate/legacy.js';
-import { lookupTolerance } from './validate/lookups.js';
+import { browserLookups, lookupTolerance } from './validate/lookups.js';
 import type { Visit } from './validate/types.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 
@@ -74,15 +74,7 @@ async function runCase(raw: string, pageId: string, scenario: string, transport:
   const base = of('do53').filter((v) => v.pageRecord);
   if (!logs.length || !base.length) throw new Error(`${raw}: no ${scenario} ${transport} loads of page ${pageId} with the browser's lookups`);
   const browserOf = logs[0]!.browser;
-  const browser = new Map<string, number[]>();
-  for (const v of logs) {
-    const seen = new Set<string>();
-    for (const l of [...v.lookups!].sort((a, b) => a.atMs - b.atMs)) {
-      if (seen.has(l.name) || l.ms === null || l.error !== null) continue;
-      seen.add(l.name);
-      browser.set(l.name, [...(browser.get(l.name) ?? []), l.ms]);
-    }
-  }
+  const browser = browserLookups(logs);
   const net = await createLabNet({ profile: p.profile, seed: 1 });
   const work = mkdtempSync(join(tmpdir(), 'dnscost-schedule-'));
   try {

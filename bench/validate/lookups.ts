@@ -73,6 +73,25 @@ export function missesBySign(pairs: readonly LookupPair[]): { slower: number; fa
   return { slower: out.filter((p) => p.browser > p.replay).length, faster: out.filter((p) => p.browser < p.replay).length };
 }
 
+/**
+ * The browser's own lookups of each name over `visits` (ms, one per load that resolved it), grouped by `key` (default:
+ * the name): a load's first lookup of a name is the one that counts (a later one is a re-resolution, not the page's);
+ * failed and unfinished ones do not.
+ */
+export function browserLookups<V extends Pick<Visit, 'lookups'>>(visits: readonly V[], key: (v: V, name: string) => string = (_, name) => name): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const v of visits) {
+    const seen = new Set<string>();
+    for (const l of [...(v.lookups ?? [])].sort((a, b) => a.atMs - b.atMs)) {
+      if (seen.has(l.name) || l.ms === null || l.error !== null) continue;
+      seen.add(l.name);
+      const k = key(v, l.name);
+      (out.get(k) ?? out.set(k, []).get(k)!).push(l.ms);
+    }
+  }
+  return out;
+}
+
 /** The transport dnscost's replay measures for a side: Do53 (and its A/A control) over UDP, the others their own. */
 export function replayTransport(side: Side): TransportId {
   const path = PATH_OF[side];
@@ -99,16 +118,7 @@ export function lookupLayer(base: readonly Visit[], compared: readonly Visit[], 
     }
     return all;
   };
-  const browser = new Map<string, number[]>();
-  for (const v of withLookups) {
-    const seen = new Set<string>();
-    for (const l of [...v.lookups!].sort((a, b) => a.atMs - b.atMs)) {
-      if (seen.has(l.name) || l.ms === null || l.error !== null) continue;
-      seen.add(l.name);
-      const key = `${modeOf(v)}|${l.name}`;
-      (browser.get(key) ?? browser.set(key, []).get(key)!).push(l.ms);
-    }
-  }
+  const browser = browserLookups(withLookups, (v, name) => `${modeOf(v)}|${name}`);
   const replays = new Map<Mode, Map<string, number[]>>();
   const pairs: LookupPair[] = [];
   for (const [key, ms] of browser) {

@@ -1,7 +1,8 @@
 // dnscost's replay of a Do53 visit, as the extension asks the native host for it: every host of the page record at
-// the time the browser asked for it (common/lookup-starts.ts, capped as the extension caps it), each asked for the record types the
-// recording browser asks for it (common/browser-queries.ts; the lab namespaces have no IPv6 route), over Do53 (the
-// baseline) and every candidate of the run against the replay resolver, in the modes the visit's scenario prices.
+// the time the browser asked for it (common/lookup-starts.ts, capped as the extension caps it), each asked for the
+// record types the recording browser asks for it (common/browser-queries.ts; the lab namespaces have no IPv6 route),
+// over Do53 (the baseline) and every candidate of the run against the replay resolver, in the modes the visit's
+// scenario prices.
 // The records are stored through storedRecord, as the extension stores them, so the prediction runs the model
 // exactly as the popup does.
 import { pageHostQtypes } from '../../common/browser-queries.js';
@@ -12,7 +13,6 @@ import { storedRecord, type StoredRecord } from '../../common/stored-record.js';
 import type { Mode } from '../../common/transports.js';
 import { measure } from '../../native-host/src/engine/measure.js';
 import { REPLAY_PORTS, SERVER, type Candidate, type Scenario } from './types.js';
-
 
 /** The modes a scenario's predictions read: its own, or both for the expected one (each visit picks). */
 export function modesOf(scenario: Scenario): Mode[] {

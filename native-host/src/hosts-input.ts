@@ -46,8 +46,8 @@ export async function readHostList(path: string, stdin?: NodeJS.ReadableStream):
  * The names a HAR's page needed, each at the offset the browser asked DNS for it (ms after the page's first request,
  * on the HAR's clock): the start of its requests' own lookup (timings.blocked after the request's start, the wait in
  * the browser's queue: common/lookup-starts.ts says why the replay starts there), else (and for documents) its first
- * request's start; never before that. In that order: redirect hops and failed requests count (the browser looked their names up too); IP
- * literals and URLs without a host (data:, blob:) do not.
+ * request's start; never before that. In that order: redirect hops and failed requests count (the browser looked
+ * their names up too); IP literals and URLs without a host (data:, blob:) do not.
  */
 export function harLookups(har: Har): { name: string; firstNeededMs: number }[] {
   const start = Math.min(...har.requests.map((r) => r.startMs));

@@ -1,6 +1,7 @@
 // What one measurement of a page asks the native host: the page's hosts (those that may be sent to the resolvers in
-// force) with the offsets at which the browser asked for them (common/lookup-starts.ts), the resolvers, record types, modes, `replay`, a few
-// repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts) and tests call it.
+// force) with the offsets at which the browser asked for them (common/lookup-starts.ts), the resolvers, record types,
+// modes, `replay`, a few repeats and priming. Pure: no browser global, no storage; the scheduler (measurements.ts)
+// and tests call it.
 import type { MeasurePlanSummary, WithheldGroup } from '../messages/measure.js';
 import type { PageRecord } from '../../../common/page-record.js';
 import { MAX_EXCHANGES_PER_REQUEST, MAX_HOSTS_PER_REQUEST, type BrowserDoh, type CurrentDns, type HostSpec, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';

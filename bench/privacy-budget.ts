@@ -19,8 +19,8 @@ import { defaultSettings, type Settings } from '../extension/src/settings.js';
 import { HISTORY_VERSION, type HistoryCell, type HistoryEntry } from '../extension/src/history.js';
 import { FakeArea } from '../extension/src/background/test-fixtures.js';
 import { cellBudget, CONTRIBUTIONS_PER_DAY, PERSON_CAP } from '../common/privacy-budget.js';
-import { cellRule, publishCell } from '../collector/publication.js';
-import { publishEpoch } from '../collector/publisher.js';
+import { cellRule, publishCell, tallyOf } from '../collector/publication.js';
+import { publishEpoch, resultsSource } from '../collector/publisher.js';
 import { POPULAR_SITES } from '../common/popular-sites.js';
 import { coarse } from '../common/upload-batch.js';
 import { seededRandom } from '../common/stats.js';
@@ -129,7 +129,7 @@ const contributionsPerDay = Math.max(...[...perDay.keys()].map((d) => [...perCel
 const b = cellBudget();
 const deltaTrial = (delta: number, cells: number): number => {
   const rule = cellRule(b.epsilonPerDay, undefined, delta);
-  const pages = Array.from({ length: maxPerCell }, () => ({ medianMs: 20, onloadMs: 20, bytes: 400, packets: 4, failureShare: 0 }));
+  const pages = tallyOf(Array.from({ length: maxPerCell }, () => ({ medianMs: 20, onloadMs: 20, bytes: 400, packets: 4, failureShare: 0 })));
   let published = 0;
   for (let i = 0; i < cells; i++) if (publishCell(pages, randomBytes(32), `alone/${i}`, rule)) published++;
   return published;
@@ -153,7 +153,7 @@ function site(): string {
 const NETWORKS = ['wifi', 'wifi', 'wifi', 'ethernet', 'cellular'];
 /** Lookup time per resolver × transport × mode, so the published median can be set against the truth. */
 const trueMs = (r: string, t: string, m: string) => 10 + RESOLVERS.indexOf(r as never) * 3 + (t === 'doh' ? 4 : 0) + (m === 'cold' ? 25 : 0);
-function crowdDay(people: number): { rows: number; cells: number; named: number; covered: number; errors: number[]; bigErrors: number[] } {
+async function crowdDay(people: number): Promise<{ rows: number; cells: number; named: number; covered: number; errors: number[]; bigErrors: number[] }> {
   const results: EpochResult[] = [];
   for (let p = 0; p < people; p++) {
     const network = NETWORKS[Math.floor(random() * NETWORKS.length)]!;
@@ -168,13 +168,14 @@ function crowdDay(people: number): { rows: number; cells: number; named: number;
       }
     }
   }
-  const cells = publishEpoch('2026-11-01', results, { secret: randomBytes(32), epsilon: b.epsilonPerDay, minPages: b.minPages });
+  const cells = await publishEpoch('2026-11-01', resultsSource(results), { secret: randomBytes(32), epsilon: b.epsilonPerDay, minPages: b.minPages });
   const error = (c: (typeof cells)[number]) => Math.abs(c.lookupMs!.p50 - coarse(trueMs(c.resolver, c.transport, c.mode))) / coarse(trueMs(c.resolver, c.transport, c.mode));
   const errors = cells.filter((c) => c.lookupMs).map(error);
   const bigErrors = cells.filter((c) => c.lookupMs && c.pages >= 2_000).map(error);
   return { rows: results.length, cells: cells.length, named: cells.filter((c) => c.site !== 'other').length, covered: cells.reduce((n, c) => n + c.pages, 0) / results.length, errors, bigErrors };
 }
-const crowds = (values.smoke ? [1_000] : [1_000, 10_000, 100_000]).map((n) => ({ n, ...crowdDay(n) }));
+const crowds = [];
+for (const n of values.smoke ? [1_000] : [1_000, 10_000, 100_000]) crowds.push({ n, ...(await crowdDay(n)) });
 const errorCell = (xs: number[]) => (xs.length ? `${(100 * pct(xs, 0.5)).toFixed(0)} % (${(100 * pct(xs, 0.9)).toFixed(0)} %)` : '–');
 const pct = (xs: number[], q: number) => (xs.length ? [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(q * xs.length))]! : NaN);
 

@@ -4,7 +4,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { cellRule, gridValues, noisyCount, privateQuantile, publishCell, uniforms, type CellRule, type PageValues } from './publication.js';
+import { addTally, cellRule, emptyTally, gridValues, noisyCount, privateQuantile, publishCell, tallyOf, uniforms, type CellRule, type PageValues } from './publication.js';
 import { PERSON_CAP } from '../common/privacy-budget.js';
 
 const page = (medianMs: number): PageValues => ({ medianMs, onloadMs: null, bytes: null, packets: null, failureShare: 0 });
@@ -16,7 +16,7 @@ function attack(trials: number, rule: CellRule): number {
   let right = 0;
   for (let i = 0; i < trials; i++) {
     const real = Math.random() < 0.5 ? A : B;
-    const published = publishCell([...FORGED, page(real)], randomBytes(32), `2026-11-21/cloudflare/doh/cold/wifi/other/${i}`, rule);
+    const published = publishCell(tallyOf([...FORGED, page(real)]), randomBytes(32), `2026-11-21/cloudflare/doh/cold/wifi/other/${i}`, rule);
     assert.ok(published, 'a 1,001-page cell is published');
     const guess = published.lookupMs!.p50 <= A ? A : B;
     if (guess === real) right++;
@@ -46,8 +46,11 @@ test('the same question gets the same figures (noise cannot be averaged away); o
   const secret = Buffer.alloc(32, 7);
   const pages = Array.from({ length: 40 }, (_, i) => ({ ...page(i % 2 ? A : B), onloadMs: 13.5, bytes: 4870, packets: 11.3, failureShare: i % 4 ? 0 : 0.5 }));
   const rule = cellRule(100, 20);
-  const once = publishCell(pages, secret, 'e/c1', rule);
-  assert.deepEqual(publishCell(pages, secret, 'e/c1', rule), once);
+  const once = publishCell(tallyOf(pages), secret, 'e/c1', rule);
+  assert.deepEqual(publishCell(tallyOf(pages), secret, 'e/c1', rule), once);
+  // A tally is the sum of its parts' (the store adds sites folded into "other"): the same figures.
+  const halves = addTally(addTally(emptyTally(), tallyOf(pages.slice(0, 13))), tallyOf(pages.slice(13)));
+  assert.deepEqual(publishCell(halves, secret, 'e/c1', rule), once);
   assert.notDeepEqual([noisyCount(40, secret, 'e/c1'), noisyCount(40, secret, 'e/c2')], [40, 40]);
   assert.notEqual(noisyCount(40, secret, 'e/c1'), noisyCount(40, secret, 'e/c2'));
   assert.ok(once && once.failureShare >= 0 && once.failureShare <= 1);
@@ -60,7 +63,7 @@ test('one person alone, with every page a day allows in one cell, makes it publi
   const rule = cellRule(4, undefined, 0.01);
   const cells = 20_000;
   let published = 0;
-  for (let i = 0; i < cells; i++) if (publishCell(Array.from({ length: PERSON_CAP.pagesPerDay }, () => page(A)), randomBytes(32), `c${i}`, rule)) published++;
+  for (let i = 0; i < cells; i++) if (publishCell(tallyOf(Array.from({ length: PERSON_CAP.pagesPerDay }, () => page(A))), randomBytes(32), `c${i}`, rule)) published++;
   const sd = Math.sqrt((0.01 * 0.99) / cells);
   assert.ok(Math.abs(published / cells - 0.01) < 4 * sd, `${published} of ${cells} one-person cells published (δ 1 %)`);
   // At the default δ (10⁻⁶) the threshold is far above what one person can upload in a day.
@@ -72,7 +75,7 @@ test('quantiles: on the grid, near the truth for a large cell, null for no value
   assert.ok(domain.includes(0) && domain.includes(8) && domain.includes(76.1) && domain.includes(1000) === false);
   const values = Array.from({ length: 2000 }, (_, i) => domain[20 + (i % 10)]!);
   const u = uniforms(randomBytes(32), 'q');
-  const median = privateQuantile(values, 0.5, domain, 0.2, u)!;
+  const median = privateQuantile(tallyOf(values.map(page)).counts.medianMs, 0.5, domain, 0.2, u)!;
   assert.ok(Math.abs(domain.indexOf(median) - 25) <= 2, `median ${median}`);
-  assert.equal(privateQuantile([], 0.5, domain, 0.2, u), null);
+  assert.equal(privateQuantile(new Map(), 0.5, domain, 0.2, u), null);
 });

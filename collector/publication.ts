@@ -40,6 +40,48 @@ export interface PageValues {
   failureShare: number;
 }
 
+/** The values a cell publishes a quantile of. */
+export const TALLIED = ['medianMs', 'onloadMs', 'bytes', 'packets'] as const;
+export type Tallied = (typeof TALLIED)[number];
+
+/**
+ * A cell's pages as publication reads them (its rollup): how many, the sum of their failure shares (each clipped to
+ * [0, 1]) and, per value, how many pages had each value (values are on the upload grid, so these stay small). The
+ * store computes it in SQL (collector/store.ts); tallyOf computes the same from pages.
+ */
+export interface CellTally {
+  pages: number;
+  failureSum: number;
+  counts: Record<Tallied, Map<number, number>>;
+}
+
+/** An empty tally. */
+export function emptyTally(): CellTally {
+  return { pages: 0, failureSum: 0, counts: { medianMs: new Map(), onloadMs: new Map(), bytes: new Map(), packets: new Map() } };
+}
+
+/** Adds `b` into `a` (a page set's tally is the sum of its parts' tallies). */
+export function addTally(a: CellTally, b: CellTally): CellTally {
+  a.pages += b.pages;
+  a.failureSum += b.failureSum;
+  for (const key of TALLIED) for (const [v, n] of b.counts[key]) a.counts[key].set(v, (a.counts[key].get(v) ?? 0) + n);
+  return a;
+}
+
+/** The tally of `pages`. */
+export function tallyOf(pages: readonly PageValues[]): CellTally {
+  const t = emptyTally();
+  for (const p of pages) {
+    t.pages++;
+    t.failureSum += Math.max(0, Math.min(1, p.failureShare));
+    for (const key of TALLIED) {
+      const v = p[key];
+      if (v !== null) t.counts[key].set(v, (t.counts[key].get(v) ?? 0) + 1);
+    }
+  }
+  return t;
+}
+
 export interface Spread {
   p5: number;
   p50: number;
@@ -104,22 +146,19 @@ const DOMAIN = {
 };
 
 /**
- * The q-quantile of `values` (on the grid of `domain`), chosen by the exponential mechanism with budget `epsilon`:
- * value k is picked with probability ∝ exp(ε · u_k / (2 · 2)), u_k = −(distance of the rank q·n from the ranks the
- * values equal to domain[k] occupy). Null when there are no values.
+ * The q-quantile of the values counted in `counts` (value → how many; on the grid of `domain`), chosen by the
+ * exponential mechanism with budget `epsilon`: value k is picked with probability ∝ exp(ε · u_k / (2 · 2)), u_k =
+ * −(distance of the rank q·n from the ranks the values equal to domain[k] occupy). Null when there are no values.
  */
-export function privateQuantile(values: readonly number[], q: number, domain: readonly number[], epsilon: number, u: () => number): number | null {
-  if (values.length === 0) return null;
-  const index = new Map(domain.map((v, i) => [v, i]));
-  const counts = new Array<number>(domain.length).fill(0);
-  for (const v of values) {
-    const i = index.get(v);
-    if (i !== undefined) counts[i]!++;
-  }
-  const rank = q * values.length;
+export function privateQuantile(counts: ReadonlyMap<number, number>, q: number, domain: readonly number[], epsilon: number, u: () => number): number | null {
+  let n = 0;
+  for (const c of counts.values()) n += c;
+  if (n === 0) return null;
+  const rank = q * n;
   const logWeights: number[] = [];
   let below = 0;
-  for (const c of counts) {
+  for (const v of domain) {
+    const c = counts.get(v) ?? 0;
     const distance = rank < below ? below - rank : rank > below + c ? rank - below - c : 0;
     logWeights.push((-epsilon * distance) / 4);
     below += c;
@@ -140,8 +179,8 @@ export function noisyCount(pages: number, secret: Buffer, cell: string, rule: Ce
 }
 
 /**
- * The published figures of one cell of one epoch, or null when its noisy count is under the threshold. `cell` names
- * it (epoch and every coordinate): it keys the noise.
+ * The published figures of one cell of one epoch from its pages' tally, or null when its noisy count is under the
+ * threshold. `cell` names it (epoch and every coordinate): it keys the noise.
  *
  * Per cell and epoch, every released statistic gets a share of the contribution's ε (sequential composition; the
  * rule's countEpsilon and valueEpsilon, common/privacy-budget.ts):
@@ -153,15 +192,14 @@ export function noisyCount(pages: number, secret: Buffer, cell: string, rule: Ce
  *   values (common/upload-batch.ts coarse), with the distance of the wanted rank from a value's rank interval as the
  *   utility (sensitivity 2: one page moves the ranks by one and the wanted rank by at most one).
  */
-export function publishCell(pages: readonly PageValues[], secret: Buffer, cell: string, rule: CellRule = DEFAULT_RULE): PublishedCell | null {
-  const count = noisyCount(pages.length, secret, cell, rule);
+export function publishCell(tally: CellTally, secret: Buffer, cell: string, rule: CellRule = DEFAULT_RULE): PublishedCell | null {
+  const count = noisyCount(tally.pages, secret, cell, rule);
   if (count < rule.minPages) return null;
   const share = rule.valueEpsilon;
   const u = uniforms(secret, `${cell}\u0000values`);
-  const failures = pages.reduce((s, p) => s + Math.max(0, Math.min(1, p.failureShare)), 0) + laplace(u(), 1 / share);
-  const pick = (key: keyof Omit<PageValues, 'failureShare'>) => pages.map((p) => p[key]).filter((x): x is number => x !== null);
-  const spread = (values: number[], domain: readonly number[]): Spread | null => {
-    const [p5, p50, p95] = [0.05, 0.5, 0.95].map((q) => privateQuantile(values, q, domain, share, u));
+  const failures = tally.failureSum + laplace(u(), 1 / share);
+  const spread = (counts: ReadonlyMap<number, number>, domain: readonly number[]): Spread | null => {
+    const [p5, p50, p95] = [0.05, 0.5, 0.95].map((q) => privateQuantile(counts, q, domain, share, u));
     if (p5 == null || p50 == null || p95 == null) return null;
     return { p5: Math.min(p5, p50), p50, p95: Math.max(p95, p50) };
   };
@@ -169,9 +207,9 @@ export function publishCell(pages: readonly PageValues[], secret: Buffer, cell: 
     pages: Math.round(count),
     // Published to a hundredth: the noise's own digits say nothing, and an unrounded float looks more exact than it is.
     failureShare: Math.round(Math.max(0, Math.min(1, failures / count)) * 100) / 100,
-    lookupMs: spread(pick('medianMs'), DOMAIN.ms),
-    onloadMs: spread(pick('onloadMs'), DOMAIN.onload),
-    bytesPerLookup: privateQuantile(pick('bytes'), 0.5, DOMAIN.bytes, share, u),
-    packetsPerLookup: privateQuantile(pick('packets'), 0.5, DOMAIN.packets, share, u),
+    lookupMs: spread(tally.counts.medianMs, DOMAIN.ms),
+    onloadMs: spread(tally.counts.onloadMs, DOMAIN.onload),
+    bytesPerLookup: privateQuantile(tally.counts.bytes, 0.5, DOMAIN.bytes, share, u),
+    packetsPerLookup: privateQuantile(tally.counts.packets, 0.5, DOMAIN.packets, share, u),
   };
 }

@@ -4,9 +4,9 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { dueEpochs, publishEpoch, Publisher } from './publisher.js';
+import { dueEpochs, publishEpoch, Publisher, resultsSource } from './publisher.js';
 import { cellRule } from './publication.js';
-import type { EpochResult, Store, StoredPublication } from './store.js';
+import type { CellKey, EpochResult, Store, StoredPublication } from './store.js';
 
 const NOW = Date.parse('2026-11-25T09:00:00Z');
 
@@ -17,11 +17,12 @@ function row(over: Partial<EpochResult> = {}): EpochResult {
 /** A Store holding results per epoch and publications in memory, counting what publication asked of it. */
 function memoryStore(data: Map<string, EpochResult[]>) {
   const stored = new Map<string, StoredPublication>();
-  const calls = { epochResults: 0, publish: 0 };
+  const calls = { epochCounts: 0, publish: 0 };
   const store = {
     kind: 'pglite', concurrency: 1,
     putMany: async () => [], delete: async () => false, ping: async () => {}, close: async () => {}, count: async () => 0, prune: async () => 0,
-    epochResults: async (e: string) => (calls.epochResults++, data.get(e) ?? []),
+    epochCounts: async (e: string) => (calls.epochCounts++, resultsSource(data.get(e) ?? []).epochCounts(e)),
+    epochValues: async (e: string, named: readonly CellKey[], cells: readonly CellKey[]) => resultsSource(data.get(e) ?? []).epochValues(e, named, cells),
     epochsWithData: async (es: readonly string[]) => es.filter((e) => (data.get(e) ?? []).length > 0),
     publications: async (es: readonly string[]) => es.flatMap((e) => (stored.has(e) ? [stored.get(e)!] : [])),
     publishedEpochs: async () => [...stored.keys()].sort(),
@@ -57,7 +58,7 @@ test('an epoch is published once: not before it is due, then the same figures wh
   for (let i = 0; i < 20; i++) await p.answer({ resolver: 'cloudflare' });
   const again = new Publisher(store, { now: () => now, delayMs: 6 * 3_600_000, epsilon: 100_000 });
   assert.deepEqual((await again.answer({})).cells, first.cells);
-  assert.deepEqual(calls, { epochResults: 1, publish: 1 });
+  assert.deepEqual(calls, { epochCounts: 1, publish: 1 });
   assert.deepEqual((await p.answer({ transport: 'dot' })).cells, []);
   assert.deepEqual((await p.answer({ epoch: '2026-11-23' })).cells, []);
 });
@@ -72,7 +73,31 @@ test('a day that gets its first page after it was due is published at the next a
   assert.deepEqual((await p.answer({})).epochs.map((e) => e.epoch), ['2026-11-20']);
 });
 
-test('a site under the threshold is folded into its cell\'s "other"; the noise is keyed by the secret', () => {
+test('a slow rollup does not hold requests: after the first update, an answer waits for a new day at most answerWaitMs', async () => {
+  const data = new Map([['2026-11-23', Array.from({ length: 30 }, () => row())], ['2026-11-24', Array.from({ length: 30 }, () => row())]]);
+  const { store } = memoryStore(data);
+  let release = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const slow = { ...store, epochCounts: async (e: string) => (e === '2026-11-24' ? gate.then(() => store.epochCounts(e)) : store.epochCounts(e)) };
+  let now = Date.parse('2026-11-24T12:00:00Z');
+  const p = new Publisher(slow, { now: () => now, delayMs: 0, epsilon: 100_000, answerWaitMs: 50 });
+  assert.deepEqual((await p.answer({})).epochs.map((e) => e.epoch), ['2026-11-23'], 'the first update is waited for');
+  now = Date.parse('2026-11-25T00:30:00Z');
+  const t0 = performance.now();
+  const during = await p.answer({});
+  const waited = performance.now() - t0;
+  assert.deepEqual(during.epochs.map((e) => e.epoch), ['2026-11-23'], 'answered with what was published');
+  assert.ok(waited >= 40 && waited < 1_000, `waited ${waited} ms`);
+  assert.equal(await p.answer({}), during, 'the same answer object while nothing new is published (its JSON is kept)');
+  release();
+  await p.ready();
+  const after = await p.answer({});
+  assert.deepEqual(after.epochs.map((e) => e.epoch), ['2026-11-23', '2026-11-24']);
+  assert.notEqual(after, during);
+  assert.notEqual(await p.answer({ network: 'wifi' }), after);
+});
+
+test('a site under the threshold is folded into its cell\'s "other"; the noise is keyed by the secret', async () => {
   const results = [
     ...Array.from({ length: 25 }, () => row()),
     ...Array.from({ length: 12 }, () => row({ site: 'wikipedia.org' })),
@@ -80,10 +105,11 @@ test('a site under the threshold is folded into its cell\'s "other"; the noise i
   ];
   const secret = randomBytes(32);
   // ε 100,000 per person and day: the noise is far below a page, so the counts are exact.
-  const cells = publishEpoch('2026-11-24', results, { secret, epsilon: 100_000, minPages: 20 });
+  const source = resultsSource(results);
+  const cells = await publishEpoch('2026-11-24', source, { secret, epsilon: 100_000, minPages: 20 });
   assert.deepEqual(cells.map((c) => [c.site, c.pages]), [['github.com', 25], ['other', 24]]);
-  assert.deepEqual(publishEpoch('2026-11-24', results, { secret, epsilon: 2, minPages: 20 }), publishEpoch('2026-11-24', results, { secret, epsilon: 2, minPages: 20 }));
+  assert.deepEqual(await publishEpoch('2026-11-24', source, { secret, epsilon: 2, minPages: 20 }), await publishEpoch('2026-11-24', source, { secret, epsilon: 2, minPages: 20 }));
   // Every cell published (no threshold), so the counts' noise shows whatever it draws.
-  const noisy = Array.from({ length: 20 }, () => publishEpoch('2026-11-24', results, { secret: randomBytes(32), epsilon: 2, minPages: -Infinity })[0]!.pages);
+  const noisy = await Promise.all(Array.from({ length: 20 }, async () => (await publishEpoch('2026-11-24', source, { secret: randomBytes(32), epsilon: 2, minPages: -Infinity }))[0]!.pages));
   assert.ok(new Set(noisy).size > 3, `counts vary with the secret at ε = 2: ${noisy.join(' ')}`);
 });

@@ -2,12 +2,12 @@
 // computed once when the day has closed and a delay has passed, stored (publications table) and held in memory.
 // Requests only filter what was published; no request, filter or restart computes anything again.
 // Lifecycle: a Publisher is created by server.ts with the store and the secret. answer() first brings the published
-// epochs up to date when there may be something new (update()); a day's first publication is its only one. One
-// update runs at a time.
+// epochs up to date when there may be something new (update(); after the first, waited for at most answerWaitMs: a
+// big day's rollup takes seconds); a day's first publication is its only one. One update runs at a time.
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_LIMITS } from '../common/upload-batch.js';
-import { cellRule, noisyCount, PUBLICATION, publishCell, type PageValues } from './publication.js';
-import type { EpochResult, PublishedRow, Store, StoredPublication } from './store.js';
+import { addTally, cellRule, emptyTally, noisyCount, PUBLICATION, publishCell, tallyOf, type CellTally, type PageValues } from './publication.js';
+import type { CellKey, EpochResult, EpochTally, PublishedRow, Store, StoredPublication } from './store.js';
 
 /** How publication is tuned; every field has a default. */
 export interface PublicationOptions {
@@ -21,6 +21,12 @@ export interface PublicationOptions {
   delayMs: number;
   /** Longest time before uploads stored by other instances are noticed for a due, unpublished day. */
   recheckMs: number;
+  /**
+   * Longest a request waits for days being published (a day's rollup takes seconds on a big store); past it the
+   * request is answered with what was published before, and the new day appears once stored. Only the very first
+   * update (what is stored already) is always waited for.
+   */
+  answerWaitMs: number;
   now: () => number;
 }
 
@@ -62,48 +68,72 @@ export function dueEpochs(now: number, delayMs: number, maxAgeDays: number = UPL
   return out;
 }
 
-type Coords = Pick<PublishedRow, 'epoch' | 'resolver' | 'transport' | 'mode' | 'network' | 'site'>;
+/** Where publishEpoch reads an epoch: the store (in SQL), or results in memory (resultsSource). */
+export type EpochSource = Pick<Store, 'epochCounts' | 'epochValues'>;
+
+const cellKey = ({ network, site, resolver, transport, mode }: CellKey): CellKey => ({ network, site, resolver, transport, mode });
+const cellLabel = (c: CellKey) => [c.network, c.site, c.resolver, c.transport, c.mode].join('\u0000');
+
+/** An epoch's results in memory as an EpochSource, tallied as the store's SQL tallies them (tests, benchmarks). */
+export function resultsSource(results: readonly EpochResult[]): EpochSource {
+  const tallies = (rows: readonly EpochResult[]) => {
+    const cells = new Map<string, { key: CellKey; pages: PageValues[] }>();
+    for (const r of rows) {
+      const label = cellLabel(r);
+      let c = cells.get(label);
+      if (!c) cells.set(label, (c = { key: cellKey(r), pages: [] }));
+      c.pages.push({ medianMs: r.median_ms, onloadMs: r.onload_ms, bytes: r.bytes, packets: r.packets, failureShare: r.lookups > 0 ? r.failures / r.lookups : 0 });
+    }
+    return [...cells.values()].map((c) => ({ ...c.key, tally: tallyOf(c.pages) }));
+  };
+  return {
+    epochCounts: async () => tallies(results).map((t) => ({ ...t, tally: { ...emptyTally(), pages: t.tally.pages, failureSum: t.tally.failureSum } })),
+    epochValues: async (_epoch, named, cells) => {
+      const keep = new Set(named.map(cellLabel));
+      const wanted = new Set(cells.map(cellLabel));
+      const folded = results.map((r) => (keep.has(cellLabel(r)) ? r : { ...r, site: 'other' }));
+      return tallies(folded).filter((t) => wanted.has(cellLabel(t))).map((t) => ({ ...t, tally: { ...t.tally, pages: 0, failureSum: 0 } }));
+    },
+  };
+}
 
 /**
- * The published cells of one epoch from its pages' results (pure: the same input and secret, the same cells).
+ * The published cells of one epoch (the same source and secret, the same cells), read in two steps: every cell's page
+ * count, which decides what is published, then the values of the published cells only.
  * Sites: a site's cell (resolver × transport × mode × network type × site) is named when its noisy page count reaches
  * the threshold; otherwise its pages join that resolver × transport × mode × network's "other" cell, which is
  * published by the same rule. The site's count draw is the one publishCell would make for the cell (same key), so a
  * page costs a contribution's ε in the cell it is published in, plus its count share for its own site's count when
  * it was folded into "other" (common/privacy-budget.ts counts both).
  */
-export function publishEpoch(epoch: string, results: readonly EpochResult[], opts: Pick<PublicationOptions, 'secret' | 'epsilon' | 'minPages'>): PublishedRow[] {
+export async function publishEpoch(epoch: string, source: EpochSource, opts: Pick<PublicationOptions, 'secret' | 'epsilon' | 'minPages'>): Promise<PublishedRow[]> {
   const rule = cellRule(opts.epsilon, opts.minPages);
-  const groups = new Map<string, { coords: Coords; pages: PageValues[] }>();
-  const groupOf = (coords: Coords) => {
-    const label = [coords.epoch, coords.resolver, coords.transport, coords.mode, coords.network, coords.site].join('/');
-    let g = groups.get(label);
-    if (!g) groups.set(label, (g = { coords, pages: [] }));
-    return g;
+  const label = (c: CellKey) => [epoch, c.resolver, c.transport, c.mode, c.network, c.site].join('/');
+  const published = (t: EpochTally) => noisyCount(t.tally.pages, opts.secret, label(t), rule) >= rule.minPages;
+  const others = new Map<string, EpochTally>();
+  const otherOf = (c: CellKey) => {
+    const key = { ...cellKey(c), site: 'other' };
+    let o = others.get(label(key));
+    if (!o) others.set(label(key), (o = { ...key, tally: emptyTally() }));
+    return o.tally;
   };
-  for (const r of results) {
-    groupOf({ epoch, resolver: r.resolver, transport: r.transport, mode: r.mode, network: r.network, site: r.site }).pages.push({
-      medianMs: r.median_ms,
-      onloadMs: r.onload_ms,
-      bytes: r.bytes,
-      packets: r.packets,
-      failureShare: r.lookups > 0 ? r.failures / r.lookups : 0,
-    });
-  }
-  const cells: PublishedRow[] = [];
+  const counts = await source.epochCounts(epoch);
+  const named: EpochTally[] = [];
   // Named sites first: a site under the threshold moves its pages to its "other" cell before that is published.
-  for (const [label, g] of [...groups]) {
-    if (g.coords.site === 'other') continue;
-    groups.delete(label);
-    if (noisyCount(g.pages.length, opts.secret, label, rule) < rule.minPages) groupOf({ ...g.coords, site: 'other' }).pages.push(...g.pages);
-    else cells.push({ ...g.coords, ...publishCell(g.pages, opts.secret, label, rule)! });
+  for (const c of counts) {
+    if (c.site === 'other') addTally(otherOf(c), c.tally);
+    else if (published(c)) named.push(c);
+    else addTally(otherOf(c), c.tally);
   }
-  for (const [label, g] of groups) {
-    const cell = publishCell(g.pages, opts.secret, label, rule);
-    if (cell) cells.push({ ...g.coords, ...cell });
-  }
+  const cells = [...named, ...[...others.values()].filter(published)];
+  if (cells.length === 0) return [];
+  const values = new Map((await source.epochValues(epoch, named.map(cellKey), cells.map(cellKey))).map((v) => [cellLabel(v), v.tally.counts]));
+  const rows = cells.map((c) => {
+    const tally: CellTally = { pages: c.tally.pages, failureSum: c.tally.failureSum, counts: values.get(cellLabel(c)) ?? emptyTally().counts };
+    return { epoch, ...cellKey(c), ...publishCell(tally, opts.secret, label(c), rule)! };
+  });
   const key = (c: PublishedRow) => [c.resolver, c.transport, c.mode, c.network, c.site].join('\u0000');
-  return cells.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  return rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /** Publishes due epochs once and answers filters from what was published; see the lifecycle note above. */
@@ -114,6 +144,10 @@ export class Publisher {
   private checkedAt = -Infinity;
   private lastDue = '';
   private dirty = false;
+  /** An update has completed: what the store had published is loaded. */
+  private loaded = false;
+  /** Answers by filter, kept until the published days change (the same object: routes.ts keeps its JSON). */
+  private readonly answers = new Map<string, PublishedAnswer>();
 
   constructor(
     private readonly store: Store,
@@ -125,6 +159,7 @@ export class Publisher {
       minPages: opts.minPages ?? cellRule(opts.epsilon ?? PUBLICATION.epsilon).minPages,
       delayMs: opts.delayMs ?? 6 * 3_600_000,
       recheckMs: opts.recheckMs ?? 60_000,
+      answerWaitMs: opts.answerWaitMs ?? 1_000,
       now: opts.now ?? Date.now,
     };
   }
@@ -140,7 +175,17 @@ export class Publisher {
 
   /** The published cells that match `filter`, with ε, the threshold and the epochs they come from. */
   async answer(filter: AggregateFilter): Promise<PublishedAnswer> {
-    await this.update();
+    if (!this.loaded) await this.update();
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.opts.answerWaitMs)));
+      // A failed update is the next request's to retry (update() marks it); this answer is what was published.
+      await Promise.race([this.update().catch(() => {}), waited]);
+      clearTimeout(timer);
+    }
+    const key = [filter.epoch, filter.resolver, filter.transport, filter.network, filter.site].join('\u0000');
+    const kept = this.answers.get(key);
+    if (kept) return kept;
     const epochs = [...this.published.values()]
       .filter((p) => filter.epoch === undefined || p.epoch === filter.epoch)
       .sort((a, b) => (a.epoch < b.epoch ? -1 : 1));
@@ -149,13 +194,17 @@ export class Publisher {
       (filter.transport === undefined || c.transport === filter.transport) &&
       (filter.network === undefined || c.network === filter.network) &&
       (filter.site === undefined || c.site === filter.site);
-    return {
+    const answer: PublishedAnswer = {
       epsilon: this.opts.epsilon,
       minPages: this.opts.minPages,
       delayHours: this.opts.delayMs / 3_600_000,
       epochs: epochs.map(({ epoch, publishedAt, epsilon, minPages }) => ({ epoch, publishedAt, epsilon, minPages })),
       cells: epochs.flatMap((p) => p.cells.filter(match)),
     };
+    // Filters come from fixed lists, so the kept answers are bounded; a cap all the same.
+    if (this.answers.size >= 1_000) this.answers.clear();
+    this.answers.set(key, answer);
+    return answer;
   }
 
   /** Resolves once every due day with pages is published (as answer() does before it answers). */
@@ -195,14 +244,21 @@ export class Publisher {
    * that day arriving later is stored, never published).
    */
   private async publishDue(due: readonly string[]): Promise<void> {
+    const before = this.published.size;
     const keep = new Set(due);
     for (const epoch of this.published.keys()) if (!keep.has(epoch)) this.published.delete(epoch);
+    if (this.published.size !== before) this.answers.clear();
     const missing = due.filter((e) => !this.published.has(e));
-    for (const p of await this.store.publications(missing)) this.published.set(p.epoch, p);
+    for (const p of await this.store.publications(missing)) {
+      this.published.set(p.epoch, p);
+      this.answers.clear();
+    }
     const unpublished = missing.filter((e) => !this.published.has(e));
     for (const epoch of await this.store.epochsWithData(unpublished)) {
-      const cells = publishEpoch(epoch, await this.store.epochResults(epoch), this.opts);
+      const cells = await publishEpoch(epoch, this.store, this.opts);
       this.published.set(epoch, await this.store.publish({ epoch, epsilon: this.opts.epsilon, minPages: this.opts.minPages, cells }));
+      this.answers.clear();
     }
+    this.loaded = true;
   }
 }

@@ -211,8 +211,14 @@ async function aggregates(req: IncomingMessage, res: ServerResponse, ctx: RouteC
     filter[name as keyof AggregateFilter] = value;
   }
   const answer: PublishedAnswer = await published(() => ctx.aggregates(filter));
-  send(res, 200, { ok: true, ...answer }, { 'cache-control': AGGREGATES_CACHE });
+  // The publisher hands out the same answer until the published days change: serialized once (an unfiltered answer
+  // over many days is megabytes).
+  let text = ANSWER_TEXT.get(answer);
+  if (text === undefined) ANSWER_TEXT.set(answer, (text = JSON.stringify({ ok: true, ...answer })));
+  sendText(res, 200, text, { 'cache-control': AGGREGATES_CACHE });
 }
+
+const ANSWER_TEXT = new WeakMap<PublishedAnswer, string>();
 
 /**
  * The lists the dashboard draws and filters by, from the tables the upload schema checks against (GET /v1/vocabulary):
@@ -344,8 +350,12 @@ function readBody(req: IncomingMessage, max: number, bodies: BodyBudget, client:
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendText(res, status, JSON.stringify(body), headers);
+}
+
+/** Sends `text`, a JSON document already serialized. */
+function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
-  const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...SECURITY_HEADERS, ...headers });
   res.end(text);
 }

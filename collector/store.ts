@@ -7,7 +7,7 @@
 // statement committed durably; close() ends the connections.
 import { readdir, readFile } from 'node:fs/promises';
 import type { NetworkType, UploadPage } from '../common/upload-batch.js';
-import type { PublishedCell } from './publication.js';
+import { emptyTally, type CellTally, type PublishedCell, type Tallied } from './publication.js';
 import { MIGRATIONS_DIR } from './paths.js';
 
 /** A validated batch as stored: the hashes that decide replay vs conflict, and the data. */
@@ -22,7 +22,7 @@ export interface BatchRow {
 /** What became of one batch handed to putMany. */
 export type PutOutcome = 'stored' | 'duplicate' | 'conflict';
 
-/** One result of one page of an epoch, as publication reads it (collector/publisher.ts). */
+/** One result of one page of an epoch, as a tally counts it (publisher.ts tallyResults; tests and benchmarks). */
 export interface EpochResult {
   network: string;
   site: string;
@@ -35,6 +35,20 @@ export interface EpochResult {
   onload_ms: number | null;
   bytes: number | null;
   packets: number | null;
+}
+
+/** A cell of an epoch: resolver × transport × mode × network type × site (a popular site or "other"). */
+export interface CellKey {
+  network: string;
+  site: string;
+  resolver: string;
+  transport: string;
+  mode: string;
+}
+
+/** The tally of one cell's pages of an epoch (its rollup; collector/publication.ts). */
+export interface EpochTally extends CellKey {
+  tally: CellTally;
 }
 
 /** One published cell of one epoch: its coordinates and its noisy figures. */
@@ -67,8 +81,16 @@ export interface Store {
   putMany(rows: readonly BatchRow[]): Promise<PutOutcome[]>;
   /** Deletes a batch's data if the token hash matches (idempotent); false when no such batch for this token. */
   delete(key: string, tokenSha256: string): Promise<boolean>;
-  /** Every result of every stored (not deleted) page of `epoch` (YYYY-MM-DD). */
-  epochResults(epoch: string): Promise<EpochResult[]>;
+  /**
+   * Every cell of `epoch` (YYYY-MM-DD) with its stored (not deleted) pages' count and failure-share sum (the value
+   * counts left empty): one pass over the day's batches, in the database.
+   */
+  epochCounts(epoch: string): Promise<EpochTally[]>;
+  /**
+   * The value counts of `cells` of `epoch` (their counts and sums left 0), a page's site kept where its cell is one of
+   * `named` and "other" elsewhere (the publisher's folding): a second pass, for the cells that are published only.
+   */
+  epochValues(epoch: string, named: readonly CellKey[], cells: readonly CellKey[]): Promise<EpochTally[]>;
   /** Those of `epochs` that hold at least one stored page (one index probe each). */
   epochsWithData(epochs: readonly string[]): Promise<string[]>;
   /** The stored publications of those of `epochs` that were published. */
@@ -131,16 +153,77 @@ UPDATE batches SET network = NULL, pages = NULL, epoch = NULL
 WHERE key = $1 AND token_sha256 = $2
 RETURNING key`;
 
+// The rollup publication reads (collector/publication.ts CellTally), in two passes over the epoch's batches (by
+// index): every cell's page count and failure-share sum, then, for the cells to be published only (a few hundred, not
+// every site's), how many pages had each value (GROUPING tells which value a row counts).
 // A batch holds one page (UPLOAD_LIMITS.pages), so its epoch is its page's; the page's own hour is checked too.
-const EPOCH_RESULTS = `
+const EPOCH_ROWS = `
 SELECT b.network, p->>'site' AS site, x->>'resolver' AS resolver, x->>'transport' AS transport, x->>'mode' AS mode,
-  (x->>'lookups')::int AS lookups, (x->>'failures')::int AS failures, (x->>'medianMs')::float8 AS median_ms,
-  (x->'onload'->>'pointMs')::float8 AS onload_ms, (x->>'bytesPerLookup')::float8 AS bytes,
-  (x->>'packetsPerLookup')::float8 AS packets
+  CASE WHEN (x->>'lookups')::int > 0 THEN least(1, greatest(0, (x->>'failures')::float8 / (x->>'lookups')::int)) ELSE 0 END
+    AS share,
+  (x->>'medianMs')::float8 AS median_ms, (x->'onload'->>'pointMs')::float8 AS onload_ms,
+  (x->>'bytesPerLookup')::float8 AS bytes, (x->>'packetsPerLookup')::float8 AS packets
 FROM batches b
 CROSS JOIN LATERAL jsonb_array_elements(b.pages) p
 CROSS JOIN LATERAL jsonb_array_elements(p->'results') x
 WHERE b.epoch = $1 AND b.pages IS NOT NULL AND left(p->>'hour', 10) = $1`;
+
+const EPOCH_COUNTS = `
+SELECT network, site, resolver, transport, mode, count(*)::int AS n, sum(share)::float8 AS share
+FROM (${EPOCH_ROWS}) r
+GROUP BY network, site, resolver, transport, mode`;
+
+const CELL = 'network, site, resolver, transport, mode';
+
+// Every page's values by the cell it is published in: its own site's when that cell is named ($2, the cells' labels:
+// `= ANY` of a constant list is a hash lookup), else "other"; the store keeps the cells asked for.
+const EPOCH_VALUES = `
+SELECT network, site, resolver, transport, mode, GROUPING(median_ms, onload_ms, bytes, packets)::int AS g, median_ms,
+  onload_ms, bytes, packets, count(*)::int AS n
+FROM (
+  SELECT network, CASE WHEN concat_ws('/', network, site, resolver, transport, mode) = ANY($2::text[]) THEN site ELSE 'other' END
+      AS site, resolver, transport, mode, median_ms, onload_ms, bytes, packets
+  FROM (${EPOCH_ROWS}) r
+) f
+GROUP BY GROUPING SETS ((${CELL}, median_ms), (${CELL}, onload_ms), (${CELL}, bytes), (${CELL}, packets))`;
+
+/** A row of EPOCH_COUNTS (n, share) or of EPOCH_VALUES (g names the value a row counts, n how many pages had it). */
+interface TallyRow extends CellKey {
+  g?: number;
+  median_ms?: number | null;
+  onload_ms?: number | null;
+  bytes?: number | null;
+  packets?: number | null;
+  n: number;
+  share?: number;
+}
+
+/** GROUPING(median_ms, onload_ms, bytes, packets) of the set grouped by each value (its own bit clear). */
+const GROUPED_BY: ReadonlyArray<[number, Tallied, 'median_ms' | 'onload_ms' | 'bytes' | 'packets']> = [
+  [0b0111, 'medianMs', 'median_ms'],
+  [0b1011, 'onloadMs', 'onload_ms'],
+  [0b1101, 'bytes', 'bytes'],
+  [0b1110, 'packets', 'packets'],
+];
+
+/** The tallies of EPOCH_COUNTS' or EPOCH_VALUES' rows (a value's null count is no value: those pages had none). */
+function talliesOf(rows: readonly TallyRow[]): EpochTally[] {
+  const cells = new Map<string, EpochTally>();
+  for (const r of rows) {
+    const label = [r.network, r.site, r.resolver, r.transport, r.mode].join('\u0000');
+    let c = cells.get(label);
+    if (!c) cells.set(label, (c = { network: r.network, site: r.site, resolver: r.resolver, transport: r.transport, mode: r.mode, tally: emptyTally() }));
+    if (r.g === undefined) {
+      c.tally.pages = r.n;
+      c.tally.failureSum = r.share ?? 0;
+      continue;
+    }
+    const by = GROUPED_BY.find(([g]) => g === r.g);
+    const v = by ? r[by[2]] : null;
+    if (by && v != null) c.tally.counts[by[1]].set(v, r.n);
+  }
+  return [...cells.values()];
+}
 
 const EPOCHS_WITH_DATA = `
 SELECT e AS epoch FROM jsonb_array_elements_text($1::jsonb) e
@@ -197,8 +280,24 @@ export class SqlStore implements Store {
     return rows.length > 0;
   }
 
-  epochResults(epoch: string): Promise<EpochResult[]> {
-    return this.sql.query<EpochResult>(EPOCH_RESULTS, [epoch]);
+  async epochCounts(epoch: string): Promise<EpochTally[]> {
+    return talliesOf(await this.withoutJit(EPOCH_COUNTS, [epoch]));
+  }
+
+  async epochValues(epoch: string, named: readonly CellKey[], cells: readonly CellKey[]): Promise<EpochTally[]> {
+    if (cells.length === 0) return [];
+    const label = (c: CellKey) => [c.network, c.site, c.resolver, c.transport, c.mode].join('\u0000');
+    const wanted = new Set(cells.map(label));
+    const keep = named.map((c) => [c.network, c.site, c.resolver, c.transport, c.mode].join('/'));
+    return talliesOf(await this.withoutJit(EPOCH_VALUES, [epoch, keep])).filter((t) => wanted.has(label(t)));
+  }
+
+  /** A rollup query with JIT compilation off (it costs more than it saves on these). */
+  private withoutJit(text: string, params: unknown[]): Promise<TallyRow[]> {
+    return this.sql.transaction(async (tx) => {
+      await tx.query('SET LOCAL jit = off');
+      return tx.query<TallyRow>(text, params);
+    });
   }
 
   async epochsWithData(epochs: readonly string[]): Promise<string[]> {

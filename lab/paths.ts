@@ -1,6 +1,6 @@
 // Where things are in this checkout, for the lab, the tests and the benchmarks: one root finder that works from the
 // sources (vitest runs them in place) and from dist/ (the benchmarks and spawned helpers run compiled).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,12 +26,22 @@ export function distPath(source: string): string {
 }
 
 /**
- * Where the real pages' HAR files are: DNSCOST_HAR_PAGES, else the project's five beside the checkout
- * (../shared/pages), else the two copied into lab/har/pages (so a checkout alone can rebuild a real page).
+ * The real pages' HAR files, by name: those in DNSCOST_HAR_PAGES (a directory) when set; else those in lab/har/pages
+ * (checked in, so a checkout alone rebuilds real pages) and the project's beside the checkout (../shared/pages), one
+ * file per name (the shared copy where both have it).
  */
-export function harPagesDir(): string {
-  const shared = join(ROOT, '..', 'shared', 'pages');
-  return process.env.DNSCOST_HAR_PAGES ?? (existsSync(shared) ? shared : join(ROOT, 'lab', 'har', 'pages'));
+export function harPages(): Map<string, string> {
+  const dirs = process.env.DNSCOST_HAR_PAGES ? [process.env.DNSCOST_HAR_PAGES] : [join(ROOT, 'lab', 'har', 'pages'), join(ROOT, '..', 'shared', 'pages')];
+  const pages = new Map<string, string>();
+  for (const dir of dirs.filter((d) => existsSync(d))) for (const f of readdirSync(dir).filter((n) => n.endsWith('.har'))) pages.set(f, join(dir, f));
+  return new Map([...pages].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The path of the real page `name` (www.izettle.com.har); throws, naming where it looked, when there is none. */
+export function harPage(name: string): string {
+  const path = harPages().get(name);
+  if (!path) throw new Error(`no HAR page ${name} in lab/har/pages, ../shared/pages or DNSCOST_HAR_PAGES`);
+  return path;
 }
 
 /** The host's launcher, as a browser starts it (it runs dist/native-host). */

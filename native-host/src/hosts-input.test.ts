@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { test } from 'vitest';
 import { DnscostError } from '../../common/errors.js';
 import { parseHar } from '../../common/har.js';
-import { harPagesDir } from '../../lab/paths.js';
+import { harPages } from '../../lab/paths.js';
 import { harLookups, parseHostList, readHarFile, readHarLookups, readHostList } from './hosts-input.js';
 
 test('a host list: one name or NAME@MS a line, comments and blank lines skipped, a ranked list read by its name', async () => {
@@ -66,10 +64,10 @@ test('a HAR\'s lookup starts where the browser asked: its request\'s own DNS aft
 });
 
 test('every real page\'s HAR gives each of its hostnames once, the first at 0 and every offset inside the page\'s span of requests and lookups', async () => {
-  const files = readdirSync(harPagesDir()).filter((f) => f.endsWith('.har'));
-  assert.ok(files.length >= 2, `no HAR pages in ${harPagesDir()}`);
-  for (const f of files) {
-    const har = await readHarFile(join(harPagesDir(), f));
+  const pages = harPages();
+  assert.ok(pages.size >= 10, `${pages.size} HAR pages`);
+  for (const [f, path] of pages) {
+    const har = await readHarFile(path);
     const lookups = harLookups(har);
     const names = new Set(har.requests.map((r) => new URL(r.url).hostname).filter((h) => h && !/^\d+\.\d+\.\d+\.\d+$|^\[/.test(h)));
     assert.deepEqual(new Set(lookups.map((l) => l.name)), names, f);

@@ -51,6 +51,8 @@ export async function readHostList(path: string, stdin?: NodeJS.ReadableStream):
  */
 export function harLookups(har: Har): { name: string; firstNeededMs: number }[] {
   const start = Math.min(...har.requests.map((r) => r.startMs));
+  // The page's own document is its first request, whether or not the HAR says what type each request was.
+  const page = har.requests.find((r) => r.startMs === start);
   const first = new Map<string, { needed: number; asked: number | null }>();
   for (const r of har.requests) {
     const h = parseHost(new URL(r.url).hostname);
@@ -58,7 +60,7 @@ export function harLookups(har: Har): { name: string; firstNeededMs: number }[] 
     const seen = first.get(h.name) ?? { needed: Infinity, asked: null };
     seen.needed = Math.min(seen.needed, r.startMs - start);
     // A document (the page's, a redirect's, a frame's) is asked for at once, before any scheduler: its first need.
-    if (r.dnsStartMs !== null && r.resourceType !== 'document') seen.asked = Math.min(seen.asked ?? Infinity, r.dnsStartMs - start);
+    if (r.dnsStartMs !== null && r.resourceType !== 'document' && r !== page) seen.asked = Math.min(seen.asked ?? Infinity, r.dnsStartMs - start);
     first.set(h.name, seen);
   }
   return [...first]

@@ -8,15 +8,14 @@
 // every row a per-lookup layer; the rows are well formed.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'vitest';
 import { analyse, missingFor, predict, runValidation, SCHEME_OF } from '../../bench/validate/main.js';
 import { rowsJson } from '../../bench/validate/report.js';
 import { pageHostQtypes } from '../../common/browser-queries.js';
 import { parseProfile } from '../../lab/profiles.js';
-import { harPagesDir } from '../../lab/paths.js';
+import { harPage } from '../../lab/paths.js';
 
-const HAR = join(harPagesDir(), 'www.calibreapp.com.signin.har');
+const HAR = harPage('www.calibreapp.com.signin.har');
 const LOADS = 3;
 
 test('cost-model validation, smallest case: fiber × 1-host page and a HAR page × Chromium and Firefox × cold and warm × DoT and DoH', { timeout: 600_000 }, async (t) => {

@@ -58,8 +58,8 @@ function innerTests(): void {
     // carries 4 results (custom × udp/dot × cold/warm).
     const storedPages = async () => {
       const days = [0, 1].map((d) => new Date(Date.now() - d * 86_400_000).toISOString().slice(0, 10));
-      const rows = (await Promise.all(days.map((e) => store.epochResults(e)))).flat();
-      return rows.filter((r) => r.site === 'ikea.com').length / 4;
+      const cells = (await Promise.all(days.map((e) => store.epochCounts(e)))).flat();
+      return cells.filter((c) => c.site === 'ikea.com').reduce((n, c) => n + c.tally.pages, 0) / 4;
     };
 
     const b = await launchWithExtension('chromium', {

@@ -9,6 +9,7 @@ smokeTests([
   { bench: 'doq-stub-cold', expect: /\| none \| 0(\.0)? \| 3 \|/, timeoutMs: 120_000 },
   { bench: 'lab-cpu-per-query', expect: /\| path \| lab resolver \(CoreDNS\)/, timeoutMs: 120_000 },
   { bench: 'collector-throughput', expect: /\| postgres \| 2 \| \d+ \|/, timeoutMs: 120_000 },
+  { bench: 'collector-rollup', expect: /\| \*\*all\*\* \| 50 \|/, timeoutMs: 120_000 },
   { bench: 'privacy-budget', expect: /\| pages uploaded per UTC day, most \| 3 \| 3 \|/, timeoutMs: 120_000 },
   { bench: 'replay-schedule', expect: /\| chromium fiber page 100 dot warm \| lookup-starts \| 100 \|/, timeoutMs: 120_000 },
   { bench: 'doh-wait-fit', expect: /\| 10 \| 10 \| -?\d+\.\d+ \| -?\d+\.\d+ \| \d+ \|/, timeoutMs: 60_000 },

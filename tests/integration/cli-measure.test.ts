@@ -3,17 +3,16 @@
 // CSV and the summary JSON parsed back, and --fail's exit code. Only the lab's CoreDNS on loopback is asked.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, test } from 'vitest';
 import type { ExchangeRecord } from '../../common/record.js';
 import type { SummaryRow } from '../../common/schema.js';
 import { harLookups, readHarFile } from '../../native-host/src/hosts-input.js';
 import { CSV_COLUMNS } from '../../native-host/src/cli-output.js';
-import { HOST_BIN, harPagesDir } from '../../lab/paths.js';
+import { HOST_BIN, harPage } from '../../lab/paths.js';
 import { READY_PROBE, startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 
-const HAR = join(harPagesDir(), 'www.izettle.com.har');
+const HAR = harPage('www.izettle.com.har');
 /** How late a replayed lookup may start after its offset (as tests/integration/replay.test.ts allows). */
 const LATE_MEDIAN_MS = 5;
 const LATE_MAX_MS = 60;

@@ -218,7 +218,8 @@ test('a full upload queue answers 503 with Retry-After; what it accepted is stor
       return rows.map(() => 'stored' as const);
     },
     delete: async () => false,
-    epochResults: async () => [],
+    epochCounts: async () => [],
+    epochValues: async () => [],
     epochsWithData: async () => [],
     publications: async () => [],
     publishedEpochs: async () => [],

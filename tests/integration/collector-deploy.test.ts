@@ -2,10 +2,12 @@
 // sandboxing as systemd itself rates it (systemd-analyze security, offline), PostgreSQL set up by the recipe's SQL, the
 // packaged collector run with the unit's environment, and Caddy with the recipe's Caddyfile terminating TLS in front
 // (its own CA for a `.localhost` name, as it does for names no public CA will certify). An upload goes in through https,
-// and the aggregates and a published day's open-data file come back through the proxy. Everything runs in a
+// the aggregates and a published day's open-data file come back through the proxy, and the extension's own uploader,
+// in real Chromium with the real host, sends a measured page's batch to the https address and it is stored. Everything runs in a
 // loopback-only network namespace (the file re-runs itself under `unshare --net`): Caddy takes ports 80 and 443 there.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
@@ -14,10 +16,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'vitest';
+import type { ResolverSpec } from '../../common/schema.js';
 import { DELETION_TOKEN_HEADER } from '../../common/upload-batch.js';
+import type { MeasureStatus } from '../../extension/src/messages/measure.js';
+import type { UploadStatus } from '../../extension/src/messages/upload.js';
+import { launchWithExtension, poll } from '../../lab/browsers.js';
+import { requireBuiltExtension } from '../../lab/extension-build.js';
+import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
 import { ROOT } from '../../lab/paths.js';
 import { startPostgres } from '../../lab/postgres.js';
-import { poll } from '../../lab/browsers.js';
+import { startCoreDNS } from '../../lab/resolver.js';
+import { startSite } from '../../lab/site/server.js';
 import { batch, batchRows, dayAgo, hourAgo, randomToken } from '../support/collector-client.js';
 import { runInNamespace, vitestCommand } from '../support/namespace.js';
 
@@ -47,8 +56,50 @@ function https(ca: string, path: string, opts: { method?: string; body?: string;
   });
 }
 
+/**
+ * The extension's uploader in Chromium: a page of www.ikea.com (a name on the popular list, served by the lab site)
+ * measured against the lab resolver and its batch sent to https://DOMAIN/ with "Send now". Chromium trusts Caddy's
+ * CA by its keys' hashes (--ignore-certificate-errors-spki-list); `.localhost` names are loopback to it.
+ */
+async function uploadFromChromium(work: string, caFiles: string[]): Promise<void> {
+  const spki = caFiles.map((f) => createHash('sha256').update(new X509Certificate(readFileSync(f)).publicKey.export({ type: 'spki', format: 'der' })).digest('base64'));
+  const site = await startSite();
+  const lab = await startCoreDNS();
+  const b = await launchWithExtension('chromium', {
+    extensionDir: requireBuiltExtension('chromium'), workDir: join(work, 'chromium'),
+    chromiumArgs: ['--host-resolver-rules=MAP www.ikea.com 127.0.0.1', `--ignore-certificate-errors-spki-list=${spki.join(',')}`],
+  });
+  try {
+    const options = await b.openExtensionPage('options/options.html');
+    const full = labResolverSpec(lab);
+    const spec: ResolverSpec = { ...full, endpoints: full.endpoints.filter((e) => e.transport === 'udp') };
+    const ok = async (m: unknown) => assert.equal(((await sendFromPage(options, m)) as { ok: boolean }).ok, true, JSON.stringify(m));
+    await ok({ type: 'settings-set', changes: { resolvers: [spec], currentDns: false, lab: true } });
+    await ok({ type: 'consent-give' });
+    await ok({ type: 'settings-set', changes: { upload: { enabled: true, paused: false, collector: `https://${DOMAIN}/`, network: { type: 'wifi' } } } });
+    await poll('the host connects', 30_000, async () => (((await sendFromPage(options, { type: 'host-status' })) as { ok: boolean }).ok ? true : undefined));
+    const tab = await b.browser.newPage();
+    const { tabId } = await loadRecordedPage(options, tab, site.url('www.ikea.com', '/plain.html'), site.url('www.ikea.com', '/'), 2);
+    await ok({ type: 'measure-start', tabId });
+    await poll('the measurement finishes', 40_000, async () => ((await sendFromPage(options, { type: 'measure-status', tabId })) as MeasureStatus).measurement?.state === 'done' || undefined);
+    const status = async () => (await sendFromPage(options, { type: 'upload-status' })) as UploadStatus;
+    await poll('the page waits for upload', 10_000, async () => ((await status()).pendingPages === 1 ? true : undefined));
+    await ok({ type: 'upload-flush' });
+    const sent = await poll('the batch is acknowledged through https', 30_000, async () => {
+      const s = await status();
+      if (s.queued[0]?.lastError) throw new Error(`upload failed: ${JSON.stringify(s.queued[0].lastError)}`);
+      return s.sent.length === 1 ? s : undefined;
+    });
+    assert.equal(sent.refused.length, 0);
+  } finally {
+    await b.close();
+    await lab.stop();
+    await site.close();
+  }
+}
+
 if (INNER) {
-  test('inside: PostgreSQL from the recipe, the packaged collector with the unit\'s environment, Caddy with the recipe\'s Caddyfile', { timeout: 150_000 }, async (t) => {
+  test('inside: PostgreSQL from the recipe, the packaged collector with the unit\'s environment, Caddy with the recipe\'s Caddyfile', { timeout: 240_000 }, async (t) => {
     const work = mkdtempSync(join(tmpdir(), 'dnscost-deploy-'));
     const children: ChildProcess[] = [];
     t.onTestFinished(async () => {
@@ -102,8 +153,10 @@ if (INNER) {
     gunzipSync(file.body);
     assert.equal(execFileSync('sha256sum', { input: file.body }).toString().split(' ')[0], day.sha256);
     assert.match(String(file.headers['strict-transport-security']), /max-age=31536000/);
-    // The collector's database is the recipe's: owned by its role.
-    assert.equal(await batchRows(db.href), 1);
+    // The extension's uploader through the proxy; the collector's database is the recipe's: owned by its role.
+    const pki = join(caddyHome, 'data', 'caddy', 'pki', 'authorities', 'local');
+    await uploadFromChromium(work, [join(pki, 'root.crt'), join(pki, 'intermediate.crt')]);
+    assert.equal(await batchRows(db.href), 2, 'the test\'s upload and the extension\'s');
     // SIGTERM, as systemd stops it: exit 0.
     const exited = once(collector, 'exit');
     collector.kill('SIGTERM');
@@ -117,11 +170,11 @@ if (INNER) {
     assert.ok(level <= 2.5, `exposure ${level}:\n${out}`);
   });
 
-  test('the recipe\'s pieces run: PostgreSQL, the packaged collector, Caddy with TLS in front (loopback-only network namespace)', { timeout: 180_000 }, async (t) => {
+  test('the recipe\'s pieces run: PostgreSQL, the packaged collector, Caddy with TLS in front, the extension\'s uploader (loopback-only network namespace)', { timeout: 280_000 }, async (t) => {
     if (process.getuid?.() !== 0) return t.skip('needs root: unshare --net, and Caddy on ports 80 and 443');
     if (!existsSync(ARCHIVE)) assert.fail(`${ARCHIVE} is not built: scripts/setup runs scripts/package`);
     if (!caddy) assert.fail('caddy is not installed: scripts/setup installs it');
-    const out = await runInNamespace(`ip link set lo up && ${vitestCommand(fileURLToPath(import.meta.url))}`, { DNSCOST_DEPLOY_INNER: '1' }, 170_000);
+    const out = await runInNamespace(`ip link set lo up && ${vitestCommand(fileURLToPath(import.meta.url))}`, { DNSCOST_DEPLOY_INNER: '1' }, 270_000);
     assert.equal(out.code, 0, out.text.slice(-8000));
   });
 }

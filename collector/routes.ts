@@ -147,6 +147,9 @@ export async function handle(req: IncomingMessage, res: ServerResponse, ctx: Rou
   }
 }
 
+/** Strict UTF-8 (a body that is not is refused); one decoder, as decode() without streaming keeps no state. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> {
   limit(req, ctx);
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -155,7 +158,7 @@ async function upload(req: IncomingMessage, res: ServerResponse, ctx: RouteConte
   const body = await readBody(req, UPLOAD_LIMITS.bodyBytes, ctx.bodies, clientOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], ctx.trustedProxies));
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    value = JSON.parse(UTF8.decode(body));
   } catch {
     throw new HttpError(400, CODES.BAD_JSON, 'the body is not UTF-8 JSON');
   }

@@ -125,3 +125,14 @@ test('the upload grid: each value maps onto itself, order is kept, steps are abo
   assert.equal(coarseWithin(1e7, 900_000), 882_000);
   assert.equal(coarseWithin(-59_999, 60_000), -55_100);
 });
+
+test('the grid check the validator makes (a set lookup) accepts exactly the values coarse() maps onto themselves', () => {
+  const result = (medianMs: number) => ({ resolver: 'cloudflare', transport: 'doh', mode: 'cold', lookups: 1, failures: 0, medianMs, p5Ms: medianMs, p95Ms: medianMs, onload: null, bytesPerLookup: null, packetsPerLookup: null });
+  const batch = (medianMs: number) => ({ version: 3, key: 'k'.repeat(16), network: { type: 'wifi' }, pages: [{ site: 'other', hour: new Date().toISOString().slice(0, 13) + 'Z', hosts: 1, results: [result(medianMs)] }] });
+  // Every grid value of the lookup-time range, its neighbours a hair away, and values spread over the range.
+  const grid = [0, ...Array.from({ length: 64 }, (_, k) => coarse(2 ** (k / 4))).filter((g) => g <= 60_000)];
+  const probes = [...grid, ...grid.flatMap((g) => [g + 0.01, g - 0.01, g * 1.001]), ...Array.from({ length: 2000 }, (_, i) => Math.round(i * 29.97) / 10)];
+  for (const x of probes.filter((p) => p >= 0 && p <= 60_000)) {
+    assert.equal(validateBatch(batch(x)).ok, coarse(x) === x, `medianMs ${x}`);
+  }
+});

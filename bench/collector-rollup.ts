@@ -13,8 +13,6 @@
 // packaged entry point (dist/collector/main.js, one worker) serves those days and --requests GETs of
 // /v1/aggregates with the dashboard's filters (none, or one network type) and others (a day, a resolver, a site)
 // are timed one after another on a keep-alive connection, the answer read whole.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -24,7 +22,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 import { startPostgres } from '../lab/postgres.js';
-import { distPath } from '../lab/paths.js';
+import { startCollectorProcess } from '../lab/collector-process.js';
 import { POPULAR_SITES } from '../common/popular-sites.js';
 import { TRANSPORT_IDS } from '../common/transports.js';
 import { NETWORK_TYPES, UPLOAD_RESOLVERS } from '../common/upload-batch.js';
@@ -47,7 +45,6 @@ const DAYS = values.smoke ? 2 : Number(values.days);
 const REQUESTS = values.smoke ? 50 : Number(values.requests);
 const STATEMENT_ROWS = 50_000;
 const RESULTS = 6;
-const MAIN = distPath('collector/main.ts');
 const DAY_MS = 86_400_000;
 
 const COMBOS = UPLOAD_RESOLVERS.flatMap((resolver) => TRANSPORT_IDS.flatMap((transport) => ['cold', 'warm'].map((mode) => [resolver, transport, mode])));
@@ -80,6 +77,8 @@ SELECT $3 || g, md5(g::text || $3) || md5($3 || g::text), md5($3) || md5($3), ($
   $1
 FROM generate_series(1, $2::int) g`;
 
+/** Uploads generated for day `d` (the remainder of an uneven split on the first days). */
+const uploadsOn = (d: number) => Math.floor(UPLOADS / DAYS) + (d < UPLOADS % DAYS ? 1 : 0);
 const day = (i: number) => new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - (i + 2) * DAY_MS).toISOString().slice(0, 10);
 const ms = (t: number) => Math.round(t * 10) / 10;
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
@@ -100,7 +99,7 @@ try {
   const started = performance.now();
   let stored = 0;
   for (let d = 0; d < DAYS; d++) {
-    const perDay = Math.floor(UPLOADS / DAYS) + (d < UPLOADS % DAYS ? 1 : 0);
+    const perDay = uploadsOn(d);
     for (let done = 0; done < perDay; done += STATEMENT_ROWS) {
       const n = Math.min(STATEMENT_ROWS, perDay - done);
       await client.query(GENERATE, [day(d), n, `k${d}-${done}-`, ...params]);
@@ -135,7 +134,7 @@ try {
     const cells = await publishEpoch(epoch, source, { secret, epsilon: 4, minPages: 299 });
     const totalMs = performance.now() - t0;
     await store.publish({ epoch, epsilon: 4, minPages: 299, cells });
-    const uploads = Math.floor(UPLOADS / DAYS) + (d < UPLOADS % DAYS ? 1 : 0);
+    const uploads = uploadsOn(d);
     rollups.push({ epoch, uploads, countsMs: spent.counts, valuesMs: spent.values, totalMs, cells: cells.length });
     console.error(`rollup ${epoch}: ${uploads} uploads, ${ms(spent.counts)} + ${ms(spent.values)} ms in SQL, ${ms(totalMs)} ms in all, ${cells.length} cells`);
   }
@@ -143,18 +142,10 @@ try {
   await store.close();
 
   // ---- /v1/aggregates over the published days, from the collector as deployed ----
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', join(dir, 'data'), '--rate', '0', '--workers', '1', '--publication-delay', '0'], {
-    env: { ...process.env, DNSCOST_COLLECTOR_DATABASE_URL: server.url }, stdio: ['ignore', 'ignore', 'pipe'],
+  const collector = await startCollectorProcess(['--port', '0', '--data', join(dir, 'data'), '--rate', '0', '--workers', '1', '--publication-delay', '0'], {
+    DNSCOST_COLLECTOR_DATABASE_URL: server.url,
   });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (b: Buffer) => {
-      log += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', () => reject(new Error(log)));
-  });
+  const url = collector.url;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const get = (path: string) =>
     new Promise<{ ms: number; bytes: number; status: number }>((resolve, reject) => {
@@ -184,8 +175,7 @@ try {
     timed.get(name)!.push(r);
   }
   agent.destroy();
-  child.kill('SIGTERM');
-  await once(child, 'exit');
+  await collector.stop();
   const all = [...timed.values()].flat().map((r) => r.ms);
 
   // ---- report ----

@@ -10,9 +10,7 @@
 // (lab/postgres.ts, fsync on); this process only generates load. Every upload is a new, valid batch of
 // one page × `results` results (a batch holds one page); an upload counts when it was acknowledged (201: committed). One warm-up
 // second is not counted.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -21,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 import { startPostgres } from '../lab/postgres.js';
-import { distPath } from '../lab/paths.js';
+import { startCollectorProcess } from '../lab/collector-process.js';
 import { treeCpuMs } from '../lab/proc.js';
 import { coarse, UPLOAD_BATCH_VERSION, UPLOAD_LIMITS } from '../common/upload-batch.js';
 
@@ -40,7 +38,6 @@ const { values } = parseArgs({
 const CLIENTS = values.smoke ? 4 : Number(values.clients);
 const SECONDS = values.smoke ? 1 : Number(values.seconds);
 const RESULTS = Number(values.results);
-const MAIN = distPath('collector/main.ts');
 
 /** A body template with KEY where each upload's own key goes (building JSON per request would load this process). */
 function template(): string {
@@ -74,16 +71,8 @@ interface Run {
 }
 
 async function measure(store: string, workers: number, env: Record<string, string>, dataDir: string): Promise<Run> {
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--max-connections-per-client', String(CLIENTS), '--workers', String(workers)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (d: Buffer) => {
-      log += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', () => reject(new Error(log)));
-  });
+  const collector = await startCollectorProcess(['--port', '0', '--data', dataDir, '--rate', '0', '--max-connections-per-client', String(CLIENTS), '--workers', String(workers)], env);
+  const url = collector.url;
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
   const body = template();
   const token = randomBytes(32).toString('base64url');
@@ -103,7 +92,7 @@ async function measure(store: string, workers: number, env: Record<string, strin
   const countFrom = start + 1000;
   const end = countFrom + SECONDS * 1000;
   let cpuFrom = 0;
-  setTimeout(() => (cpuFrom = treeCpuMs(child.pid!)), countFrom - performance.now());
+  setTimeout(() => (cpuFrom = treeCpuMs(collector.pid)), countFrom - performance.now());
   const client = async () => {
     while (performance.now() < end) {
       const t0 = performance.now();
@@ -116,10 +105,9 @@ async function measure(store: string, workers: number, env: Record<string, strin
   };
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const elapsed = (performance.now() - countFrom) / 1000;
-  const cpu = treeCpuMs(child.pid!) - cpuFrom;
+  const cpu = treeCpuMs(collector.pid) - cpuFrom;
   agent.destroy();
-  child.kill('SIGTERM');
-  await once(child, 'exit');
+  await collector.stop();
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
   return { store, workers, cpuMs: cpu / Math.max(1, latencies.length), acked: latencies.length, failed, perSecond: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), max: latencies.at(-1) ?? NaN };

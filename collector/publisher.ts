@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { UPLOAD_LIMITS } from '../common/upload-batch.js';
 import { addTally, cellRule, emptyTally, noisyCount, PUBLICATION, publishCell, tallyOf, type CellTally, type PageValues } from './publication.js';
-import type { CellKey, EpochResult, EpochTally, PublishedRow, Store, StoredPublication } from './store.js';
+import { cellKey, cellLabel, type CellKey, type EpochResult, type EpochTally, type PublishedRow, type Store, type StoredPublication } from './store.js';
 
 /** How publication is tuned; every field has a default. */
 export interface PublicationOptions {
@@ -71,9 +71,6 @@ export function dueEpochs(now: number, delayMs: number, maxAgeDays: number = UPL
 /** Where publishEpoch reads an epoch: the store (in SQL), or results in memory (resultsSource). */
 export type EpochSource = Pick<Store, 'epochCounts' | 'epochValues'>;
 
-const cellKey = ({ network, site, resolver, transport, mode }: CellKey): CellKey => ({ network, site, resolver, transport, mode });
-const cellLabel = (c: CellKey) => [c.network, c.site, c.resolver, c.transport, c.mode].join('\u0000');
-
 /** An epoch's results in memory as an EpochSource, tallied as the store's SQL tallies them (tests, benchmarks). */
 export function resultsSource(results: readonly EpochResult[]): EpochSource {
   const tallies = (rows: readonly EpochResult[]) => {
@@ -89,8 +86,8 @@ export function resultsSource(results: readonly EpochResult[]): EpochSource {
   return {
     epochCounts: async () => tallies(results).map((t) => ({ ...t, tally: { ...emptyTally(), pages: t.tally.pages, failureSum: t.tally.failureSum } })),
     epochValues: async (_epoch, named, cells) => {
-      const keep = new Set(named.map(cellLabel));
-      const wanted = new Set(cells.map(cellLabel));
+      const keep = new Set(named.map((c) => cellLabel(c)));
+      const wanted = new Set(cells.map((c) => cellLabel(c)));
       const folded = results.map((r) => (keep.has(cellLabel(r)) ? r : { ...r, site: 'other' }));
       return tallies(folded).filter((t) => wanted.has(cellLabel(t))).map((t) => ({ ...t, tally: { ...t.tally, pages: 0, failureSum: 0 } }));
     },

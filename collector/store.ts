@@ -22,7 +22,7 @@ export interface BatchRow {
 /** What became of one batch handed to putMany. */
 export type PutOutcome = 'stored' | 'duplicate' | 'conflict';
 
-/** One result of one page of an epoch, as a tally counts it (publisher.ts tallyResults; tests and benchmarks). */
+/** One result of one page of an epoch, as a tally counts it (publisher.ts resultsSource; tests and benchmarks). */
 export interface EpochResult {
   network: string;
   site: string;
@@ -45,6 +45,12 @@ export interface CellKey {
   transport: string;
   mode: string;
 }
+
+/** Only a cell's coordinates (a tally or a result carries more). */
+export const cellKey = ({ network, site, resolver, transport, mode }: CellKey): CellKey => ({ network, site, resolver, transport, mode });
+
+/** A cell's coordinates as one string, joined by `sep` (EPOCH_VALUES matches its named cells joined by '/'). */
+export const cellLabel = (c: CellKey, sep = '\u0000') => [c.network, c.site, c.resolver, c.transport, c.mode].join(sep);
 
 /** The tally of one cell's pages of an epoch (its rollup; collector/publication.ts). */
 export interface EpochTally extends CellKey {
@@ -168,12 +174,12 @@ CROSS JOIN LATERAL jsonb_array_elements(b.pages) p
 CROSS JOIN LATERAL jsonb_array_elements(p->'results') x
 WHERE b.epoch = $1 AND b.pages IS NOT NULL AND left(p->>'hour', 10) = $1`;
 
-const EPOCH_COUNTS = `
-SELECT network, site, resolver, transport, mode, count(*)::int AS n, sum(share)::float8 AS share
-FROM (${EPOCH_ROWS}) r
-GROUP BY network, site, resolver, transport, mode`;
-
 const CELL = 'network, site, resolver, transport, mode';
+
+const EPOCH_COUNTS = `
+SELECT ${CELL}, count(*)::int AS n, sum(share)::float8 AS share
+FROM (${EPOCH_ROWS}) r
+GROUP BY ${CELL}`;
 
 // Every page's values by the cell it is published in: its own site's when that cell is named ($2, the cells' labels:
 // `= ANY` of a constant list is a hash lookup), else "other"; the store keeps the cells asked for.
@@ -210,9 +216,9 @@ const GROUPED_BY: ReadonlyArray<[number, Tallied, 'median_ms' | 'onload_ms' | 'b
 function talliesOf(rows: readonly TallyRow[]): EpochTally[] {
   const cells = new Map<string, EpochTally>();
   for (const r of rows) {
-    const label = [r.network, r.site, r.resolver, r.transport, r.mode].join('\u0000');
+    const label = cellLabel(r);
     let c = cells.get(label);
-    if (!c) cells.set(label, (c = { network: r.network, site: r.site, resolver: r.resolver, transport: r.transport, mode: r.mode, tally: emptyTally() }));
+    if (!c) cells.set(label, (c = { ...cellKey(r), tally: emptyTally() }));
     if (r.g === undefined) {
       c.tally.pages = r.n;
       c.tally.failureSum = r.share ?? 0;
@@ -286,10 +292,9 @@ export class SqlStore implements Store {
 
   async epochValues(epoch: string, named: readonly CellKey[], cells: readonly CellKey[]): Promise<EpochTally[]> {
     if (cells.length === 0) return [];
-    const label = (c: CellKey) => [c.network, c.site, c.resolver, c.transport, c.mode].join('\u0000');
-    const wanted = new Set(cells.map(label));
-    const keep = named.map((c) => [c.network, c.site, c.resolver, c.transport, c.mode].join('/'));
-    return talliesOf(await this.withoutJit(EPOCH_VALUES, [epoch, keep])).filter((t) => wanted.has(label(t)));
+    const wanted = new Set(cells.map((c) => cellLabel(c)));
+    const keep = named.map((c) => cellLabel(c, '/'));
+    return talliesOf(await this.withoutJit(EPOCH_VALUES, [epoch, keep])).filter((t) => wanted.has(cellLabel(t)));
   }
 
   /** A rollup query with JIT compilation off (it costs more than it saves on these). */

@@ -2,7 +2,7 @@
 // the lab resolver (CoreDNS) answers every hostname of the HAR with the site's address and logs every query, the HAR
 // site serves every resource (a certificate per recorded server, from the lab CA), and headless Chromium and Firefox in
 // the client namespace, its /etc/resolv.conf bind-mounted to the lab resolver and the lab CA trusted, load the page:
-// every real page the project has (lab/har/pages and ../shared/pages), in both browsers (one case still open, below).
+// every real page the project has (lab/har/pages and ../shared/pages), in both browsers (six cases still open, below).
 // Checked: every hostname was asked of the lab resolver, every resource was requested, each one after its parent's
 // response (after its first byte for a document's tags), and onLoad fired. The HAR's names exist only inside the
 // namespaces this test creates: nothing is resolved or fetched outside. As root; skipped with the reason otherwise.

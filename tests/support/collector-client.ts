@@ -1,16 +1,14 @@
 // What the collector's integration tests share: HTTP on loopback (one keep-alive agent), valid uploads on the grid,
-// and a collector run as its own process (dist/collector/main.js) so it can be killed with SIGKILL and restarted on
+// and a collector run as its own process (lab/collector-process.ts) so it can be killed with SIGKILL and restarted on
 // the same data. Nothing here talks beyond 127.0.0.1.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import pg from 'pg';
-import { distPath } from '../../lab/paths.js';
+import { startCollectorProcess, type CollectorProcess } from '../../lab/collector-process.js';
 import type { PublishedRow } from '../../collector/store.js';
 
-const MAIN = distPath('collector/main.ts');
+export type { CollectorProcess };
 
 /** The keep-alive agent every helper request uses; destroy it after the file's tests. */
 export const agent = new Agent({ keepAlive: true, maxSockets: 32 });
@@ -106,61 +104,13 @@ export async function aggregates(url: string, query = ''): Promise<Published> {
   return r.body as unknown as Published;
 }
 
-/** A collector process on a free port; `kill9` stops it without any chance to flush. */
-export interface CollectorProcess {
-  url: string;
-  /** Milliseconds from spawn to "listening on". */
-  startMs: number;
-  /** The process id (its memory is read from /proc). */
-  pid: number;
-  kill9(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 /**
  * Starts dist/collector/main.js with `--port 0 --data DIR --rate 0 --workers 1` and `extra`; resolves once it listens.
  * One process, so a test's limits, memory and kill -9 are that process's (tests/integration/collector-workers.test.ts
  * runs several).
  */
-export async function spawnCollector(env: Record<string, string>, dataDir: string, extra: string[] = []): Promise<CollectorProcess> {
-  const t0 = Date.now();
-  const child: ChildProcess = spawn(process.execPath, [MAIN, '--port', '0', '--data', dataDir, '--rate', '0', '--workers', '1', ...extra], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  const exited = once(child, 'exit');
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`collector did not start:\n${log}`));
-    }, 60_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      log = (log + d.toString()).slice(-8000);
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`collector exited (${code}) before listening:\n${log}`));
-    });
-  });
-  return {
-    url,
-    startMs: Date.now() - t0,
-    pid: child.pid!,
-    async kill9() {
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+export function spawnCollector(env: Record<string, string>, dataDir: string, extra: string[] = []): Promise<CollectorProcess> {
+  return startCollectorProcess(['--port', '0', '--data', dataDir, '--rate', '0', '--workers', '1', ...extra], env);
 }
 
 /** Rows in the batches table of the PostgreSQL database at `url` (what a collector stored there, tombstones too). */

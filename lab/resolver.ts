@@ -23,7 +23,7 @@ export interface LabEndpoints {
 
 /** A running lab resolver; stop() kills it and removes the work dir it created. */
 export interface LabResolver {
-  name: 'coredns' | 'unbound';
+  name: 'coredns' | 'unbound' | 'bind';
   address: string;
   endpoints: LabEndpoints;
   certs: LabCerts;
@@ -249,7 +249,8 @@ async function waitReady(child: ChildProcess, logs: () => string, what: string, 
     `\nlast probe: ${last}\nprocess output:\n${logs()}`);
 }
 
-interface Launch {
+/** How one kind of lab server is started (its config, its command line, its endpoints), for start(). */
+export interface Launch {
   name: LabResolver['name'];
   /** Writes the config files and returns the command line. */
   configure(s: Setup): Promise<[string, string[]]>;
@@ -259,7 +260,11 @@ interface Launch {
 // Picked ports can be taken between the probe and the server's bind; only then is a retry worth it.
 const PORT_RACE = /address already in use/i;
 
-async function start(spec: Launch, opts: StartOptions = {}): Promise<LabResolver> {
+/**
+ * Starts a lab server of kind `spec` with fresh ports (retried on a port race), certs and a serial, and waits until it
+ * answers test. SOA with that serial over UDP and TCP.
+ */
+export async function start(spec: Launch, opts: StartOptions = {}): Promise<LabResolver> {
   const address = opts.address ?? '127.0.0.1';
   const ownDir = opts.workDir === undefined;
   const dir = opts.workDir ?? labDir(spec.name);
@@ -288,7 +293,8 @@ async function start(spec: Launch, opts: StartOptions = {}): Promise<LabResolver
   }
 }
 
-interface Setup {
+/** What a server's configure() is given. */
+export interface Setup {
   dir: string;
   ownDir: boolean;
   address: string;
@@ -437,13 +443,18 @@ export function startUnbound(opts?: StartOptions): Promise<LabResolver> {
         await writeFile(confFile, conf);
         return [existsSync('/usr/sbin/unbound') ? '/usr/sbin/unbound' : 'unbound', ['-d', '-c', confFile]];
       },
-      endpoints: (address, p) => ({
-        udp: `udp://${hostPort(address, p.dns)}`,
-        tcp: `tcp://${hostPort(address, p.dns)}`,
-        dot: `tls://dns.test:${p.tls}`,
-        doh: `https://dns.test:${p.https}/dns-query`,
-      }),
+      endpoints: tcpTlsEndpoints,
     },
     opts,
   );
+}
+
+/** The endpoints of a server on UDP, TCP, DoT and DoH (no QUIC): unbound's and BIND's. */
+export function tcpTlsEndpoints(address: string, p: Record<PortName, number>): LabEndpoints {
+  return {
+    udp: `udp://${hostPort(address, p.dns)}`,
+    tcp: `tcp://${hostPort(address, p.dns)}`,
+    dot: `tls://dns.test:${p.tls}`,
+    doh: `https://dns.test:${p.https}/dns-query`,
+  };
 }

@@ -1,5 +1,4 @@
 // `dnscost-host measure`: argument parsing, progress on stderr, JSON Lines or a statistics table on stdout.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CODES, DnscostError } from '../../common/errors.js';
 import { MAX_HOSTS_PER_REQUEST, parseRequest, type MeasureRequest, type ResolverSpec } from '../../common/schema.js';
@@ -7,9 +6,10 @@ import { isQType, MODES, type Mode, type QType } from '../../common/transports.j
 import { CSV_HEADER, csvRow, formatFailures, formatTable } from './cli-output.js';
 import { discoverCurrentDns } from './current-dns/discover.js';
 import { defaultResolvers } from './defaults.js';
-import { parseEndpoint } from './endpoints.js';
 import { measure } from './engine/measure.js';
 import { HOL_OPTIONS } from './hol.js';
+import { PROBE_OPTIONS } from './probe/cli.js';
+import { chooseResolvers } from './resolver-args.js';
 import { hostArg, readHarLookups, readHostList, type HostArg } from './hosts-input.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
 import { isGlobalAddress } from '../../common/name-privacy.js';
@@ -22,6 +22,8 @@ Usage:
   dnscost-host measure [options] --hosts-file FILE | --har FILE
   dnscost-host hol [options] --slow NAME FAST...
                                             head-of-line blocking: when fast answers arrive behind a slow one
+  dnscost-host probe [options]              what each resolver can do: TLS versions, ALPN, DoH GET/POST/JSON,
+                                            resumption, 0-RTT, padding, EDE, ECS, DNSSEC, HTTPS records
   dnscost-host lab [--json]                 start the local lab resolver (CoreDNS) and print its endpoints
                                             (from a checkout only: the packaged host has no lab)
   dnscost-host lab --demo                   start it, measure every transport cold and warm, print the table
@@ -83,6 +85,7 @@ Measure options:
   given, 2 bad usage or no measurement.
 
 ${HOL_OPTIONS}
+${PROBE_OPTIONS}
 Install, uninstall and doctor options (exit 0 ok, 1 problems found, 2 bad usage):
   --browser LIST      firefox, chrome, chromium, brave, edge, vivaldi or all; repeatable
                       (default: every browser that has a profile, or a dnscost manifest, for this user);
@@ -178,34 +181,7 @@ export async function parseMeasureArgs(argv: string[], resolvers: (family: 4 | 6
   ];
   if (hosts.length === 0) bad(values['hosts-file'] ? `no name in --hosts-file ${values['hosts-file']}` : 'name at least one HOST to measure');
   if (hosts.length > MAX_HOSTS_PER_REQUEST) bad(`at most ${MAX_HOSTS_PER_REQUEST} hosts per run (${hosts.length} given)`);
-  const connect = new Map<string, string>();
-  for (const pair of values.connect ?? []) {
-    const [name, ip] = pair.split('=');
-    if (!name || !ip) bad(`--connect takes NAME=IP, not ${JSON.stringify(pair)}`);
-    connect.set(name!.toLowerCase(), ip!);
-  }
-  let ca: string | undefined;
-  if (values.ca) {
-    try {
-      ca = readFileSync(values.ca, 'utf8');
-    } catch (err) {
-      bad(`cannot read --ca ${values.ca}: ${(err as Error).message}`);
-    }
-  }
-  const chosen: ResolverSpec[] = [];
-  if (values.endpoint?.length) {
-    const endpoints = values.endpoint.map((u) => parseEndpoint(u, { connect, http1: values['http1.1'], method: values.get ? 'GET' : 'POST' }));
-    chosen.push({ id: 'cli', name: 'command line', endpoints, ...(ca ? { ca } : {}) });
-  }
-  if (values.resolver?.length) {
-    const known = resolvers(values.ipv6 ? 6 : 4);
-    for (const id of values.resolver) {
-      const r = known.find((k) => k.id === id);
-      if (!r) bad(`unknown resolver ${JSON.stringify(id)}; known: ${known.map((k) => k.id).join(', ')}`);
-      chosen.push(r!);
-    }
-  }
-  if (chosen.length === 0) bad('name at least one --endpoint URL or --resolver ID');
+  const chosen = chooseResolvers(values, resolvers);
   const list = (s: string | undefined): string[] | undefined => s?.split(',').map((x) => x.trim()).filter(Boolean);
   const int = (s: string | undefined, name: string): number | undefined => {
     if (s === undefined) return undefined;

@@ -5,6 +5,7 @@ import { runDoctor, runInstall, runUninstall } from './install/commands.js';
 import { runHol } from './hol.js';
 import { runLab } from './lab-command.js';
 import { runNative } from './native.js';
+import { runProbe } from './probe/cli.js';
 import { VERSION } from './paths.js';
 
 /** True when a browser started us: Chromium passes its origin, Firefox the manifest path and the add-on id. */
@@ -26,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
   switch (argv[0]) {
     case 'measure':
       return runMeasure(argv.slice(1));
+    case 'probe':
+      return runProbe(argv.slice(1));
     case 'hol':
       return runHol(argv.slice(1));
     case 'lab':

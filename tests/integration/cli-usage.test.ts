@@ -17,7 +17,7 @@ const host = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
 test('--help on every command prints the usage, exits 0 and does nothing else', () => {
   const home = mkdtempSync(join(tmpdir(), 'dnscost-cli-'));
   try {
-    for (const command of ['measure', 'lab', 'install', 'uninstall', 'doctor']) {
+    for (const command of ['measure', 'probe', 'hol', 'lab', 'install', 'uninstall', 'doctor']) {
       for (const flag of ['--help', '-h']) {
         const r = host([command, flag], { ...process.env, HOME: home });
         assert.equal(r.status, 0, `${command} ${flag}: ${r.stderr}`);
@@ -46,6 +46,12 @@ test('bad flags, missing values and unknown commands: exit 2, a coded message an
     [['measure', '--endpoint', 'udp://127.0.0.1:53', '--hosts-file', '/nonexistent/hosts.txt'], /^dnscost-host: bad-request: cannot read --hosts-file/],
     [['measure', '--endpoint', 'udp://127.0.0.1:53', '--hosts-file', '-'], /^dnscost-host: bad-request: no name in --hosts-file -/],
     [['measure', '--endpoint', 'udp://127.0.0.1:53', '--hosts-file'], /^dnscost-host: bad-request: Option '--hosts-file <value>' argument missing/],
+    [['probe', '--frobnicate'], /^dnscost-host: bad-request: Unknown option '--frobnicate'/],
+    [['probe', '--endpoint', 'udp://127.0.0.1:53', '--name'], /^dnscost-host: bad-request: Option '--name <value>' argument missing/],
+    [['probe', '--endpoint', 'udp://127.0.0.1:53', '--name', 'not a name'], /^dnscost-host: bad-request: --name takes a hostname/],
+    [['probe', '--endpoint', 'udp://127.0.0.1:53', '--timeout', '0'], /^dnscost-host: bad-request: --timeout takes 1 to 60000 ms/],
+    [['probe'], /^dnscost-host: bad-request: name at least one --endpoint URL or --resolver ID/],
+    [['probe', '--endpoint', 'udp://127.0.0.1:53', 'h.test'], /^dnscost-host: bad-request: Unexpected argument 'h.test'/],
     [['frobnicate'], /^dnscost-host: unknown command "frobnicate"/],
   ];
   for (const [args, message] of cases) {

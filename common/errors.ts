@@ -83,6 +83,8 @@ export const CODES = {
   HOST_NOT_CONNECTED: 'host-not-connected',
   /** Nothing is running for this tab (measure-cancel). */
   NOT_RUNNING: 'not-running',
+  /** The host refused or failed a resolver probe; the message carries its code. */
+  PROBE_FAILED: 'probe-failed',
   /** An extension page's message got no answer (the background was not running or threw before replying). */
   NO_BACKGROUND: 'no-background',
   /** An administrator's policy fixes the field (managed storage). */

@@ -7,6 +7,7 @@ import type { ExchangeRecord } from './record.js';
 import type { Summary } from './stats.js';
 import { MODES, QTYPES, TRANSPORT_IDS, type Mode, type QType, type TransportId } from './transports.js';
 import { WITHHELD_REASONS, type Withheld } from './name-privacy.js';
+import { resolverProbes, type ResolverProbe } from './probe.js';
 
 /** Version of this message protocol; the extension refuses a host whose major differs. */
 export const PROTOCOL_VERSION = 2;
@@ -128,8 +129,19 @@ const measureRequest = v.strictObject({
 
 const cancelRequest = v.strictObject({ id, type: v.literal('cancel'), target: id });
 
+/**
+ * What each resolver can do (native-host/src/probe/): fixed public names only (common/probe.ts), never a page's; with
+ * `noCleartext`, or while the browser encrypts its DNS, only the encrypted endpoints are asked.
+ */
+const probeRequest = v.strictObject({
+  id,
+  type: v.literal('probe'),
+  resolvers: list(resolverSpec, 1, MAX_RESOLVERS_PER_REQUEST),
+  noCleartext: v.optional(v.boolean()),
+});
+
 /** Every request the host accepts. */
-export const request = v.variant('type', [helloRequest, measureRequest, cancelRequest]);
+export const request = v.variant('type', [helloRequest, measureRequest, cancelRequest, probeRequest]);
 export type Request = v.InferOutput<typeof request>;
 export type RequestType = Request['type'];
 export type RequestOf<T extends RequestType> = Extract<Request, { type: T }>;
@@ -280,6 +292,7 @@ export type Reply =
       /** Names the host kept from the resolvers, and why (common/name-privacy.ts); absent when none. */
       withheld?: Array<{ name: string; reason: Withheld }>;
     }
+  | { id: RequestId; type: 'probe-result'; resolvers: ResolverProbe[]; plainLeftOut: boolean }
   | ({ id: RequestId | null; type: 'error' } & Failure<ErrorCode>);
 
 // Replies, validated where they enter the extension (extension/src/background/host-connection.ts). What the extension
@@ -359,6 +372,7 @@ const replySchema = v.variant('type', [
     })),
     withheld: v.optional(v.array(v.strictObject({ name: str(0, 300), reason: v.picklist(WITHHELD_REASONS) }))),
   }),
+  v.object({ id, type: v.literal('probe-result'), resolvers: resolverProbes, plainLeftOut: v.boolean() }),
   // `ok: false` makes it the one failure shape; a host from before it was sent is read the same way.
   v.looseObject({ id: replyId, type: v.literal('error'), ok: v.optional(v.literal(false), false), code: v.picklist(Object.values(CODES)), message: v.string() }),
 ]);

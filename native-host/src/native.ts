@@ -23,6 +23,9 @@ import { browserEncrypts, caFor, dohLookup, refuseCleartext, withEndpoint } from
 import { ExchangeBudget } from './exchange-budget.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './paths.js';
+import { probe } from './probe/probe.js';
+import { DEFAULT_PROBE_NAMES, type ResolverProbe } from '../../common/probe.js';
+import { isEncrypted } from '../../common/transports.js';
 
 /** Largest request accepted from the browser; bigger ones are skipped unread. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -30,6 +33,8 @@ export const MAX_REQUEST_BYTES = 1024 * 1024;
 export const FRAME_STALL_MS = 1000;
 /** Most measurements running at once. */
 export const MAX_CONCURRENT_MEASURES = 4;
+/** Bound on each of a probe's handshakes and exchanges. */
+const PROBE_TIMEOUT_MS = 3000;
 /** Records are sent in frames of about this size, well under the browser's 1 MiB limit. */
 const RECORD_BATCH_BYTES = 256 * 1024;
 /** Longest a measurement may run; then it stops and its request fails with `deadline` (its records so far were sent). */
@@ -69,6 +74,8 @@ interface Ctx {
   browserDoh(): Promise<BrowserDoh | null>;
   /** Exchanges sent to each public resolver in the last hour (exchange-budget.ts). */
   budget: ExchangeBudget;
+  /** A probe is running (one at a time: each asks every endpoint some thirty questions and handshakes). */
+  probing: boolean;
 }
 
 const handlers: Handlers<Ctx> = {
@@ -164,6 +171,24 @@ const handlers: Handlers<Ctx> = {
       ctx.running.delete(req.id);
     }
   },
+  async probe(req, ctx) {
+    if (ctx.probing) throw new DnscostError(CODES.BUSY, 'a probe is already running');
+    ctx.probing = true;
+    try {
+      // Never weaker than the browser (as measure): while it encrypts its DNS or goes through a proxy, the probe's
+      // fixed names go to the encrypted endpoints only.
+      const browser = await ctx.browserDoh().catch(() => null);
+      const plainLeftOut = browserEncrypts(browser) || Boolean(browser?.proxy) || req.noCleartext === true;
+      const resolvers = req.resolvers
+        .map((r) => (plainLeftOut ? { ...r, endpoints: r.endpoints.filter((e) => isEncrypted(e.transport)) } : r))
+        .filter((r) => r.endpoints.length > 0);
+      const out: ResolverProbe[] = [];
+      for (const r of resolvers) out.push({ id: r.id, rows: await probe(r, { names: DEFAULT_PROBE_NAMES, timeoutMs: PROBE_TIMEOUT_MS }) });
+      ctx.send({ id: req.id, type: 'probe-result', resolvers: out, plainLeftOut });
+    } finally {
+      ctx.probing = false;
+    }
+  },
   cancel(req, ctx) {
     const target = ctx.running.get(req.target);
     if (!target) throw new DnscostError(CODES.BAD_REQUEST, `no running measurement has id ${JSON.stringify(req.target)}`);
@@ -233,7 +258,7 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
     }
     return found;
   };
-  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, heartbeatMs: options.heartbeatMs ?? heartbeatFromEnv(), running: new Map(), ending: false, currentDns, browserDoh: () => (currentDns(), browserDoh), budget: new ExchangeBudget() };
+  const ctx: Ctx = { send, deadlineMs: options.deadlineMs ?? MEASURE_DEADLINE_MS, heartbeatMs: options.heartbeatMs ?? heartbeatFromEnv(), running: new Map(), ending: false, currentDns, browserDoh: () => (currentDns(), browserDoh), budget: new ExchangeBudget(), probing: false };
   const error = (id: RequestId | null, code: ErrorCode, message: string): void => send({ id, type: 'error', ...failure(code, message) });
 
   let endInput: () => void = () => undefined;
@@ -259,7 +284,7 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
     if (!parsed.ok) {
       const id = salvageId(value);
       const type = (value as { type?: unknown } | null)?.type;
-      if (typeof type === 'string' && !['hello', 'measure', 'cancel'].includes(type)) {
+      if (typeof type === 'string' && !['hello', 'measure', 'cancel', 'probe'].includes(type)) {
         return error(id, CODES.UNKNOWN_TYPE, `unknown request type ${JSON.stringify(type.slice(0, 64))}`);
       }
       return error(id, CODES.BAD_REQUEST, parsed.problems.join('; '));

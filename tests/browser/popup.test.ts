@@ -126,6 +126,23 @@ function innerTests(name: BrowserName): void {
         assert.ok(r.ok, `${r.host} ${r.qtype} ${r.transport} ${r.mode}: ${r.error}`);
       }
 
+      // What the resolver can do: the options page's button has the real host probe it (CoreDNS answers example.com
+      // REFUSED: the lab zone only); one table row per item and endpoint, the TLS rows as CoreDNS does them.
+      started = Date.now();
+      await ext.evaluate(() => document.getElementById('probe-run')!.click());
+      const probeRows = await poll('the probe table', 30_000, async () => ext.evaluate(() => {
+        const rows = [...document.querySelectorAll<HTMLElement>('#probe-results table[data-resolver-id="lab"] tbody tr')];
+        return rows.length ? rows.map((r) => `${r.dataset.item} ${r.dataset.result}`) : undefined;
+      }));
+      timings.push(`probe ${Date.now() - started} ms`);
+      // udp, tcp, dot, doh, doh1: five answers rows; TLS 1.2 and 1.3 on each TLS endpoint, 1.0 on none.
+      assert.equal(probeRows.filter((r) => r.startsWith('answers ')).length, TRANSPORTS.length, probeRows.join(', '));
+      assert.equal(probeRows.filter((r) => r === 'tls-1.3 yes').length, 3, probeRows.join(', '));
+      assert.equal(probeRows.filter((r) => r === 'tls-1.0 no').length, 3, probeRows.join(', '));
+      assert.ok(probeRows.includes('resumption yes') && probeRows.includes('dnssec no'), probeRows.join(', '));
+      assert.match(await ext.evaluate(() => document.getElementById('probe-state')?.textContent ?? ''), /^Checked /);
+      assert.deepEqual(await axeViolations(ext), [], 'axe on the options page with the probe tables');
+
       // The panel, opened as a page for that tab.
       started = Date.now();
       const popup = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
@@ -185,6 +202,31 @@ function innerTests(name: BrowserName): void {
       assert.equal(panel.scripts, 0);
       for (const host of expected) assert.ok(shown.text.includes(host), `${host} shown`);
       assert.match(shown.text, /DoT = .*285/);
+      // The what-if HAR of one choice (DoH, cold): every host of the page, its DNS time that choice's in the replay, and
+      // the onLoad moved by the model's estimate (the arithmetic: common/what-if-har.test.ts).
+      const har = await popup.evaluate(async () => {
+        const choice = document.getElementById('whatif-choice') as HTMLSelectElement;
+        choice.value = [...choice.options].find((o) => / · DoH · cold$/.test(o.text))!.value;
+        let got: { name: string; href: string } | null = null;
+        const click = HTMLAnchorElement.prototype.click;
+        HTMLAnchorElement.prototype.click = function (this: HTMLAnchorElement) { got = { name: this.download, href: this.href }; };
+        try {
+          (document.getElementById('export-whatif') as HTMLButtonElement).click();
+        } finally {
+          HTMLAnchorElement.prototype.click = click;
+        }
+        const g = got as { name: string; href: string } | null;
+        return g ? { name: g.name, text: await (await fetch(g.href)).text() } : null;
+      });
+      assert.ok(har, 'the what-if HAR was offered for download');
+      assert.match(har.name, /^dnscost-.*-doh-cold-.*\.har$/);
+      const log = (JSON.parse(har.text) as { log: { pages: Array<{ pageTimings: { onLoad: number }; comment: string }>; entries: Array<{ request: { url: string }; timings: { dns: number } }> } }).log;
+      assert.deepEqual(log.entries.map((e) => new URL(e.request.url).hostname).sort(), [...expected].sort());
+      for (const e of log.entries) assert.ok(e.timings.dns > 0, `${e.request.url}: dns ${e.timings.dns}`);
+      assert.ok(log.pages[0]!.pageTimings.onLoad > 0);
+      assert.match(log.pages[0]!.comment, /over DoH, cold.*the cost model's estimate, not a measurement/);
+      // Beside the costs: what the last probe found the resolver can do.
+      assert.match(shown.text, /What your resolvers can do \(checked in the options\): Lab resolver: .*Session resumption/);
       // Accessible: no WCAG 2.1 A/AA violation in either scheme; every control reachable with Tab.
       assert.deepEqual(await axeViolations(popup), [], 'axe on the cost panel');
       assert.deepEqual(await unreachableByKeyboard(popup), [], 'keyboard on the cost panel');

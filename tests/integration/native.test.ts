@@ -174,3 +174,27 @@ test('the host alone keeps private names from resolvers: special-use names witho
   assert.ok((done.exchanges as number) > 0);
   assert.equal(await host.exit(), 0, host.stderr());
 });
+
+test('probe: what the resolvers can do, one at a time; with noCleartext only the encrypted endpoints are asked', { timeout: 60_000 }, async () => {
+  const host = startHost();
+  try {
+    host.send({ id: 'p1', type: 'probe', resolvers: [labResolver()] });
+    host.send({ id: 'p2', type: 'probe', resolvers: [labResolver()] });
+    const busy = (await host.until((r) => r.id === 'p2', 30_000)).at(-1)!;
+    assert.deepEqual([busy.type, busy.code], ['error', 'busy']);
+    const first = (await host.until((r) => r.id === 'p1', 30_000)).at(-1)!;
+    assert.equal(first.type, 'probe-result', JSON.stringify(first));
+    assert.equal(first.plainLeftOut, false);
+    const rows = (first.resolvers as Array<{ id: string; rows: Array<{ item: string; endpoint: string | null; result: string }> }>)[0]!.rows;
+    // Every endpoint was asked (the lab zone has no example.com: CoreDNS refuses it), the TLS ones handshaken.
+    assert.deepEqual(rows.filter((r) => r.item === 'answers').map((r) => r.endpoint!.split(':')[0]), ['udp', 'tcp', 'tls', 'https', 'https']);
+    assert.equal(rows.filter((r) => r.item === 'tls-1.3' && r.result === 'yes').length, 3);
+    host.send({ id: 'p3', type: 'probe', resolvers: [labResolver()], noCleartext: true });
+    const second = (await host.until((r) => r.id === 'p3', 30_000)).at(-1)!;
+    assert.equal(second.plainLeftOut, true);
+    const asked = (second.resolvers as Array<{ rows: Array<{ endpoint: string | null }> }>)[0]!.rows.map((r) => r.endpoint?.split(':')[0]);
+    assert.ok(!asked.includes('udp') && !asked.includes('tcp') && asked.includes('tls'), asked.join(' '));
+  } finally {
+    await host.exit();
+  }
+});

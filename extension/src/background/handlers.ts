@@ -7,6 +7,7 @@ import type { HostConnection } from './host-connection.js';
 import type { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
 import type { SettingsStore } from './settings-store.js';
+import type { ResolverProber } from './resolver-probe.js';
 
 /** What every handler may use. */
 export interface BackgroundContext {
@@ -16,6 +17,7 @@ export interface BackgroundContext {
   measurements: MeasurementScheduler;
   history: HistoryStore;
   uploader: Uploader;
+  prober: ResolverProber;
   /** The extension's own base URL: privileged messages are answered only to its pages (dispatchExtensionMessage). */
   extensionBase: string;
 }
@@ -24,6 +26,7 @@ export interface BackgroundContext {
 export const handlers: ExtensionHandlers<BackgroundContext> = {
   'host-status': (_message, { host }) => host.status(),
   'host-reconnect': (_message, { host }) => host.reconnectNow(),
+  'resolver-probe': (message, { prober }) => (message.run ? prober.run() : prober.last()),
   'settings-get': (_message, { settings }) => settings.view(),
   'settings-set': (message, { settings }) => settings.set(message.changes),
   'settings-export': (_message, { settings }) => settings.exportJson(),

@@ -12,6 +12,7 @@ import { createPageRecorder, listenForPages, messageSender } from './page-listen
 import { SettingsStore } from './settings-store.js';
 import { createUploader, listenForUploads } from './upload-wiring.js';
 import { readManagedStorage } from './managed-storage.js';
+import { ResolverProber } from './resolver-probe.js';
 import { isExcluded } from '../settings.js';
 
 const host = new HostConnection({
@@ -59,7 +60,16 @@ settings.onChange((view) => {
 });
 listenForSampling(measurements);
 listenForUploads(uploader, settings);
-const ctx: BackgroundContext = { host, settings, pages, measurements, history, uploader, extensionBase: browser.runtime.getURL('') };
+const prober = new ResolverProber({
+  host,
+  settings,
+  local: browser.storage.local,
+  now: () => Date.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+});
+settings.onDataCleared(() => prober.clear());
+const ctx: BackgroundContext = { host, settings, pages, measurements, history, uploader, prober, extensionBase: browser.runtime.getURL('') };
 
 // Every message passes the validator in dispatchExtensionMessage before a handler sees it, and every privileged one
 // the sender check (the extension's own pages only); replies are promises (the polyfill turns them into sendResponse

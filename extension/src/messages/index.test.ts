@@ -17,7 +17,7 @@ function recording(): { handlers: ExtensionHandlers<null>; ran: string[] } {
 // One valid example of every privileged message (every message but page-timing); the first test checks none is missing.
 const PRIVILEGED: Array<{ type: string } & Record<string, unknown>> = [
   { type: 'settings-set', changes: { currentDns: false } }, { type: 'settings-import', json: '{}' }, { type: 'settings-export' }, { type: 'settings-get' },
-  { type: 'consent-give' }, { type: 'consent-withdraw' }, { type: 'data-clear' }, { type: 'host-status' }, { type: 'host-reconnect' },
+  { type: 'consent-give' }, { type: 'consent-withdraw' }, { type: 'data-clear' }, { type: 'host-status' }, { type: 'host-reconnect' }, { type: 'resolver-probe', run: true },
   { type: 'measure-start', tabId: 1 }, { type: 'measure-status', tabId: 1 }, { type: 'measure-cancel', tabId: 1 },
   { type: 'page-report', tabId: 1 }, { type: 'history-get' }, { type: 'upload-status' }, { type: 'upload-preview' }, { type: 'upload-flush' }, { type: 'upload-delete' },
 ];

@@ -6,6 +6,7 @@
 // once it finished asks once more with the records and draws the results. `root.dataset.state` names the state
 // shown (tests and scripts read it); `root.dataset.drawMs` how long the last results took to draw.
 import { type MeasureStatus } from '../messages/measure.js';
+import type { StoredResolverProbe } from '../messages/host.js';
 import { browser } from '../browser.js';
 import { pageVerdict } from '../verdict.js';
 import { outsideValidated } from '../../../common/validated-range.js';
@@ -17,6 +18,8 @@ import { browserI18n } from '../locale.js';
 import { compose, reported } from '../ui/localize.js';
 import { CODES } from '../../../common/errors.js';
 import { TRANSPORTS } from '../../../common/transports.js';
+import { probeHighlights, probeItemKey } from '../../../common/probe.js';
+import { whatIfHar } from '../../../common/what-if-har.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 
 /** Progress is asked for this often while measuring. */
@@ -99,7 +102,9 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       return;
     }
     if (m && !withRecords && m.records > 0) return refresh(true);
-    render(status, status.records ?? []);
+    // What each resolver can do, from the last probe the person ran in the options (none: nothing said).
+    const probed = status.measurement ? await send({ type: 'resolver-probe' }) : null;
+    render(status, status.records ?? [], probed?.ok ? probed.probe : null);
   };
 
   const start = async (): Promise<void> => {
@@ -165,7 +170,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     }
   };
 
-  const render = (status: MeasureStatus, records: StoredRecord[]): void => {
+  const render = (status: MeasureStatus, records: StoredRecord[], probe: StoredResolverProbe | null): void => {
     const m = status.measurement;
     const blocked = status.blocked;
     if (!m || records.length === 0) {
@@ -217,6 +222,17 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       line.id = 'advertised';
       parts.push(line);
     }
+    if (probe) {
+      const said = probe.resolvers.filter((r) => names.has(r.id)).map((r) => {
+        const items = probeHighlights(r).map((item) => t(probeItemKey(item)));
+        return `${names.get(r.id)}: ${items.length ? i18n.list(items) : t('popup_probe_none')}`;
+      });
+      if (said.length) {
+        const line = el('p', t('popup_probe', said.join('; ')), 'detail');
+        line.id = 'probe-highlights';
+        parts.push(line);
+      }
+    }
     parts.push(fold(renderSummary(results, names, i18n)));
     const wf = el('section', undefined, 'waterfall-box');
     wf.append(el('h2', t('popup_wf_title')));
@@ -237,6 +253,20 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
       download(`dnscost-${m.host || 'page'}-${stamp}.json`, 'application/json', `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
     }, 'export-json'));
+    // The page as recorded with one choice's DNS times and its estimated onLoad (common/what-if-har.ts).
+    if (results.cells.length) {
+      const choice = el('select');
+      choice.id = 'whatif-choice';
+      choice.setAttribute('aria-label', t('popup_whatif_choice'));
+      results.cells.forEach((c, i) => choice.append(new Option(`${names.get(c.resolver) ?? c.resolver} · ${TRANSPORTS[c.transport].short} · ${t(`mode_${c.mode}`)}`, String(i))));
+      actions.append(' ', choice, ' ', button(t('popup_export_whatif'), () => {
+        const c = results.cells[Number(choice.value)]!;
+        const w = { resolver: c.resolver, resolverName: names.get(c.resolver) ?? c.resolver, transport: c.transport, transportName: TRANSPORTS[c.transport].short, mode: c.mode, onLoadDeltaMs: c.onLoad.delta };
+        const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
+        const har = whatIfHar(m, records, w, { name: 'dnscost', version: browser.runtime.getManifest().version });
+        download(`dnscost-${m.host || 'page'}-${c.transport}-${c.mode}-${stamp}.har`, 'application/json', `${JSON.stringify(har, null, 1)}\n`);
+      }, 'export-whatif'));
+    }
     if (!blocked) actions.append(' ', button(t('popup_measure_again'), () => void start(), 'measure-start'));
     else {
       // Why it cannot measure again, in the words of the blocked view's first line.

@@ -6,7 +6,8 @@ import type { ResolverSpec } from '../../../common/schema.js';
 import { chooseResolvers } from '../resolver-args.js';
 import { discoverCurrentDns } from '../current-dns/discover.js';
 import { defaultResolvers } from '../defaults.js';
-import { DEFAULT_PROBE_NAMES, probe, type ProbeNames, type ProbeRow } from './probe.js';
+import { DEFAULT_PROBE_NAMES, type ProbeNames, type ProbeRow } from '../../../common/probe.js';
+import { probe } from './probe.js';
 
 /** The probe's lines of `dnscost-host --help`. */
 export const PROBE_OPTIONS = `Probe options (dnscost-host probe; also --endpoint, --http1.1, --connect, --ca, --resolver, --ipv6 as measure):

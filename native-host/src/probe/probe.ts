@@ -5,6 +5,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
+import { PROBE_ITEMS, type ProbeItem, type ProbeNames, type ProbeRow } from '../../../common/probe.js';
 import type { EndpointSpec, ResolverSpec } from '../../../common/schema.js';
 import type { TransportId } from '../../../common/transports.js';
 import { monotonic } from '../dial.js';
@@ -14,39 +15,6 @@ import { REGISTRY } from '../transports/registry.js';
 import type { Session } from '../transports/transport.js';
 import { handshake, type TlsVersion } from './tls.js';
 import { encodeProbeQuery, readProbeAnswer, type ProbeAnswer, type ProbeQuery } from './wire.js';
-
-/** Every item the probe reports, in the order of its table. */
-export const PROBE_ITEMS = [
-  'answers', 'tls-1.0', 'tls-1.1', 'tls-1.2', 'tls-1.3', 'alpn-h2', 'alpn-http/1.1', 'alpn-h3', 'doh-get', 'doh-post',
-  'dns-json', 'resumption', '0-rtt', 'qdcount-2', 'padding', 'ede', 'ecs', 'dnssec', 'https-rr',
-] as const;
-export type ProbeItem = (typeof PROBE_ITEMS)[number];
-
-/** yes / no: what the resolver did; n/a: none of its endpoints can show it; error: the check itself could not run. */
-export type ProbeResult = 'yes' | 'no' | 'n/a' | 'error';
-
-/** One line of the probe's table: an item on one endpoint (null: the resolver as a whole, over `detail`'s endpoint). */
-export interface ProbeRow {
-  item: ProbeItem;
-  endpoint: string | null;
-  result: ProbeResult;
-  detail: string;
-}
-
-/** The names the probe asks. */
-export interface ProbeNames {
-  /** A name that exists (every per-endpoint query, two questions, padding, ECS). */
-  name: string;
-  /** A DNSSEC-signed name that validates. */
-  signed: string;
-  /** A name whose signatures do not validate. */
-  bogus: string;
-  /** A name with an HTTPS record. */
-  https: string;
-}
-
-/** Public names for a probe of a public resolver: example.com is signed; dnssec-failed.org is kept bogus for tests. */
-export const DEFAULT_PROBE_NAMES: ProbeNames = { name: 'example.com', signed: 'example.com', bogus: 'dnssec-failed.org', https: 'cloudflare.com' };
 
 export interface ProbeOptions {
   names: ProbeNames;

@@ -107,6 +107,11 @@ export interface ExchangeRecord {
   rcode: string | null;
   error: ErrorData | null;
   answers: AnswerData[];
+  /**
+   * How long a cache may keep the answer (s): the smallest TTL of its answer records, a CNAME chain's included; null
+   * when it had none (a failure, NXDOMAIN, no data). Kept when `answers` is not sent (what a cache would save).
+   */
+  ttl?: number | null;
   timings: Timings;
   /** Start of the exchange in ms since the measurement began (same monotonic clock). */
   startedAt: number;

@@ -320,6 +320,7 @@ const exchangeRecord = v.looseObject({
   bytes: pair,
   packets: pair,
   replay: v.optional(v.object({ pageStartedAt: finite, firstNeededMs: finite, endedAt: finite, waitedForConnection: msOrNull, paidSetup: v.boolean(), sharedWith: count })),
+  ttl: v.optional(v.nullable(v.pipe(count, v.maxValue(2 ** 31 - 1)))),
 });
 const replySchema = v.variant('type', [
   v.looseObject({

@@ -12,6 +12,8 @@ export interface StoredRecord extends Pick<ExchangeRecord, 'host' | 'qtype' | 'r
   error: string | null;
   /** Where the lookup sat in its replayed page (every field: waiting for a connection is part of the model). */
   replay: ReplayInfo | null;
+  /** The answer's TTL (s), as the host found it (ExchangeRecord.ttl); absent in records stored before it was kept. */
+  ttl?: number | null;
 }
 
 const us = (x: number): number => Math.round(x * 1000) / 1000;
@@ -31,6 +33,7 @@ export function storedRecord(r: ExchangeRecord): StoredRecord {
     timings: { connect: usOrNull(r.timings.connect), tls: usOrNull(r.timings.tls), query: usOrNull(r.timings.query), total: us(r.timings.total) },
     bytes: { sent: r.bytes.sent, received: r.bytes.received },
     packets: { sent: r.packets.sent, received: r.packets.received },
+    ttl: r.ttl ?? null,
     replay: r.replay
       ? {
           pageStartedAt: us(r.replay.pageStartedAt),

@@ -10,6 +10,8 @@ import { HISTORY_VERSION, isHistoryEntry, lookupHistogram, type HistoryCell, typ
 import { seededRandom } from '../common/stats.js';
 import { type Mode, type TransportId } from '../common/transports.js';
 import { HISTORY_KEYS } from '../extension/src/background/history-store.js';
+import { REVISITS_KEY } from '../extension/src/background/revisits.js';
+import type { HostRevisits } from '../extension/src/cache-savings.js';
 
 export const SITES = ['news.example', 'shop.example', 'video.example', 'mail.example', 'wiki.example', 'bank.example', 'maps.example', 'social.example'];
 export const SOLO_SITE = 'solo.example';
@@ -85,6 +87,11 @@ export async function writeHistory(ext: Page, entries: readonly HistoryEntry[]):
     await storageSet(ext, items);
   }
   await storageSet(ext, { [HISTORY_KEYS.index]: index });
+}
+
+/** Stores `hosts` as the person's host revisits (extension/src/background/revisits.ts), from extension page `ext`. */
+export function writeRevisits(ext: Page, hosts: Record<string, HostRevisits>): Promise<void> {
+  return storageSet(ext, { [REVISITS_KEY]: hosts });
 }
 
 /** Sets `items` from `ext`; they cross to the page as one JSON string (Firefox's WebDriver BiDi is slow with deep objects). */

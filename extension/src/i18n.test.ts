@@ -26,6 +26,7 @@ const SAME_IN_GERMAN: Record<string, string> = {
   col_host: '"Host" is the German word for a named computer as well (the panel says Hosts throughout)',
   col_resolver: '"Resolver" is the German technical term',
   col_transport: '"Transport" is the German word as well',
+  dash_cache_served: 'placeholders and brackets only',
   probe_item_tls_1_0: 'a protocol name',
   probe_item_tls_1_1: 'a protocol name',
   probe_item_tls_1_2: 'a protocol name',

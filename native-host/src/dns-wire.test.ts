@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import dnsPacket from 'dns-packet';
 import { DnscostError } from '../../common/errors.js';
-import { cappedAnswers, encodeQuery, MAX_ANSWER_DATA, MAX_ANSWERS, parseAnswer, QUERY_PAD_BLOCK, rcodeError } from './dns-wire.js';
+import { answerTtl, cappedAnswers, encodeQuery, MAX_ANSWER_DATA, MAX_ANSWERS, parseAnswer, QUERY_PAD_BLOCK, rcodeError } from './dns-wire.js';
 
 const answerFor = (query: Buffer, patch: Partial<dnsPacket.Packet> = {}): Buffer => {
   const q = dnsPacket.decode(query);
@@ -83,4 +83,9 @@ test('rcodes map to stable error codes', () => {
   assert.equal(rcodeError('REFUSED'), 'refused');
   assert.equal(rcodeError('NXDOMAIN'), 'nxdomain');
   assert.equal(rcodeError('NOTIMP'), 'rcode');
+});
+
+test('an answer\'s TTL is its records\' smallest (a CNAME chain\'s included); none without records', () => {
+  assert.equal(answerTtl([]), null);
+  assert.equal(answerTtl([{ name: 'a.test', type: 'CNAME', ttl: 60, data: 'b.test' }, { name: 'b.test', type: 'A', ttl: 300, data: '192.0.2.1' }]), 60);
 });

@@ -127,6 +127,11 @@ function presentAnswer(a: DnsPacket.Answer): AnswerData {
   return { name: String(rec.name ?? ''), type: String(type), ttl: typeof rec.ttl === 'number' ? rec.ttl : 0, data };
 }
 
+/** The smallest TTL of an answer's records (how long a cache may keep it), or null without records. */
+export function answerTtl(answers: readonly AnswerData[]): number | null {
+  return answers.length ? Math.min(...answers.map((a) => a.ttl)) : null;
+}
+
 /** Human rcode → stable error code for answers that arrived but did not resolve the name. */
 export function rcodeError(rcode: string): ErrorCode | null {
   switch (rcode) {

@@ -24,7 +24,8 @@ import { outerBrowserTests } from '../support/namespace.js';
 import { axeViolations } from '../../lab/a11y.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
 import { sendFromPage } from '../../lab/extension-pages.js';
-import { HOSTILE_RESOLVER, SOLO_SITE, syntheticHistory, writeHistory } from '../../lab/synthetic-history.js';
+import { HOSTILE_RESOLVER, SOLO_SITE, syntheticHistory, writeHistory, writeRevisits } from '../../lab/synthetic-history.js';
+import { noteNeed, noteTtls, type HostRevisits } from '../../extension/src/cache-savings.js';
 import { ROOT } from '../../lab/paths.js';
 
 const INNER = process.env.DNSCOST_DASHBOARD_INNER as BrowserName | undefined;
@@ -134,6 +135,10 @@ function innerTests(name: BrowserName): void {
       assert.equal(all.length, ENTRIES);
       sameEntries(all, entries, 'history-get gives back what was stored, oldest first');
       timings.push(`empty state, ${ENTRIES} entries written and read back ${Date.now() - started} ms`);
+      // Two hosts' revisits: a.example needed again after 10, 10, 50, 250 and 4,000 s (Cloudflare's TTL 60 s, Google's
+      // 300 s), b.example after 20 s (Cloudflare's 3,600 s).
+      const needs = (gapsS: number[]): HostRevisits => gapsS.reduce((r, g) => noteNeed(r, r.last + g * 1000), noteNeed(undefined, Date.now() - 86_400_000));
+      await writeRevisits(first, { 'a.example': noteTtls(needs([10, 10, 50, 250, 4000]), { cloudflare: 60, google: 300 }), 'b.example': noteTtls(needs([20]), { cloudflare: 3600 }) });
 
       started = Date.now();
       const page = await b.openExtensionPage('dashboard/dashboard.html');
@@ -167,6 +172,12 @@ function innerTests(name: BrowserName): void {
       // Text from data is text: the resolver id that is markup shows as such, and made no element.
       const hostile = await page.evaluate((h) => ({ text: document.body.innerText.includes(h), b: document.querySelectorAll('body b').length, scripts: document.querySelectorAll('script').length }), HOSTILE_RESOLVER);
       assert.deepEqual(hostile, { text: true, b: 0, scripts: 1 });
+      // What a cache would save: Cloudflare's TTLs answer 3 of a.example's 6 needs and 1 of b.example's 2; Google's 4 of 6.
+      const cache = await poll('the cache table', 10_000, async () => page.evaluate(() => {
+        const rows = [...document.querySelectorAll<HTMLTableRowElement>('#cache tbody tr')].map((r) => `${r.dataset.resolver}: ${[...r.cells].map((c) => c.textContent).join(' | ')}`);
+        return rows.length ? rows : undefined;
+      }));
+      assert.deepEqual(cache, ['cloudflare: Cloudflare | 2 | 8 | 4 (50 %) | 1,830 s', 'google: Google Public DNS | 1 | 6 | 4 (67 %) | 300 s']);
       timings.push(`drawn in ${ready.drawMs} ms (page open to ready ${Date.now() - started} ms)`);
       await page.screenshot({ path: join(RUN_DIR, `dashboard-${name}.png`), fullPage: true });
       assert.deepEqual(await axeViolations(page), [], 'axe on the dashboard');

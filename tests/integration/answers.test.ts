@@ -63,6 +63,8 @@ async function compareAll(lab: LabResolver): Promise<void> {
       assert.equal(rec.rcode, ref.status, `${label}: rcode`);
       assert.deepEqual(show(rec.answers), ref.answers, `${label}: answers`);
       if (ref.status === 'NOERROR') assert.ok(rec.answers.length > 0, `${label}: has answers`);
+      // What a cache may keep it for: the smallest TTL of the answer's records (none without records).
+      assert.equal(rec.ttl, rec.answers.length ? Math.min(...rec.answers.map((a) => a.ttl)) : null, `${label}: ttl`);
     }
   }
 }

@@ -8,6 +8,8 @@ import type { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
 import type { SettingsStore } from './settings-store.js';
 import type { ResolverProber } from './resolver-probe.js';
+import type { RevisitStore } from './revisits.js';
+import { cacheSavings } from '../cache-savings.js';
 
 /** What every handler may use. */
 export interface BackgroundContext {
@@ -18,6 +20,7 @@ export interface BackgroundContext {
   history: HistoryStore;
   uploader: Uploader;
   prober: ResolverProber;
+  revisits: RevisitStore;
   /** The extension's own base URL: privileged messages are answered only to its pages (dispatchExtensionMessage). */
   extensionBase: string;
 }
@@ -40,6 +43,11 @@ export const handlers: ExtensionHandlers<BackgroundContext> = {
   'measure-status': (message, { measurements }, sender) => measurements.status(message.tabId, sender, message.records === true),
   'measure-cancel': (message, { measurements }, sender) => measurements.cancel(message.tabId, sender),
   'history-get': async (message, { history }) => ({ ok: true, ...(await history.list({ since: message.since, until: message.until, site: message.site, network: message.network })) }),
+  'cache-savings': async (_message, { revisits, settings }) => {
+    const hosts = await revisits.all();
+    const names = new Map((await settings.loadSettings()).resolvers.map((r) => [r.id, r.name]));
+    return { ok: true, hosts: hosts.size, savings: cacheSavings(hosts.values()).map((s) => ({ ...s, name: names.get(s.resolver) ?? s.resolver })) };
+  },
   'upload-status': (_message, { uploader }) => uploader.status(),
   'upload-preview': (_message, { uploader }) => uploader.preview(),
   'upload-flush': (_message, { uploader }) => uploader.flush(),

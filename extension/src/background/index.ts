@@ -13,6 +13,7 @@ import { SettingsStore } from './settings-store.js';
 import { createUploader, listenForUploads } from './upload-wiring.js';
 import { readManagedStorage } from './managed-storage.js';
 import { ResolverProber } from './resolver-probe.js';
+import { RevisitStore } from './revisits.js';
 import { isExcluded } from '../settings.js';
 
 const host = new HostConnection({
@@ -44,7 +45,14 @@ settings.onChange((view) => pages.applyExclusions(view.settings.exclusions));
 settings.onDataCleared(() => void pages.clear());
 const history = new HistoryStore(browser.storage.local);
 const uploader = createUploader(settings);
-const measurements = createMeasurementScheduler(host, settings, pages, history, uploader);
+const revisits = new RevisitStore({
+  local: browser.storage.local,
+  loadSettings: () => settings.loadSettings(),
+  pageReport: (tabId, sender) => pages.report(tabId, sender),
+  selfSender: { id: browser.runtime.id, url: browser.runtime.getURL('') },
+});
+settings.onDataCleared(() => revisits.purge());
+const measurements = createMeasurementScheduler(host, settings, pages, history, uploader, revisits);
 settings.onDataCleared(() => measurements.clear());
 // An exclusion purges what is kept of that site: its history, its stored measurements, its pages waiting to be uploaded.
 let exclusionsInForce: string | null = null;
@@ -56,9 +64,9 @@ settings.onChange((view) => {
   exclusionsInForce = key;
   if (first && exclusions.length === 0) return;
   const excluded = (host: string) => isExcluded({ exclusions }, host);
-  void Promise.all([history.remove(excluded), measurements.purge(excluded), uploader.purge(excluded)]).catch((err: unknown) => console.warn(`dnscost: purging excluded sites: ${String(err)}`));
+  void Promise.all([history.remove(excluded), measurements.purge(excluded), uploader.purge(excluded), revisits.purge(excluded)]).catch((err: unknown) => console.warn(`dnscost: purging excluded sites: ${String(err)}`));
 });
-listenForSampling(measurements);
+listenForSampling(measurements, revisits);
 listenForUploads(uploader, settings);
 const prober = new ResolverProber({
   host,
@@ -69,7 +77,7 @@ const prober = new ResolverProber({
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 });
 settings.onDataCleared(() => prober.clear());
-const ctx: BackgroundContext = { host, settings, pages, measurements, history, uploader, prober, extensionBase: browser.runtime.getURL('') };
+const ctx: BackgroundContext = { host, settings, pages, measurements, history, uploader, prober, revisits, extensionBase: browser.runtime.getURL('') };
 
 // Every message passes the validator in dispatchExtensionMessage before a handler sees it, and every privileged one
 // the sender check (the extension's own pages only); replies are promises (the polyfill turns them into sendResponse

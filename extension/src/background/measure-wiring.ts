@@ -12,13 +12,14 @@ import type { HostConnection } from './host-connection.js';
 import { MeasurementScheduler } from './measurements.js';
 import type { PageRecorder } from './page-records.js';
 import type { SettingsStore } from './settings-store.js';
+import type { RevisitStore } from './revisits.js';
 
 /** The sampler looks at a page this long after its load event, so the content script's timing report is in. */
 export const SAMPLE_DELAY_MS = 3_000;
 
 /** The scheduler with the browser's storage.local and tabs; each finished measurement goes into `history`, and to
  * the uploader (which queues it only when uploads are on). */
-export function createMeasurementScheduler(host: HostConnection, settings: SettingsStore, pages: PageRecorder, history: HistoryStore, uploader: Uploader): MeasurementScheduler {
+export function createMeasurementScheduler(host: HostConnection, settings: SettingsStore, pages: PageRecorder, history: HistoryStore, uploader: Uploader, revisits: RevisitStore): MeasurementScheduler {
   return new MeasurementScheduler({
     area: browser.storage.local,
     host,
@@ -32,6 +33,7 @@ export function createMeasurementScheduler(host: HostConnection, settings: Setti
     onDone: async (meta, records) => {
       const entry = historyEntry(meta, records);
       await history.add(entry);
+      await revisits.noteMeasurement(records);
       await showVerdict(meta.tabId, pageVerdict(entry.cells, (id) => meta.plan.resolvers.find((r) => r.id === id)?.name ?? id, browserI18n()));
       await uploader.onHistory(entry);
     },
@@ -52,12 +54,16 @@ async function showVerdict(tabId: number, verdict: PageVerdict): Promise<void> {
   }
 }
 
-/** Starts the automatic sampler: each finished top-level page is offered to it after SAMPLE_DELAY_MS. */
-export function listenForSampling(measurements: MeasurementScheduler): void {
+/**
+ * Starts the automatic sampler: each finished top-level page is offered to it after SAMPLE_DELAY_MS; its hosts' needs
+ * go to the revisits (what a cache would save).
+ */
+export function listenForSampling(measurements: MeasurementScheduler, revisits: RevisitStore): void {
   browser.webNavigation.onCompleted.addListener((d) => {
     if (d.frameId !== 0 || d.tabId < 0) return;
     setTimeout(() => {
       measurements.sample(d.tabId).catch((err) => console.warn(`measurements: sampling failed: ${String(err)}`));
+      revisits.notePage(d.tabId).catch((err) => console.warn(`revisits: ${String(err)}`));
     }, SAMPLE_DELAY_MS);
   });
 }

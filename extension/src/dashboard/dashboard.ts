@@ -15,6 +15,7 @@ import { TRANSPORTS, type TransportId } from '../../../common/transports.js';
 import { $, download, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
 import { drawLookupCdf, drawOnLoadCdf, type Chart } from './plots.js';
+import { mountCacheSavings } from './cache-table.js';
 import { UNKNOWN_NETWORK } from '../history.js';
 import { browserI18n } from '../locale.js';
 import { compose, localizePage, reported } from '../ui/localize.js';
@@ -115,6 +116,7 @@ export async function mountDashboard(): Promise<void> {
 
   const networks = networkOptions(all);
   fillNetworks(networks, all.length, defaultNetwork(networks));
+  void mountCacheSavings();
   let charts: Chart[] = [];
   let generation = 0;
   let shown: HistoryEntry[] = [];

@@ -19,7 +19,7 @@ const PRIVILEGED: Array<{ type: string } & Record<string, unknown>> = [
   { type: 'settings-set', changes: { currentDns: false } }, { type: 'settings-import', json: '{}' }, { type: 'settings-export' }, { type: 'settings-get' },
   { type: 'consent-give' }, { type: 'consent-withdraw' }, { type: 'data-clear' }, { type: 'host-status' }, { type: 'host-reconnect' }, { type: 'resolver-probe', run: true },
   { type: 'measure-start', tabId: 1 }, { type: 'measure-status', tabId: 1 }, { type: 'measure-cancel', tabId: 1 },
-  { type: 'page-report', tabId: 1 }, { type: 'history-get' }, { type: 'upload-status' }, { type: 'upload-preview' }, { type: 'upload-flush' }, { type: 'upload-delete' },
+  { type: 'page-report', tabId: 1 }, { type: 'history-get' }, { type: 'cache-savings' }, { type: 'upload-status' }, { type: 'upload-preview' }, { type: 'upload-flush' }, { type: 'upload-delete' },
 ];
 
 test('every message but a page\'s timing is privileged, and each has its test below', () => {

@@ -5,7 +5,7 @@ import { CODES, DnscostError, toErrorData, type ErrorData } from '../../../commo
 import type { ExchangeEvent, ExchangeRecord } from '../../../common/record.js';
 import type { Mode } from '../../../common/transports.js';
 import type { SetupFailure } from '../dial.js';
-import { encodeQuery, parseAnswer, randomId, rcodeError, type Question } from '../dns-wire.js';
+import { answerTtl, encodeQuery, parseAnswer, randomId, rcodeError, type Question } from '../dns-wire.js';
 import type { Session } from '../transports/transport.js';
 import type { MeasuredEndpoint } from './endpoint.js';
 import type { Pooled, SessionPool } from './pool.js';
@@ -107,6 +107,7 @@ export async function exchange(pool: SessionPool, target: MeasuredEndpoint, q: Q
     rcode: answer?.rcode ?? null,
     error,
     answers: answer?.answers ?? [],
+    ttl: answerTtl(answer?.answers ?? []),
     timings: {
       connect: showSetup ? (session?.setup.connect ?? failedSetup?.setup?.connect ?? null) : null,
       tls: showSetup ? (session?.setup.tls ?? failedSetup?.setup?.tls ?? null) : null,

@@ -7,7 +7,7 @@ import { CODES, DnscostError, toErrorData, type ErrorData } from '../../../commo
 import type { ExchangeEvent, ExchangeRecord, Pair, Provenance } from '../../../common/record.js';
 import type { Mode, QType } from '../../../common/transports.js';
 import { deadline, type SetupFailure, type WireTotals } from '../dial.js';
-import { encodeQuery, parseAnswer, randomId, type Question } from '../dns-wire.js';
+import { answerTtl, encodeQuery, parseAnswer, randomId, type Question } from '../dns-wire.js';
 import type { Session } from '../transports/transport.js';
 import type { MeasuredEndpoint } from './endpoint.js';
 import { answerError } from './exchange.js';
@@ -245,6 +245,7 @@ function pageRecords(pool: SessionPool, target: MeasuredEndpoint, mode: Mode, re
       rcode: o.answer?.rcode ?? null,
       error: o.error,
       answers: o.answer?.answers ?? [],
+      ttl: answerTtl(o.answer?.answers ?? []),
       timings: { connect: setup?.connect ?? null, tls: setup?.tls ?? null, query: o.queryMs, total: o.end - o.start },
       startedAt: o.start - origin,
       bytes: sumParts(p),

@@ -72,7 +72,7 @@ export class ResolverProber {
       });
       if (!sent) {
         this.deps.clearTimer(timer);
-        resolve({ type: 'closed', message: hostProblem(this.deps.host as HostConnection) });
+        resolve({ type: 'closed', message: hostProblem(this.deps.host) });
       }
     });
     this.deps.host.release(id);

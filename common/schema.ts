@@ -142,6 +142,8 @@ const probeRequest = v.strictObject({
 
 /** Every request the host accepts. */
 export const request = v.variant('type', [helloRequest, measureRequest, cancelRequest, probeRequest]);
+/** The request types there are (a request of any other type is unknown-type, not a bad request). */
+export const REQUEST_TYPES: ReadonlySet<string> = new Set(request.options.map((o) => o.entries.type.literal));
 export type Request = v.InferOutput<typeof request>;
 export type RequestType = Request['type'];
 export type RequestOf<T extends RequestType> = Extract<Request, { type: T }>;

@@ -16,6 +16,14 @@ export interface StoredRecord extends Pick<ExchangeRecord, 'host' | 'qtype' | 'r
   ttl?: number | null;
 }
 
+/**
+ * A lookup as its page saw it: from when the page needed the host to the answer (waiting for a connection included); a
+ * record without replay info, its own duration. (common/cost-model.ts computes the same inside the frozen model.)
+ */
+export function pageLookupMs(r: StoredRecord): number {
+  return r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total;
+}
+
 const us = (x: number): number => Math.round(x * 1000) / 1000;
 const usOrNull = (x: number | null): number | null => (x === null ? null : us(x));
 

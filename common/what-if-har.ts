@@ -3,7 +3,8 @@
 // AAAA both answered), and the page's onLoad moved by the cost model's estimate. A HAR 1.2 file any HAR viewer opens; the
 // hosts' other phases are not known to the extension and are -1 (HAR's "does not apply").
 import type { PageRecord } from './page-record.js';
-import type { StoredRecord } from './stored-record.js';
+import { percentile } from './stats.js';
+import { pageLookupMs, type StoredRecord } from './stored-record.js';
 import type { Mode, TransportId } from './transports.js';
 
 /** The choice a what-if HAR is about. */
@@ -24,11 +25,6 @@ export interface WhatIfPage {
   page: Pick<PageRecord, 'hosts' | 'onLoadMs' | 'timeOrigin'>;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 
 /**
@@ -45,9 +41,10 @@ export function replayedLookupMs(records: readonly StoredRecord[], host: string,
   const times: number[] = [];
   for (const rs of byRepeat.values()) {
     if (!rs.every((r) => r.ok)) continue;
-    times.push(Math.max(...rs.map((r) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total))));
+    times.push(Math.max(...rs.map(pageLookupMs)));
   }
-  return times.length ? round(median(times)) : null;
+  const median = percentile(times.sort((a, b) => a - b), 50);
+  return median === null ? null : round(median);
 }
 
 /** The what-if HAR (HAR 1.2) of a measured page for choice `w`. */

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { start, tcpTlsEndpoints, type LabResolver, type StartOptions } from './resolver.js';
+import { LOOPBACK_ROOT_HINTS, start, tcpTlsEndpoints, type LabResolver, type StartOptions } from './resolver.js';
 import type { SignedZones } from './dnssec.js';
 import { labZone } from './zone.js';
 
@@ -36,7 +36,7 @@ export function startBind(opts: BindOptions = {}): Promise<LabResolver> {
         // from that zone, and recurses (to the zone's forwarders) only past a delegation.
         const delegations = (opts.forward?.zones ?? []).flatMap((z) => [`${z}. IN NS ns.${z}.`, `ns.${z}. IN A 127.0.0.1`]);
         await writeFile(join(dir, 'test.zone'), labZone(serial) + delegations.map((l) => l + '\n').join(''));
-        await writeFile(join(dir, 'root.hints'), '. 3600000 NS nowhere.invalid.\nnowhere.invalid. 3600000 A 127.0.0.1\n');
+        await writeFile(join(dir, 'root.hints'), LOOPBACK_ROOT_HINTS);
         const f = opts.forward;
         const conf = [
           'options {',

@@ -1,9 +1,11 @@
 // Two DNSSEC-signed lab zones, signed with BIND's own tools (dnssec-keygen, dnssec-signzone): signed.test, whose
 // trust anchor is its key (a validating resolver answers it with AD), and bogus.test, whose trust anchor is a key the
 // zone was never signed with (a validating resolver answers SERVFAIL, as for a broken chain of trust in the wild).
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { run } from './capture.js';
+
+const TOOL_TIMEOUT_MS = 30_000;
 
 /** The signed zones' names and the address their names answer. */
 export const SIGNED_ZONES = { signed: 'signed.test', bogus: 'bogus.test', a: '192.0.2.53' } as const;
@@ -15,15 +17,9 @@ export interface SignedZones {
   anchors: { name: string; flags: number; protocol: number; algorithm: number; key: string }[];
 }
 
-function run(cmd: string, args: string[], cwd: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd, timeout: 30_000 }, (err, stdout, stderr) => (err ? reject(new Error(`lab: ${cmd} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout)));
-  });
-}
-
 /** A fresh ECDSA P-256 key for `zone` in `dir` (the key's base name, without .key/.private). */
 async function keygen(dir: string, zone: string): Promise<string> {
-  return (await run('dnssec-keygen', ['-q', '-a', 'ECDSAP256SHA256', '-f', 'KSK', '-K', dir, zone], dir)).trim();
+  return (await run('dnssec-keygen', ['-q', '-a', 'ECDSAP256SHA256', '-f', 'KSK', '-K', dir, zone], TOOL_TIMEOUT_MS)).trim();
 }
 
 /** The DNSKEY of a key file written by dnssec-keygen. */
@@ -49,12 +45,13 @@ export async function signZones(dir: string): Promise<SignedZones> {
       'ns IN A 127.0.0.1',
       `@ IN A ${SIGNED_ZONES.a}`,
       `www IN A ${SIGNED_ZONES.a}`,
-      `$INCLUDE ${key}.key`,
+      `$INCLUDE ${join(dir, `${key}.key`)}`,
     ].join('\n') + '\n';
     const file = join(dir, `${zone}.zone`);
     await writeFile(file, text);
-    // -z: the one key signs every set (no separate zone-signing key needed for a lab zone).
-    await run('dnssec-signzone', ['-q', '-z', '-o', zone, '-K', dir, '-f', `${file}.signed`, file, key], dir);
+    // -z: the one key signs every set (no separate zone-signing key needed for a lab zone); -d: its dsset file goes to
+    // `dir` too, not to the working directory.
+    await run('dnssec-signzone', ['-q', '-z', '-o', zone, '-K', dir, '-d', dir, '-f', `${file}.signed`, file, join(dir, key)], TOOL_TIMEOUT_MS);
     zones.push({ name: zone, file: `${file}.signed` });
     // bogus.test's anchor is a second key of its name, never used to sign it.
     anchors.push(await dnskey(dir, zone === SIGNED_ZONES.bogus ? await keygen(dir, zone) : key));

@@ -46,7 +46,7 @@ export async function loadRecordedPage(ext: Page, tab: Page, url: string, tabPre
  * The lab resolver as a person's custom resolver: every transport at its address, SNI dns.test, the lab CA; DoQ and
  * DoH3 too with `quic` (the host offers them when its QUIC companion is built).
  */
-export function labResolverSpec(lab: LabResolver, o: { quic?: boolean } = {}): ResolverSpec {
+export function labResolverSpec(lab: Pick<LabResolver, 'address' | 'certs' | 'endpoints'>, o: { quic?: boolean } = {}): ResolverSpec {
   // An https URL leaves its standard port out: 443.
   const port = (url: string) => Number(new URL(url.replace(/^(udp|tcp|tls|quic|h3):/, 'http:')).port) || 443;
   const address = lab.address;

@@ -391,6 +391,9 @@ export function startCoreDNS(opts: StartOptions = {}): Promise<LabResolver> {
   );
 }
 
+/** Root hints naming one root server on loopback: a lab server that recurses never reaches a real root. */
+export const LOOPBACK_ROOT_HINTS = '. 3600000 NS nowhere.invalid.\nnowhere.invalid. 3600000 A 127.0.0.1\n';
+
 /** Starts Debian's unbound as an authoritative-only server for labZone() over UDP/TCP, DoT and DoH (h2 only). */
 export function startUnbound(opts?: StartOptions): Promise<LabResolver> {
   return start(
@@ -401,7 +404,7 @@ export function startUnbound(opts?: StartOptions): Promise<LabResolver> {
         await writeFile(zoneFile, labZone(serial));
         // Root hints pointing at loopback, which do-not-query-localhost forbids: recursion can never leave the box.
         const hints = join(dir, 'root.hints');
-        await writeFile(hints, '. 3600000 NS nowhere.invalid.\nnowhere.invalid. 3600000 A 127.0.0.1\n');
+        await writeFile(hints, LOOPBACK_ROOT_HINTS);
         const conf = [
           'server:',
           '  verbosity: 1',

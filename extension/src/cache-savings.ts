@@ -2,6 +2,7 @@
 // again and after how long (a histogram of revisit intervals, no list of visits), and the TTL each resolver answered
 // it with; a cache that honours the TTL answers every need that came back sooner. Pure: no DOM, no node: imports.
 import * as v from 'valibot';
+import { percentile } from '../../common/stats.js';
 
 /**
  * Upper bounds (s) of the revisit-interval buckets, roughly logarithmic from 1 s to a week; one more bucket counts
@@ -80,12 +81,8 @@ export function cacheSavings(hosts: Iterable<HostRevisits>): CacheSaving[] {
       by.set(resolver, s);
     }
   }
-  return [...by].map(([resolver, s]) => {
-    const sorted = s.ttls.sort((a, b) => a - b);
-    const m = sorted.length >> 1;
-    return {
-      resolver, hosts: s.hosts, needs: s.needs, servedAtLeast: s.least, servedAtMost: s.most,
-      medianTtlS: sorted.length ? (sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2) : null,
-    };
-  });
+  return [...by].map(([resolver, s]) => ({
+    resolver, hosts: s.hosts, needs: s.needs, servedAtLeast: s.least, servedAtMost: s.most,
+    medianTtlS: percentile(s.ttls.sort((a, b) => a - b), 50),
+  }));
 }

@@ -18,6 +18,14 @@ export function browserEncrypts(doh: BrowserDoh | null | undefined): boolean {
   return doh?.active === true;
 }
 
+/**
+ * No name may go out in clear text: the browser resolves over DoH or sends its requests through a proxy, or the request
+ * says so (its page went through one). Measuring and probing both obey it.
+ */
+export function keepsNamesEncrypted(browser: BrowserDoh | null | undefined, noCleartext: boolean | undefined): boolean {
+  return browserEncrypts(browser) || Boolean(browser?.proxy) || noCleartext === true;
+}
+
 /** How the host finds the address of a DoH server's name: the system's resolver, as the browser's own bootstrap does. */
 export type Bootstrap = (host: string) => Promise<string | null>;
 

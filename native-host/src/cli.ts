@@ -9,7 +9,7 @@ import { defaultResolvers } from './defaults.js';
 import { measure } from './engine/measure.js';
 import { HOL_OPTIONS } from './hol.js';
 import { PROBE_OPTIONS } from './probe/cli.js';
-import { chooseResolvers } from './resolver-args.js';
+import { chooseResolvers, currentDnsIfAsked } from './resolver-args.js';
 import { hostArg, readHarLookups, readHostList, type HostArg } from './hosts-input.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
 import { isGlobalAddress } from '../../common/name-privacy.js';
@@ -223,8 +223,7 @@ export async function parseMeasureArgs(argv: string[], resolvers: (family: 4 | 6
  * `--hosts-file -` (a process started without one, as under wine or by a service, fails on process.stdin).
  */
 export async function runMeasure(argv: string[], out = process.stdout, err = process.stderr, stdin?: NodeJS.ReadableStream): Promise<number> {
-  // The current DNS is looked for only when a default resolver is asked for (it may run resolvectl or scutil).
-  const current = argv.some((a) => a === '--resolver' || a.startsWith('--resolver=')) ? await discoverCurrentDns() : null;
+  const current = await currentDnsIfAsked(argv);
   const parsed = await parseMeasureArgs(argv, (family) => defaultResolvers(current, family), stdin);
   const { output, quiet } = parsed;
   // The name rule, as for the browser's pages (private-names.ts), unless the person says otherwise.

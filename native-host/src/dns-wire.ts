@@ -11,7 +11,8 @@ const dnsPacket = createRequire(import.meta.url)('dns-packet') as typeof DnsPack
 
 /** Numeric type for each record type dnscost asks (dns-packet knows no HTTPS/SVCB by name). */
 const QTYPE_NUMBERS: Record<QType, number> = { A: 1, NS: 2, CNAME: 5, MX: 15, TXT: 16, AAAA: 28, SVCB: 64, HTTPS: 65 };
-const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
+/** RCODE names by number (RFC 1035 §4.1.1); others are written `RCODEn`. */
+export const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 const DNS_HEADER_BYTES = 12;
 
 /** EDNS UDP payload size: the DNS Flag Day 2020 value, as browsers and stubs now send. */
@@ -36,10 +37,17 @@ export function encodeQuery(q: Question, id: number, pad: boolean): Buffer {
       questions: [{ type: type as DnsPacket.RecordType, name: q.name, class: 'IN' }],
       additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_BUFFER, options } as DnsPacket.OptAnswer],
     });
-  if (!pad) return make([]);
+  return pad ? paddedToBlock(make) : make([]);
+}
+
+/**
+ * The message `make` encodes with one more EDNS option, RFC 7830 padding, long enough to make it a multiple of
+ * QUERY_PAD_BLOCK (RFC 8467 §4.1): `make` encodes the message with the options it is given.
+ */
+export function paddedToBlock(make: (options: DnsPacket.OptAnswer['options']) => Buffer): Buffer {
   const bare = make([]).length + 4; // + option code and length
   const padding = (QUERY_PAD_BLOCK - (bare % QUERY_PAD_BLOCK)) % QUERY_PAD_BLOCK;
-  return make([{ code: 'PADDING', length: padding }  as never]);
+  return make([{ code: 'PADDING', length: padding } as never]);
 }
 
 /** A checked answer: its rcode, its records and whether the server truncated it. */
@@ -102,7 +110,7 @@ function typeNumber(type: string): number {
 const genericText = (rdata: Buffer): string => `\\# ${rdata.length}${rdata.length ? ' ' + rdata.toString('hex') : ''}`;
 
 /** An SVCB or HTTPS rdata as kdig presents it (common/svcb.ts); one that does not follow RFC 9460 in the generic form. */
-function svcbText(rdata: Buffer): string {
+export function svcbText(rdata: Buffer): string {
   try {
     return presentSvcb(rdata);
   } catch (e) {

@@ -10,7 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import { CODES, DnscostError, failure, toErrorData, type ErrorCode } from '../../common/errors.js';
 import { normalizeHostname } from '../../common/hostname.js';
 import type { ExchangeRecord } from '../../common/record.js';
-import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, type BrowserDoh, type CurrentDns, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
+import { MAX_FRAME_BYTES, parseRequest, PROTOCOL_VERSION, REQUEST_TYPES, type BrowserDoh, type CurrentDns, type Handlers, type Reply, type RequestId } from '../../common/schema.js';
 import { discoverBrowserDoh } from './current-dns/browser-doh.js';
 import { discoverCurrentDns } from './current-dns/discover.js';
 import { ipv6Reachable } from './ipv6.js';
@@ -19,7 +19,7 @@ import { measure } from './engine/measure.js';
 import { cappedAnswers } from './dns-wire.js';
 import { currentNetwork } from './network.js';
 import { currentDnsLookup, withholdPrivateNames } from './private-names.js';
-import { browserEncrypts, caFor, dohLookup, refuseCleartext, withEndpoint } from './browser-resolver.js';
+import { caFor, dohLookup, keepsNamesEncrypted, refuseCleartext, withEndpoint } from './browser-resolver.js';
 import { ExchangeBudget } from './exchange-budget.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './paths.js';
@@ -115,7 +115,7 @@ const handlers: Handlers<Ctx> = {
       // global resolver stays home).
       const dns = await ctx.currentDns().catch(() => null);
       const browser = await ctx.browserDoh().catch(() => null);
-      const encrypts = browserEncrypts(browser) || Boolean(browser?.proxy) || req.noCleartext === true;
+      const encrypts = keepsNamesEncrypted(browser, req.noCleartext);
       if (encrypts) refuseCleartext(req, browser);
       const overDoh = encrypts && browser?.endpoint ? dohLookup(browser.endpoint, caFor(req, browser.endpoint)) : null;
       const check = encrypts ? overDoh : dns ? currentDnsLookup(dns) : null;
@@ -178,7 +178,7 @@ const handlers: Handlers<Ctx> = {
       // Never weaker than the browser (as measure): while it encrypts its DNS or goes through a proxy, the probe's
       // fixed names go to the encrypted endpoints only.
       const browser = await ctx.browserDoh().catch(() => null);
-      const plainLeftOut = browserEncrypts(browser) || Boolean(browser?.proxy) || req.noCleartext === true;
+      const plainLeftOut = keepsNamesEncrypted(browser, req.noCleartext);
       const resolvers = req.resolvers
         .map((r) => (plainLeftOut ? { ...r, endpoints: r.endpoints.filter((e) => isEncrypted(e.transport)) } : r))
         .filter((r) => r.endpoints.length > 0);
@@ -284,7 +284,7 @@ export async function runNative(options: NativeOptions): Promise<boolean> {
     if (!parsed.ok) {
       const id = salvageId(value);
       const type = (value as { type?: unknown } | null)?.type;
-      if (typeof type === 'string' && !['hello', 'measure', 'cancel', 'probe'].includes(type)) {
+      if (typeof type === 'string' && !REQUEST_TYPES.has(type)) {
         return error(id, CODES.UNKNOWN_TYPE, `unknown request type ${JSON.stringify(type.slice(0, 64))}`);
       }
       return error(id, CODES.BAD_REQUEST, parsed.problems.join('; '));

@@ -1,7 +1,8 @@
 // The resolver options `measure` and `probe` share: --endpoint URLs (one "command line" resolver), --resolver IDs.
 import { readFileSync } from 'node:fs';
 import { CODES, DnscostError } from '../../common/errors.js';
-import type { ResolverSpec } from '../../common/schema.js';
+import type { CurrentDns, ResolverSpec } from '../../common/schema.js';
+import { discoverCurrentDns } from './current-dns/discover.js';
 import { parseEndpoint } from './endpoints.js';
 
 /** The resolver options `measure` and `probe` share. */
@@ -49,4 +50,12 @@ export function chooseResolvers(values: ResolverArgs, resolvers: (family: 4 | 6)
   }
   if (chosen.length === 0) bad('name at least one --endpoint URL or --resolver ID');
   return chosen;
+}
+
+/**
+ * The person's current DNS when the command line names a default resolver (`system` is it), else null: it is looked
+ * for only then (it may run resolvectl or scutil).
+ */
+export function currentDnsIfAsked(argv: readonly string[]): Promise<CurrentDns | null> {
+  return argv.some((a) => a === '--resolver' || a.startsWith('--resolver=')) ? discoverCurrentDns() : Promise.resolve(null);
 }

@@ -1,6 +1,7 @@
 // `dnscost-host probe` against four real servers, each as the lab configures it: CoreDNS, unbound, AdGuard dnsproxy
 // and BIND 9.18 (a validating resolver over two DNSSEC-signed zones). Every item of the probe's table is compared
-// with what the server is configured to do and known to support; each expected cell says why.
+// with what the server is configured to do and known to support; each expected cell says why. Each server is asked as a
+// resolver with every transport it is started with, and doh1 too (a server without HTTP/1.1 says no).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { dnsproxyBinary, startDnsproxy } from '../../lab/dnsproxy.js';
 import { signZones, SIGNED_ZONES } from '../../lab/dnssec.js';
 import { labResolverSpec } from '../../lab/extension-pages.js';
 import { HOST_BIN } from '../../lab/paths.js';
-import { labDir, startCoreDNS, startUnbound, type LabResolver } from '../../lab/resolver.js';
+import { labDir, startCoreDNS, startUnbound } from '../../lab/resolver.js';
 
 const NAMES = { name: 'h1.test', signed: SIGNED_ZONES.signed, bogus: SIGNED_ZONES.bogus, https: 'svc.test' };
 type Yn = 'yes' | 'no';
@@ -27,11 +28,6 @@ function missing(): string[] {
   if (!existsSync(companionPath())) out.push(`${companionPath()} (run: bash native-host/quic/build.sh)`);
   if (!existsSync('/usr/sbin/named')) out.push('/usr/sbin/named (run: scripts/setup, Debian package bind9)');
   return out;
-}
-
-/** A lab server as a resolver: every transport it is started with, doh1 too (a server without HTTP/1.1 says no). */
-function spec(lab: Pick<LabResolver, 'address' | 'certs' | 'endpoints'>, quic: boolean): ResolverSpec {
-  return labResolverSpec(lab as LabResolver, { quic });
 }
 
 /** Each row's result against the table; every cell the table names must have a row, and no row may be unexpected. */
@@ -86,7 +82,7 @@ describe.skipIf(missing().length > 0)('dnscost-host probe: four servers, item by
   test('CoreDNS: DoT, DoH over h2 and HTTP/1.1, DoQ, DoH3; TLS 1.2+; an authoritative server without DNSSEC, padding, EDE or ECS', async () => {
     const coredns = await startCoreDNS();
     stops.push(() => coredns.stop());
-    check(await run(spec(coredns, true)), {
+    check(await run(labResolverSpec(coredns, { quic: true })), {
       ...ZONE_ITEMS,
       answers: 'yes',
       // Go's crypto/tls server: TLS 1.2 is the lowest it accepts.
@@ -105,7 +101,7 @@ describe.skipIf(missing().length > 0)('dnscost-host probe: four servers, item by
   test('unbound: DoT and DoH over h2 only; TLS 1.2+ (OpenSSL 3); responses padded to 468 over TLS; no validation in an auth-zone', async () => {
     const unbound = await startUnbound();
     stops.push(() => unbound.stop());
-    check(await run(spec(unbound, false)), {
+    check(await run(labResolverSpec(unbound, { quic: false })), {
       ...ZONE_ITEMS,
       // unbound sets TLS 1.2 as its floor (listen_sslctx_setup); it chooses http/1.1 when offered alone, then closes:
       // its DoH serves HTTP/2 only (netevent.c); no SSL_OP_NO_TICKET.
@@ -122,7 +118,7 @@ describe.skipIf(missing().length > 0)('dnscost-host probe: four servers, item by
     stops.push(() => coredns.stop());
     const proxy = await startDnsproxy(coredns);
     stops.push(() => proxy.stop());
-    check(await run(spec({ address: proxy.address, certs: coredns.certs, endpoints: proxy.endpoints }, true)), {
+    check(await run(labResolverSpec({ address: proxy.address, certs: coredns.certs, endpoints: proxy.endpoints }, { quic: true })), {
       ...ZONE_ITEMS,
       answers: 'yes',
       // The lab's dnsproxy (lab/dnsproxy/main.go) sets MinVersion TLS 1.2; dnsproxy's own command line would start from 1.0.
@@ -148,7 +144,7 @@ describe.skipIf(missing().length > 0)('dnscost-host probe: four servers, item by
     const dnsPort = Number(authority.endpoints.udp.split(':').at(-1));
     const resolver = await startBind({ certs: authority.certs, forward: { zones: signed.zones.map((z) => z.name), to: { address: authority.address, port: dnsPort }, anchors: signed.anchors } });
     stops.push(() => resolver.stop());
-    check(await run(spec(resolver, false)), {
+    check(await run(labResolverSpec(resolver, { quic: false })), {
       ...ZONE_ITEMS,
       // `protocols { TLSv1.2; TLSv1.3; }` in its tls block; its DoH acknowledges no ALPN but h2 (lib/isc/tls.c).
       ...OPENSSL_H2_ONLY,

@@ -103,7 +103,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     }
     if (m && !withRecords && m.records > 0) return refresh(true);
     // What each resolver can do, from the last probe the person ran in the options (none: nothing said).
-    const probed = status.measurement ? await send({ type: 'resolver-probe' }) : null;
+    const probed = m ? await send({ type: 'resolver-probe' }) : null;
     render(status, status.records ?? [], probed?.ok ? probed.probe : null);
   };
 
@@ -249,8 +249,8 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     wf.append(el('p', t('popup_wf_detail'), 'detail'), holder);
     parts.push(fold(wf), fold(renderBytes(results, names, i18n)));
     const actions = el('p', undefined, 'actions');
+    const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
     actions.append(button(t('popup_export_json'), () => {
-      const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
       download(`dnscost-${m.host || 'page'}-${stamp}.json`, 'application/json', `${JSON.stringify({ measurement: m, cells: results.cells, records }, null, 1)}\n`);
     }, 'export-json'));
     // The page as recorded with one choice's DNS times and its estimated onLoad (common/what-if-har.ts).
@@ -262,7 +262,6 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       actions.append(' ', choice, ' ', button(t('popup_export_whatif'), () => {
         const c = results.cells[Number(choice.value)]!;
         const w = { resolver: c.resolver, resolverName: names.get(c.resolver) ?? c.resolver, transport: c.transport, transportName: TRANSPORTS[c.transport].short, mode: c.mode, onLoadDeltaMs: c.onLoad.delta };
-        const stamp = new Date(m.startedAt).toISOString().replace(/[:.]/g, '-');
         const har = whatIfHar(m, records, w, { name: 'dnscost', version: browser.runtime.getManifest().version });
         download(`dnscost-${m.host || 'page'}-${c.transport}-${c.mode}-${stamp}.har`, 'application/json', `${JSON.stringify(har, null, 1)}\n`);
       }, 'export-whatif'));

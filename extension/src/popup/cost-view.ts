@@ -2,7 +2,8 @@
 // page or a host reply goes in as textContent, never as markup. Work is proportional to hosts × transports × modes of
 // one resolver (the waterfall shows one resolver at a time), so a 200-host page draws in a few tens of ms.
 import { INDISTINGUISHABLE_MS, type CellCost } from '../../../common/cost-model.js';
-import { type StoredRecord } from '../../../common/stored-record.js';
+import { pageLookupMs, type StoredRecord } from '../../../common/stored-record.js';
+import { percentile } from '../../../common/stats.js';
 import type { BrowserDoh } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
@@ -189,7 +190,7 @@ export function waterfallBars(records: readonly StoredRecord[], resolver: string
     const key = `${r.host}|${r.transport}|${r.mode}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { host: r.host, transport: r.transport, mode: r.mode, perRepeat: new Map(), ok: false, errors: new Set() }));
-    const l = r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total;
+    const l = pageLookupMs(r);
     // A repeat's lookup ends with its last record type's answer: that exchange's phases are the bar's.
     if (l >= (g.perRepeat.get(r.repeat)?.lookup ?? -Infinity)) g.perRepeat.set(r.repeat, { lookup: l, phases: phasesOf(r, l) });
     if (r.ok) g.ok = true;
@@ -199,7 +200,7 @@ export function waterfallBars(records: readonly StoredRecord[], resolver: string
   for (const g of groups.values()) {
     const reps = [...g.perRepeat.values()].sort((a, b) => a.lookup - b.lookup);
     const xs = reps.map((x) => x.lookup);
-    const mid = xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
+    const mid = percentile(xs, 50)!;
     // The phases of the repeat nearest the median, fitted to it (the query takes up the difference).
     const near = reps.reduce((best, x) => (Math.abs(x.lookup - mid) < Math.abs(best.lookup - mid) ? x : best), reps[0]!);
     const list = out.get(g.host) ?? [];

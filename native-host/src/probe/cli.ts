@@ -3,8 +3,7 @@ import { parseArgs } from 'node:util';
 import { CODES, DnscostError } from '../../../common/errors.js';
 import { parseHost } from '../../../common/hostname.js';
 import type { ResolverSpec } from '../../../common/schema.js';
-import { chooseResolvers } from '../resolver-args.js';
-import { discoverCurrentDns } from '../current-dns/discover.js';
+import { chooseResolvers, currentDnsIfAsked } from '../resolver-args.js';
 import { defaultResolvers } from '../defaults.js';
 import { DEFAULT_PROBE_NAMES, type ProbeNames, type ProbeRow } from '../../../common/probe.js';
 import { probe } from './probe.js';
@@ -94,7 +93,7 @@ export function formatProbe(resolver: ResolverSpec, rows: ProbeRow[]): string {
 
 /** Runs `dnscost-host probe ARGS`; resolves with the exit code. */
 export async function runProbe(argv: string[], out = process.stdout): Promise<number> {
-  const current = argv.some((a) => a === '--resolver' || a.startsWith('--resolver=')) ? await discoverCurrentDns() : null;
+  const current = await currentDnsIfAsked(argv);
   const args = parseProbeArgs(argv, (family) => defaultResolvers(current, family));
   const results: { id: string; name: string; rows: ProbeRow[] }[] = [];
   for (const r of args.resolvers) {

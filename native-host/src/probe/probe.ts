@@ -4,16 +4,15 @@
 import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
-import tls from 'node:tls';
 import { PROBE_ITEMS, type ProbeItem, type ProbeNames, type ProbeRow } from '../../../common/probe.js';
 import type { EndpointSpec, ResolverSpec } from '../../../common/schema.js';
-import type { TransportId } from '../../../common/transports.js';
+import { isEncrypted, TRANSPORT_IDS, TRANSPORTS, type TransportId } from '../../../common/transports.js';
 import { monotonic } from '../dial.js';
 import { randomId } from '../dns-wire.js';
 import { endpointUrl } from '../endpoints.js';
 import { REGISTRY } from '../transports/registry.js';
 import type { Session } from '../transports/transport.js';
-import { handshake, type TlsVersion } from './tls.js';
+import { handshake, verifiedTls, type TlsVersion } from './tls.js';
 import { encodeProbeQuery, readProbeAnswer, type ProbeAnswer, type ProbeQuery } from './wire.js';
 
 export interface ProbeOptions {
@@ -25,12 +24,13 @@ export interface ProbeOptions {
 /** The documentation prefix (RFC 5737) the ECS check sends: never the person's own subnet. */
 export const PROBE_SUBNET = '192.0.2.0';
 
-const TLS_OVER_TCP: ReadonlySet<TransportId> = new Set(['dot', 'doh', 'doh1']);
-const HTTPS: ReadonlySet<TransportId> = new Set(['doh', 'doh1']);
-const QUIC: ReadonlySet<TransportId> = new Set(['doq', 'doh3']);
-/** Which endpoint carries the resolver-wide checks: plain DNS first, as the least in the way. */
-const PREFERENCE: TransportId[] = ['udp', 'tcp', 'dot', 'doh', 'doh1', 'doq', 'doh3'];
-const ENCRYPTED: TransportId[] = ['dot', 'doh', 'doh1', 'doq', 'doh3'];
+// What each check applies to, read from the transport table: TLS over TCP (DoT, DoH/2, DoH/1.1), DoH over TCP, QUIC.
+const tlsOverTcp = (t: TransportId): boolean => TRANSPORTS[t].encrypted && !TRANSPORTS[t].quic;
+const dohOverTcp = (t: TransportId): boolean => TRANSPORTS[t].doh && !TRANSPORTS[t].quic;
+const overQuic = (t: TransportId): boolean => TRANSPORTS[t].quic;
+/** Which endpoint carries the resolver-wide checks: the table's order, plain DNS first, as the least in the way. */
+const PREFERENCE: readonly TransportId[] = TRANSPORT_IDS;
+const ENCRYPTED: readonly TransportId[] = TRANSPORT_IDS.filter(isEncrypted);
 const VERSIONS: [ProbeItem, TlsVersion][] = [['tls-1.0', 'TLSv1'], ['tls-1.1', 'TLSv1.1'], ['tls-1.2', 'TLSv1.2'], ['tls-1.3', 'TLSv1.3']];
 const TICKET_WAIT_MS = 1000;
 /** RFC 8467 §4.1: servers pad responses to a multiple of 468 octets. */
@@ -84,6 +84,7 @@ async function answered(item: ProbeItem, url: string | null, run: () => Promise<
 
 /** The rows of one endpoint: it answers, and what its TLS, HTTP and QUIC layers offer. */
 async function endpointRows(e: EndpointSpec, ca: string | undefined, o: ProbeOptions): Promise<ProbeRow[]> {
+  // An https URL is both DoH/2's and DoH/1.1's: the row says which.
   const url = endpointUrl(e) + (e.transport === 'doh1' ? ' (HTTP/1.1)' : '');
   const t = REGISTRY[e.transport];
   const unavailable = t.unavailable?.();
@@ -97,7 +98,7 @@ async function endpointRows(e: EndpointSpec, ca: string | undefined, o: ProbeOpt
     tlsInfo = s.tls;
     return a;
   }), (a) => (a.rcode === 'NOERROR' ? yes('answers', url, `${a.rcode}, ${a.answerTypes.length} records`) : no('answers', url, a.rcode))));
-  if (TLS_OVER_TCP.has(e.transport)) {
+  if (tlsOverTcp(e.transport)) {
     for (const [item, version] of VERSIONS) {
       rows.push(await guarded(item, url, async () => {
         const h = await handshake(e, { ca, version, timeoutMs: o.timeoutMs });
@@ -105,7 +106,7 @@ async function endpointRows(e: EndpointSpec, ca: string | undefined, o: ProbeOpt
       }));
     }
   }
-  if (HTTPS.has(e.transport)) {
+  if (dohOverTcp(e.transport)) {
     // Offered alone, chosen, and then DoH over it answers: a server may choose http/1.1 and serve only h2 (unbound).
     for (const [item, alpn, transport] of [['alpn-h2', 'h2', 'doh'], ['alpn-http/1.1', 'http/1.1', 'doh1']] as const) {
       rows.push(await guarded(item, url, async () => {
@@ -119,20 +120,19 @@ async function endpointRows(e: EndpointSpec, ca: string | undefined, o: ProbeOpt
     const info = tlsInfo as Session['tls'];
     rows.push(info?.alpn === 'h3' ? yes('alpn-h3', url, 'DoH over HTTP/3 answered') : no('alpn-h3', url, info ? `ALPN ${info.alpn ?? 'none'}` : 'no answer over HTTP/3'));
   }
-  if (HTTPS.has(e.transport) || e.transport === 'doh3') {
+  if (TRANSPORTS[e.transport].doh) {
     for (const [item, method] of [['doh-get', 'GET'], ['doh-post', 'POST']] as const) {
       rows.push(await answered(item, url, () => askOnce({ ...e, method }, ca, q, o), (a) => (a.rcode === 'NOERROR' ? yes(item, url, `${method} answered`) : no(item, url, `${method}: ${a.rcode}`))));
     }
   }
-  if (HTTPS.has(e.transport)) rows.push(await guarded('dns-json', url, () => dnsJson(e, ca, o)));
-  if (TLS_OVER_TCP.has(e.transport)) rows.push(await guarded('resumption', url, () => tcpResumption(e, ca, o)));
-  if (QUIC.has(e.transport)) rows.push(...(await quicResumption(e, ca, o, url)));
+  if (dohOverTcp(e.transport)) rows.push(await guarded('dns-json', url, () => dnsJson(e, ca, o, url)));
+  if (tlsOverTcp(e.transport)) rows.push(await guarded('resumption', url, () => tcpResumption(e, ca, o, url)));
+  if (overQuic(e.transport)) rows.push(...(await quicResumption(e, ca, o, url)));
   return rows;
 }
 
 /** A TLS 1.3 ticket from a first handshake, offered on a second. */
-async function tcpResumption(e: EndpointSpec, ca: string | undefined, o: ProbeOptions): Promise<ProbeRow> {
-  const url = endpointUrl(e) + (e.transport === 'doh1' ? ' (HTTP/1.1)' : '');
+async function tcpResumption(e: EndpointSpec, ca: string | undefined, o: ProbeOptions, url: string): Promise<ProbeRow> {
   const alpn = e.transport === 'dot' ? ['dot'] : ['h2', 'http/1.1'];
   const first = await handshake(e, { ca, alpn, ticketWaitMs: TICKET_WAIT_MS, timeoutMs: o.timeoutMs });
   if (!first.ok) return no('resumption', url, first.error);
@@ -166,16 +166,11 @@ async function quicResumption(e: EndpointSpec, ca: string | undefined, o: ProbeO
 }
 
 /** `application/dns-json` (the JSON API some public resolvers offer beside RFC 8484) on the endpoint's path. */
-async function dnsJson(e: EndpointSpec, ca: string | undefined, o: ProbeOptions): Promise<ProbeRow> {
-  const url = endpointUrl(e) + (e.transport === 'doh1' ? ' (HTTP/1.1)' : '');
+async function dnsJson(e: EndpointSpec, ca: string | undefined, o: ProbeOptions, url: string): Promise<ProbeRow> {
   const base = (e.path ?? '/dns-query').split('?')[0]!.replace(/\{.*$/, '');
   const path = `${base}?name=${encodeURIComponent(o.names.name)}&type=A`;
   const serverName = e.serverName ?? e.address;
-  const tlsOptions = {
-    ca: ca ? [...tls.rootCertificates, ca] : undefined,
-    servername: net.isIP(serverName) ? undefined : serverName,
-    checkServerIdentity: (_: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(serverName, cert),
-  };
+  const tlsOptions = verifiedTls(e, ca);
   // A connection the server will not serve over this HTTP version (closed, reset) is a no, as a refused query is.
   const reply = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
@@ -213,7 +208,7 @@ async function dnsJson(e: EndpointSpec, ca: string | undefined, o: ProbeOptions)
 /** The rows about the resolver as a whole, each asked over one of its endpoints. */
 async function resolverRows(endpoints: EndpointSpec[], ca: string | undefined, o: ProbeOptions): Promise<ProbeRow[]> {
   const usable = endpoints.filter((e) => !REGISTRY[e.transport].unavailable?.());
-  const pick = (order: TransportId[]) => order.map((t) => usable.find((e) => e.transport === t)).find((e) => e !== undefined);
+  const pick = (order: readonly TransportId[]) => order.map((t) => usable.find((e) => e.transport === t)).find((e) => e !== undefined);
   const plain = pick(PREFERENCE);
   const encrypted = pick(ENCRYPTED);
   const rows: ProbeRow[] = [];

@@ -23,9 +23,18 @@ export type Handshake =
   | { ok: true; version: string | null; alpn: string | null; resumed: boolean; session: Buffer | null }
   | { ok: false; error: string };
 
+/** The TLS client options that check the endpoint's certificate against its name, trusting `ca` beside the system's. */
+export function verifiedTls(endpoint: EndpointSpec, ca: string | undefined): Pick<tls.ConnectionOptions, 'ca' | 'servername' | 'checkServerIdentity'> {
+  const serverName = endpoint.serverName ?? endpoint.address;
+  return {
+    ca: ca ? [...tls.rootCertificates, ca] : undefined,
+    servername: net.isIP(serverName) ? undefined : serverName,
+    checkServerIdentity: (_host, cert) => tls.checkServerIdentity(serverName, cert),
+  };
+}
+
 /** One TLS handshake with the endpoint (its certificate checked against its name), then closed. */
 export function handshake(endpoint: EndpointSpec, o: HandshakeOptions): Promise<Handshake> {
-  const serverName = endpoint.serverName ?? endpoint.address;
   // TLS 1.0 and 1.1 sign with SHA-1, which OpenSSL 3 refuses above security level 0: the probe asks what the server
   // accepts, so it offers them as an old client would.
   const old = o.version === 'TLSv1' || o.version === 'TLSv1.1';
@@ -35,14 +44,12 @@ export function handshake(endpoint: EndpointSpec, o: HandshakeOptions): Promise<
     const socket = tls.connect({
       host: endpoint.address,
       port: endpoint.port,
-      servername: net.isIP(serverName) ? undefined : serverName,
-      ca: o.ca ? [...tls.rootCertificates, o.ca] : undefined,
+      ...verifiedTls(endpoint, o.ca),
       minVersion: o.version ?? 'TLSv1.2',
       maxVersion: o.version ?? 'TLSv1.3',
       ...(old ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
       ALPNProtocols: o.alpn,
       session: o.session,
-      checkServerIdentity: (host, cert) => tls.checkServerIdentity(serverName, cert),
     });
     const finish = (result: Handshake) => {
       if (settled) return;

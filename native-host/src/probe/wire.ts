@@ -2,12 +2,10 @@
 // padding, two questions), and what an answer says about them. The measuring engine's queries stay in dns-wire.ts.
 import type DnsPacket from 'dns-packet';
 import { createRequire } from 'node:module';
-import { EDNS_BUFFER, QUERY_PAD_BLOCK } from '../dns-wire.js';
-import { presentSvcb, SvcbError } from '../../../common/svcb.js';
+import { EDNS_BUFFER, paddedToBlock, RCODE_NAMES, svcbText } from '../dns-wire.js';
 
 const dnsPacket = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
 
-const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 const TYPES = { A: 1, AAAA: 28, HTTPS: 65 } as const;
 const OPT_CLIENT_SUBNET = 8;
 const OPT_PADDING = 12;
@@ -62,22 +60,11 @@ export function encodeProbeQuery(q: ProbeQuery, id: number): Buffer {
       questions: q.questions.map((x) => ({ type: `UNKNOWN_${TYPES[x.type]}` as DnsPacket.RecordType, name: x.name, class: 'IN' })),
       additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_BUFFER, flags: q.dnssec ? dnsPacket.DNSSEC_OK : 0, options: options(extra) } as DnsPacket.OptAnswer],
     });
-  if (!q.pad) return make([]);
-  const bare = make([]).length + 4;
-  return make([{ code: 'PADDING', length: (QUERY_PAD_BLOCK - (bare % QUERY_PAD_BLOCK)) % QUERY_PAD_BLOCK } as never]);
+  return q.pad ? paddedToBlock(make) : make([]);
 }
 
 /** Thrown for an answer that is not a DNS response to the query (the probe reports it, never guesses). */
 export class ProbeWireError extends Error {}
-
-function svcbText(rdata: Buffer): string {
-  try {
-    return presentSvcb(rdata);
-  } catch (e) {
-    if (e instanceof SvcbError) return `\\# ${rdata.length} ${rdata.toString('hex')}`;
-    throw e;
-  }
-}
 
 /** Reads an answer to a probe query with id `id`; throws ProbeWireError when it is not one. */
 export function readProbeAnswer(buf: Buffer, id: number): ProbeAnswer {

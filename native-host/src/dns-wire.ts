@@ -7,7 +7,7 @@ import { presentSvcb, SvcbError } from '../../common/svcb.js';
 import type { QType } from '../../common/transports.js';
 
 // Loaded with require, not import: importing CommonJS from ESM starts node's WASM module lexer, ~11 MB of RSS.
-const dnsPacket = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
+export const dnsPacket = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
 
 /** Numeric type for each record type dnscost asks (dns-packet knows no HTTPS/SVCB by name). */
 const QTYPE_NUMBERS: Record<QType, number> = { A: 1, NS: 2, CNAME: 5, MX: 15, TXT: 16, AAAA: 28, SVCB: 64, HTTPS: 65 };

@@ -28,8 +28,9 @@ async function bundleHost(esbuildPath, outfile) {
   const packagedOnly = {
     name: 'dnscost-packaged',
     setup(build) {
-      // dns-wire.ts requires dns-packet through createRequire to keep node's CommonJS lexer out of the checkout's
-      // host; the bundle needs a require esbuild can see, or dns-packet would be looked up beside the executable.
+      // dns-wire.ts, the one module that loads dns-packet (the probe takes it from there), requires it through
+      // createRequire to keep node's CommonJS lexer out of the checkout's host; the bundle needs a require esbuild
+      // can see, or dns-packet would be looked up beside the executable.
       build.onLoad({ filter: /native-host[\\/]src[\\/]dns-wire\.ts$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8');
         const call = "createRequire(import.meta.url)('dns-packet')";
@@ -42,6 +43,9 @@ async function bundleHost(esbuildPath, outfile) {
   };
   // koffi's JavaScript is not bundled: packaged, tcp-info.ts loads its native module from beside the executable.
   await bundle(esbuildPath, join(ROOT, 'native-host', 'src', 'main.ts'), outfile, { external: ['koffi'], plugins: [packagedOnly] });
+  // Any other module requiring an npm package at run time would look for it beside the executable and fail there.
+  const stray = readFileSync(outfile, 'utf8').match(/createRequire\([^)]*\)\(["'](?!koffi)[^"']+["']\)/);
+  if (stray) throw new Error(`the host bundle requires ${stray[0]} at run time: load it through dns-wire.ts or an import`);
 }
 
 async function main() {

@@ -1,10 +1,7 @@
 // The probe's DNS messages: queries with the flags and EDNS options a capability needs (DO, AD, client subnet,
 // padding, two questions), and what an answer says about them. The measuring engine's queries stay in dns-wire.ts.
 import type DnsPacket from 'dns-packet';
-import { createRequire } from 'node:module';
-import { EDNS_BUFFER, paddedToBlock, RCODE_NAMES, svcbText } from '../dns-wire.js';
-
-const dnsPacket = createRequire(import.meta.url)('dns-packet') as typeof DnsPacket;
+import { dnsPacket, EDNS_BUFFER, paddedToBlock, RCODE_NAMES, svcbText } from '../dns-wire.js';
 
 const TYPES = { A: 1, AAAA: 28, HTTPS: 65 } as const;
 const OPT_CLIENT_SUBNET = 8;

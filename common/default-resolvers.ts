@@ -11,6 +11,11 @@ export const CURRENT_DNS_ID = 'system';
 export const BROWSER_DOH_ID = 'browser';
 /** The resolver id of the local caching stub in front of it (systemd-resolved, dnsmasq, …), measured beside it. */
 export const LOCAL_STUB_ID = 'system-stub';
+/**
+ * The records of Firefox's own resolver path (extension/src/background/firefox-path.ts): not a resolver the person
+ * could switch to, so never a baseline, a verdict's choice, a history cell or an upload; a row of its own in the panel.
+ */
+export const FIREFOX_NOW_ID = 'firefox-now';
 
 /**
  * Cloudflare, Google and Quad9: each with the transports it offers today (standard ports, `/dns-query`) at its

@@ -3,7 +3,7 @@
 // validation call, so each of them runs the model that was validated. Pure: no DOM, no node: imports.
 import { pageCost, type CellCost, type CostOptions, type NavigationInput, type PageInput } from './cost-model.js';
 import { type StoredRecord } from './stored-record.js';
-import { BROWSER_DOH_ID, CURRENT_DNS_ID } from './default-resolvers.js';
+import { BROWSER_DOH_ID, CURRENT_DNS_ID, FIREFOX_NOW_ID } from './default-resolvers.js';
 import type { PageRecord } from './page-record.js';
 
 /** The parts of a page record the model reads (the validation builds them from a browser's timings). */
@@ -62,7 +62,8 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
 /**
  * The baseline: the browser's own DoH server (`browser`) where it was measured (the browser resolves over DoH), else
  * the person's current DNS (`system`) as measured — over UDP, or over the transport it already uses (DoT behind a
- * stub that encrypts) — else the first resolver measured over UDP (a lab or custom one), else none.
+ * stub that encrypts) — else the first resolver measured over UDP (a lab or custom one), else none. Firefox's own path
+ * is never the baseline: what it is compared with must be a resolver's replay.
  */
 export function chooseBaseline(records: readonly Pick<StoredRecord, 'resolver' | 'transport'>[]): CostOptions['baseline'] | undefined {
   const current = records.filter((r) => r.resolver === CURRENT_DNS_ID);
@@ -70,6 +71,6 @@ export function chooseBaseline(records: readonly Pick<StoredRecord, 'resolver' |
   const browser = records.find((r) => r.resolver === BROWSER_DOH_ID);
   if (browser) return { resolver: BROWSER_DOH_ID, transport: browser.transport };
   if (current.length) return { resolver: CURRENT_DNS_ID, transport: current.some((r) => r.transport === 'udp') ? 'udp' : current[0]!.transport };
-  const udp = records.find((r) => r.transport === 'udp');
+  const udp = records.find((r) => r.transport === 'udp' && r.resolver !== FIREFOX_NOW_ID);
   return udp ? { resolver: udp.resolver, transport: 'udp' } : undefined;
 }

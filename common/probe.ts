@@ -5,7 +5,7 @@ import * as v from 'valibot';
 /** Every item the probe reports, in the order of its table. */
 export const PROBE_ITEMS = [
   'answers', 'tls-1.0', 'tls-1.1', 'tls-1.2', 'tls-1.3', 'alpn-h2', 'alpn-http/1.1', 'alpn-h3', 'doh-get', 'doh-post',
-  'dns-json', 'resumption', '0-rtt', 'qdcount-2', 'padding', 'ede', 'ecs', 'dnssec', 'https-rr',
+  'dns-json', 'resumption', '0-rtt', 'qdcount-2', 'padding', 'ede', 'ecs', 'ecs-upstream', 'dnssec', 'https-rr',
 ] as const;
 export type ProbeItem = (typeof PROBE_ITEMS)[number];
 
@@ -31,13 +31,19 @@ export interface ProbeNames {
   bogus: string;
   /** A name with an HTTPS record. */
   https: string;
+  /**
+   * A "who am I" name: its authoritative server answers TXT with what it saw, "edns0-client-subnet PREFIX" among it
+   * when the resolver sent the person's subnet upstream (the lab's cdnmap answers as Google's does).
+   */
+  whoami: string;
 }
 
 /**
  * Public names for a probe of a person's resolvers (fixed: nothing of their browsing): example.com is signed;
- * dnssec-failed.org is kept bogus for exactly this test; cloudflare.com has an HTTPS record.
+ * dnssec-failed.org is kept bogus for exactly this test; cloudflare.com has an HTTPS record; Google's
+ * o-o.myaddr.l.google.com tells who asked it.
  */
-export const DEFAULT_PROBE_NAMES: ProbeNames = { name: 'example.com', signed: 'example.com', bogus: 'dnssec-failed.org', https: 'cloudflare.com' };
+export const DEFAULT_PROBE_NAMES: ProbeNames = { name: 'example.com', signed: 'example.com', bogus: 'dnssec-failed.org', https: 'cloudflare.com', whoami: 'o-o.myaddr.l.google.com' };
 
 /** One resolver's probe. */
 export interface ResolverProbe {

@@ -8,6 +8,7 @@ import type { Summary } from './stats.js';
 import { MODES, QTYPES, TRANSPORT_IDS, type Mode, type QType, type TransportId } from './transports.js';
 import { WITHHELD_REASONS, type Withheld } from './name-privacy.js';
 import { resolverProbes, type ResolverProbe } from './probe.js';
+import { EDGE_PORTS, edgeRows, type EdgeRow } from './edges.js';
 
 /** Version of this message protocol; the extension refuses a host whose major differs. */
 export const PROTOCOL_VERSION = 2;
@@ -78,6 +79,8 @@ export const hostSpec = v.union([
     qtypes: v.optional(list(v.picklist(QTYPES), 1, QTYPES.length)),
     /** Addresses the browser reached the host at: a non-global one keeps the name from global resolvers (common/name-privacy.ts). */
     reached: v.optional(list(ipSchema, 0, 8)),
+    /** The port the browser reached it on: where the CDN check (`edges`) connects. */
+    port: v.optional(v.picklist(EDGE_PORTS)),
   }),
 ]);
 /** A host to look up, as the extension plans it, the request carries it and the engine replays it (a bare name is one at 0). */
@@ -125,6 +128,11 @@ const measureRequest = v.strictObject({
   noCleartext: v.optional(v.boolean()),
   /** Send each exchange's answer records (default false: the extension does not need them; capped either way). */
   answers: v.optional(v.boolean()),
+  /**
+   * After the replays, time a TCP handshake with the address each resolver gave and the one the browser reached, for
+   * hosts with `reached` and `port` (common/edges.ts); never with `noCleartext` (the browser reached no address itself).
+   */
+  edges: v.optional(v.boolean()),
 });
 
 const cancelRequest = v.strictObject({ id, type: v.literal('cancel'), target: id });
@@ -293,6 +301,8 @@ export type Reply =
       network?: NetworkInfo;
       /** Names the host kept from the resolvers, and why (common/name-privacy.ts); absent when none. */
       withheld?: Array<{ name: string; reason: Withheld }>;
+      /** The CDN check's rows when the request asked for `edges` (common/edges.ts). */
+      edges?: EdgeRow[];
     }
   | { id: RequestId; type: 'probe-result'; resolvers: ResolverProbe[]; plainLeftOut: boolean }
   | ({ id: RequestId | null; type: 'error' } & Failure<ErrorCode>);
@@ -374,6 +384,8 @@ const replySchema = v.variant('type', [
       total: summary, query: summary, ok: count, failed: count, bytesPerExchange: summary,
     })),
     withheld: v.optional(v.array(v.strictObject({ name: str(0, 300), reason: v.picklist(WITHHELD_REASONS) }))),
+    // Rows that do not check are dropped, not the measurement with them.
+    edges: v.optional(v.fallback(edgeRows, [])),
   }),
   v.object({ id, type: v.literal('probe-result'), resolvers: resolverProbes, plainLeftOut: v.boolean() }),
   // `ok: false` makes it the one failure shape; a host from before it was sent is read the same way.

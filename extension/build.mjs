@@ -89,10 +89,13 @@ console.error(`build:extension: build/extension-chromium, build/extension-firefo
 
 /**
  * One browser's manifest from the shared one: Chromium takes the service worker and the `key` (its id, which the
- * host's manifest allows) and no Gecko settings; Firefox takes the background scripts and the Gecko settings, no key.
+ * host's manifest allows) and no Gecko settings; Firefox takes the background scripts, the Gecko settings and the
+ * `dns` permission, no key.
  */
 function browserManifest(shared, browser) {
   const { key, browser_specific_settings: gecko, background, ...rest } = shared;
   if (browser === 'chromium') return { ...rest, key, background: { service_worker: background.service_worker } };
-  return { ...rest, browser_specific_settings: gecko, background: { scripts: background.scripts } };
+  // `dns` lets Firefox's build time the page's names through Firefox's own resolver (background/firefox-path.ts);
+  // Chromium has no such API for extensions and would warn about an unknown permission.
+  return { ...rest, permissions: [...rest.permissions, 'dns'], browser_specific_settings: gecko, background: { scripts: background.scripts } };
 }

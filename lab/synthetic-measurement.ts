@@ -10,11 +10,12 @@ export const SYNTHETIC_TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1'] as cons
 
 /**
  * Stores a finished measurement of `page` (its own hosts, or `hosts` when given, each first needed 5 ms after the
- * one before) for tab `tabId`: hosts × 5 transports × cold/warm × A/AAAA × 3 records. Returns the record count.
+ * one before) for tab `tabId`: hosts × 5 transports × cold/warm × A/AAAA × 3 records, and `extra` fields of the
+ * measurement's meta (its CDN check's `edges`, say). Returns the record count.
  */
-export async function writeSyntheticMeasurement(ext: Page, tabId: number, page: PageRecord, hosts?: string[]): Promise<number> {
+export async function writeSyntheticMeasurement(ext: Page, tabId: number, page: PageRecord, hosts?: string[], extra: Record<string, unknown> = {}): Promise<number> {
   return ext.evaluate(
-    async (tabId: number, page: PageRecord, names: string[], transports: string[]) => {
+    async (tabId: number, page: PageRecord, names: string[], transports: string[], extra: Record<string, unknown>) => {
       const g = globalThis as unknown as { chrome: { storage: { local: { set(items: object): Promise<void> } } } };
       const hosts = names.map((name, i) => ({ name, firstNeededMs: i * 5 }));
       const records: object[] = [];
@@ -33,13 +34,13 @@ export async function writeSyntheticMeasurement(ext: Page, tabId: number, page: 
         version: 1, pageId, tabId, url: page.url, host: page.host, state: 'done', trigger: 'manual', startedAt: now, updatedAt: now, finishedAt: now,
         done: records.length, total: records.length, records: records.length, chunks: Math.ceil(records.length / per), chars: JSON.stringify(records).length,
         plan: { hosts, resolvers: [{ id: 'lab', name: 'Lab resolver', transports }], qtypes: ['A', 'AAAA'], modes: ['cold', 'warm'], repeat: 3, prime: true, schedule: 'replay', internalAllowed: true, skipped: [] },
-        page: { ...page, hosts: pageHosts }, seed: 1, primed: true, summary: [], error: null,
+        page: { ...page, hosts: pageHosts }, seed: 1, primed: true, summary: [], error: null, ...extra,
       };
       items['measure:index'] = [{ pageId, tabId, startedAt: now, chars: 1 }];
       await g.chrome.storage.local.set(items);
       return records.length;
     },
-    tabId, page, hosts ?? page.hosts.map((h) => h.name), [...SYNTHETIC_TRANSPORTS],
+    tabId, page, hosts ?? page.hosts.map((h) => h.name), [...SYNTHETIC_TRANSPORTS], extra,
   );
 }
 

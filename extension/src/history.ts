@@ -8,6 +8,7 @@ import type { CellCost } from '../../common/cost-model.js';
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { MeasurementMeta } from './messages/measure.js';
 import { measuredPageCost } from '../../common/page-cost.js';
+import { FIREFOX_NOW_ID } from '../../common/default-resolvers.js';
 import { expectedModeOf } from '../../common/connection-state.js';
 import { MAX_NETWORK_DESCRIPTION, NETWORK_ID, type NetworkInfo } from '../../common/schema.js';
 import { percentile } from '../../common/stats.js';
@@ -82,7 +83,8 @@ export function lookupHistogram(values: readonly number[]): number[] {
 
 /** The history entry of a finished measurement and its records. */
 export function historyEntry(meta: MeasurementMeta, records: readonly StoredRecord[]): HistoryEntry {
-  const cells = measuredPageCost(meta.page, records).map((c): HistoryCell => {
+  // Firefox's own path is not a resolver to compare or upload: the history keeps the resolvers' cells.
+  const cells = measuredPageCost(meta.page, records).filter((c) => c.resolver !== FIREFOX_NOW_ID).map((c): HistoryCell => {
     const lookups = c.hosts.map((h) => h.lookup).filter((x): x is number => x !== null).sort((a, b) => a - b);
     const { delta, lower, upper } = c.onLoad;
     const pair = c.bytes.packets;

@@ -2,7 +2,11 @@ module dnscost/lab/coredns
 
 go 1.26.0
 
-require github.com/coredns/coredns v1.15.0
+require (
+	github.com/coredns/caddy v1.1.4
+	github.com/coredns/coredns v1.15.0
+	github.com/miekg/dns v1.1.73
+)
 
 require (
 	github.com/apparentlymart/go-cidr v1.1.1 // indirect
@@ -10,7 +14,6 @@ require (
 	github.com/caddyserver/certmagic v0.25.6 // indirect
 	github.com/caddyserver/zerossl v0.1.6 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/coredns/caddy v1.1.4 // indirect
 	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
 	github.com/expr-lang/expr v1.17.8 // indirect
 	github.com/flynn/go-shlex v0.0.0-20150515145356-3f9db97f8568 // indirect
@@ -24,7 +27,6 @@ require (
 	github.com/mdlayher/socket v0.6.0 // indirect
 	github.com/mdlayher/vsock v1.3.0 // indirect
 	github.com/mholt/acmez/v3 v3.1.7 // indirect
-	github.com/miekg/dns v1.1.73 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/mwitkow/go-conntrack v0.0.0-20190716064945-2f068394615f // indirect
 	github.com/opentracing/opentracing-go v1.2.0 // indirect

@@ -5,6 +5,8 @@ import (
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/coremain"
 
+	_ "dnscost/lab/coredns/cdnmap"
+
 	_ "github.com/coredns/coredns/plugin/bind"
 	_ "github.com/coredns/coredns/plugin/errors"
 	_ "github.com/coredns/coredns/plugin/file"
@@ -19,10 +21,10 @@ import (
 
 // Directives order decides plugin chaining; CoreDNS has no default for a custom build. This is the order of
 // CoreDNS's own plugin.cfg: log before the plugins that answer (else it never sees their queries), template before
-// file.
+// file. cdnmap (the lab's CDN authoritative, ./cdnmap) answers what reaches it, like template.
 func init() {
 	dnsserver.Directives = []string{
-		"tls", "quic", "https", "https3", "timeouts", "bind", "errors", "log", "template", "file",
+		"tls", "quic", "https", "https3", "timeouts", "bind", "errors", "log", "cdnmap", "template", "file",
 	}
 }
 

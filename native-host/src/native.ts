@@ -24,6 +24,7 @@ import { ExchangeBudget } from './exchange-budget.js';
 import { availableTransports } from './transports/registry.js';
 import { VERSION } from './paths.js';
 import { probe } from './probe/probe.js';
+import { edgeRows } from './edges.js';
 import { DEFAULT_PROBE_NAMES, type ResolverProbe } from '../../common/probe.js';
 import { isEncrypted } from '../../common/transports.js';
 
@@ -151,6 +152,8 @@ const handlers: Handlers<Ctx> = {
       // port's close tells the extension the measurement was interrupted.
       if (ctx.ending) return;
       if (pastDeadline) throw new DnscostError(CODES.DEADLINE, `the measurement ran past the host's ${Math.round(ctx.deadlineMs / 1000)} s deadline and was stopped after ${result.records.length} exchanges`);
+      // The CDN check (edges.ts), when asked: never for a page behind a proxy, whose browser reached no address itself.
+      const edges = req.edges && !req.noCleartext && !browser?.proxy && !result.cancelled ? await edgeRows(result.records, request.hosts, abort.signal) : [];
       ctx.send({
         id: req.id,
         type: 'done',
@@ -164,6 +167,7 @@ const handlers: Handlers<Ctx> = {
         ...(result.unavailable.length ? { unavailable: result.unavailable } : {}),
         ...(network ? { network } : {}),
         ...(withheld.length ? { withheld } : {}),
+        ...(edges.length ? { edges } : {}),
       });
     } finally {
       clearTimeout(deadline);

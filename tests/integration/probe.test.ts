@@ -17,8 +17,9 @@ import { labResolverSpec } from '../../lab/extension-pages.js';
 import { HOST_BIN } from '../../lab/paths.js';
 import { labDir, startCoreDNS, startUnbound } from '../../lab/resolver.js';
 
-const NAMES = { name: 'h1.test', signed: SIGNED_ZONES.signed, bogus: SIGNED_ZONES.bogus, https: 'svc.test' };
-type Yn = 'yes' | 'no';
+// The lab zone has no "who am I" service (lab/cdn.ts has: tests/integration/cdn.test.ts): ecs-upstream is n/a here.
+const NAMES = { name: 'h1.test', signed: SIGNED_ZONES.signed, bogus: SIGNED_ZONES.bogus, https: 'svc.test', whoami: 'h1.test' };
+type Yn = 'yes' | 'no' | 'n/a';
 /** Expected results: per item, one result for every endpoint it is checked on, or per transport. */
 type Expected = Partial<Record<ProbeItem, Yn | Partial<Record<EndpointSpec['transport'], Yn>>>>;
 
@@ -59,6 +60,8 @@ const ZONE_ITEMS: Expected = {
   'https-rr': 'yes',
   // Two questions in one query: RFC 9619 makes QDCOUNT > 1 an error, and each answers FORMERR.
   'qdcount-2': 'no',
+  // The whoami name (h1.test) has no TXT record: no "who am I" service to read ECS from.
+  'ecs-upstream': 'n/a',
 };
 
 // A server whose DoH is HTTP/2 only (unbound, BIND) over TLS 1.2 and 1.3 with OpenSSL's default session tickets: its

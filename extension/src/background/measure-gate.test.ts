@@ -90,3 +90,15 @@ test('the public resolvers as this version defines them: a stored copy is brough
     assert.deepEqual(plain, resolvers[1], 'a resolver of the person\'s own is left as it is');
   }
 });
+
+test("the CDN check is asked for hosts the browser reached, on its scheme's port; never for a page behind a proxy", () => {
+  const reached = pageRecord('p2', [host('www.example.org', 0, { ips: ['192.0.2.1'] }), host('cdn.example.net', 40, { ips: ['192.0.2.2'], schemes: ['http'] }), host('late.example.com', 60)]);
+  const plan = planFor(hostWith(null), reached, { resolvers, currentDns: true, lab: false });
+  assert.ok('request' in plan, JSON.stringify(plan));
+  assert.equal(plan.request.edges, true);
+  assert.deepEqual(plan.request.hosts.map((h) => (typeof h === 'string' ? h : `${h.name} ${h.port ?? '-'}`)), ['www.example.org 443', 'cdn.example.net 80', 'late.example.com -'], 'no port where the browser reached nothing');
+  const behindProxy = planFor(hostWith(null), { ...reached, proxied: true }, { resolvers: [...resolvers, { id: 'enc', name: 'Encrypted', endpoints: [{ transport: 'dot', address: '192.0.2.11', port: 853 }] }], currentDns: true, lab: false });
+  assert.ok('request' in behindProxy, JSON.stringify(behindProxy));
+  assert.equal(behindProxy.request.edges, undefined);
+  assert.ok(behindProxy.request.hosts.every((h) => typeof h === 'string' || h.port === undefined));
+});

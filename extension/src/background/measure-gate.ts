@@ -82,7 +82,18 @@ export function planFor(host: MeasureHost, page: Parameters<typeof planMeasureme
   // Never weaker than the browser: it encrypts, or its requests (the page's, or all of a Chromium's) go through a proxy.
   const resolvers = browserDoh?.active || page.proxied || browserDoh?.proxy ? encryptedOnly(offered, browserDoh) : offered;
   const plan = planMeasurement(page, resolvers, { currentDns: current, ipv6: h.ok ? h.ipv6 : null, browserDoh, lab: settings.lab });
-  if (plan) return plan;
+  if (plan) return withEdges(plan, page);
   const withheld = withheldGroups(measurableHosts(page, resolvers, { searchDomains: current?.search, splitDomains: current?.splitDomains, lab: settings.lab }).skipped);
   return { ok: false, code: CODES.NO_MEASURABLE_HOSTS, message: unmeasurableMessage(withheld), withheld };
+}
+
+/**
+ * The CDN check (common/edges.ts) asked of the host: for each host the browser reached, the port its requests used
+ * (443 when any went over https, else 80); never for a page behind a proxy, whose browser reached no address itself.
+ */
+export function withEdges(plan: NonNullable<ReturnType<typeof planMeasurement>>, page: Parameters<typeof planMeasurement>[0]): NonNullable<ReturnType<typeof planMeasurement>> {
+  if (plan.request.noCleartext) return plan;
+  const schemes = new Map(page.hosts.map((h) => [h.name, h.schemes]));
+  const hosts = plan.request.hosts.map((h) => (typeof h === 'string' || !h.reached?.length ? h : { ...h, port: schemes.get(h.name)?.includes('https') ? (443 as const) : (80 as const) }));
+  return { ...plan, request: { ...plan.request, hosts, edges: true } };
 }

@@ -3,7 +3,8 @@
 // top-level page, registered synchronously at the background's start like every other listener).
 import { historyEntry } from '../history.js';
 import { pageVerdict, type PageVerdict, type VerdictKind } from '../verdict.js';
-import { browser } from '../browser.js';
+import { browser, recordingBrowser } from '../browser.js';
+import { firefoxOwnPath, type DnsResolve } from './firefox-path.js';
 import { browserI18n } from '../locale.js';
 import { isIncognitoTab } from './incognito.js';
 import type { HistoryStore } from './history-store.js';
@@ -20,6 +21,8 @@ export const SAMPLE_DELAY_MS = 3_000;
 /** The scheduler with the browser's storage.local and tabs; each finished measurement goes into `history`, and to
  * the uploader (which queues it only when uploads are on). */
 export function createMeasurementScheduler(host: HostConnection, settings: SettingsStore, pages: PageRecorder, history: HistoryStore, uploader: Uploader, revisits: RevisitStore): MeasurementScheduler {
+  // Firefox lets the extension resolve through its own resolver (the Firefox build's `dns` permission).
+  const ownPath = recordingBrowser() === 'firefox' ? firefoxOwnPath((browser as { dns?: { resolve: DnsResolve } }).dns) : undefined;
   return new MeasurementScheduler({
     area: browser.storage.local,
     host,
@@ -30,6 +33,7 @@ export function createMeasurementScheduler(host: HostConnection, settings: Setti
     newId: () => crypto.randomUUID(),
     log: (message) => console.warn(message),
     selfSender: { id: browser.runtime.id, url: browser.runtime.getURL('') },
+    ...(ownPath ? { ownPath } : {}),
     onDone: async (meta, records) => {
       const entry = historyEntry(meta, records);
       await history.add(entry);

@@ -4,96 +4,22 @@
 // records kept), a host that goes away, cancel, the storage bounds, and the stored records feeding the cost model.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import type { MessageSender } from '../messages/index.js';
 import { type MeasureStatus } from '../messages/measure.js';
 import type { PageReplies } from '../messages/page.js';
 import { pageCost } from '../../../common/cost-model.js';
-import { storedRecord } from '../../../common/stored-record.js';
+import { storedRecord, type StoredRecord } from '../../../common/stored-record.js';
 import { chooseBaseline, pageCostInput } from '../../../common/page-cost.js';
 import type { ExchangeRecord } from '../../../common/record.js';
-import { isResolverSpec, type BrowserDoh, type CurrentDns, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
-import { defaultSettings, type Settings } from '../settings.js';
+import { isResolverSpec, PROTOCOL_VERSION, type MeasureRequest, type ResolverSpec } from '../../../common/schema.js';
 import { HostConnection, type NativePort, type RoutedReply } from './host-connection.js';
-import { PROTOCOL_VERSION } from '../../../common/schema.js';
 import { MAX_REPLAY_AT_MS, measurableHosts, offeredEndpoints, planMeasurement } from './measure-plan.js';
-import { HOST_STALL_MS, MEASURE_CAPS, MEASURE_KEYS, MeasurementScheduler, type SchedulerDeps, type MeasureHost } from './measurements.js';
-import { exchange, FakeArea, host, pageRecord } from './test-fixtures.js';
+import { HOST_STALL_MS, type SchedulerDeps } from './measurements.js';
+import { MEASURE_CAPS, MEASURE_KEYS } from './measure-keys.js';
+import { EXT, FakeHost, harness, LAB, PUBLIC, settle } from './scheduler-fixtures.js';
+import { exchange, host, pageRecord } from './test-fixtures.js';
 import { CODES } from '../../../common/errors.js';
-import { type HostStatus } from '../messages/host.js';
+import { FIREFOX_NOW_ID } from '../../../common/default-resolvers.js';
 
-const EXT: MessageSender = { id: 'ext', url: 'chrome-extension://x/popup/popup.html' };
-
-const LAB: ResolverSpec = {
-  id: 'lab',
-  name: 'Lab',
-  endpoints: [
-    { transport: 'udp', address: '127.0.0.1', port: 5300 },
-    { transport: 'dot', address: '127.0.0.1', port: 8530, serverName: 'dns.test' },
-    { transport: 'doh', address: '::1', port: 4430, serverName: 'dns.test', path: '/dns-query' },
-  ],
-};
-const PUBLIC: ResolverSpec = { id: 'quad9', name: 'Quad9', endpoints: [{ transport: 'udp', address: '9.9.9.9', port: 53 }] };
-
-class FakeHost implements MeasureHost {
-  connected = true;
-  currentDns: CurrentDns | null = null;
-  ipv6: boolean | null = null;
-  browserDoh: BrowserDoh | null = null;
-  requests: Array<{ req: { id: string | number; type: string } & Record<string, unknown>; listener: (r: RoutedReply) => void }> = [];
-  released: Array<string | number> = [];
-  restarts: string[] = [];
-  restart(message: string): void {
-    this.restarts.push(message);
-  }
-  status(): HostStatus {
-    return this.connected
-      ? { ok: true, connected: true, version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp', 'tcp', 'dot', 'doh', 'doh1'], currentDns: this.currentDns, ipv6: this.ipv6, browserDoh: this.browserDoh }
-      : { ok: false, connected: false, code: 'host-missing', message: 'Specified native messaging host not found.', retryAt: null };
-  }
-  request(req: { id: string | number; type: string }, listener: (r: RoutedReply) => void): boolean {
-    if (!this.connected) return false;
-    this.requests.push({ req: req as never, listener });
-    return true;
-  }
-  release(id: string | number): void {
-    this.released.push(id);
-  }
-  /** The host replies to the last measure request. */
-  reply(r: Record<string, unknown>): void {
-    const m = [...this.requests].reverse().find((x) => x.req.type === 'measure')!;
-    m.listener({ id: m.req.id, ...r } as RoutedReply);
-  }
-}
-
-function harness(opts: { settings?: Partial<Settings>; pages?: Record<number, PageReplies['page-report']>; incognito?: number[]; unknownTabs?: number[]; area?: FakeArea; host?: FakeHost; onDone?: SchedulerDeps['onDone'] } = {}) {
-  const area = opts.area ?? new FakeArea();
-  const fakeHost = opts.host ?? new FakeHost();
-  const timers: Array<{ fn: () => void; ms: number; cleared: boolean }> = [];
-  let now = 1_000_000;
-  let n = 0;
-  const settings: Settings = { ...defaultSettings([LAB]), lab: true, consent: { given: true, at: 1, for: null }, ...opts.settings };
-  const pages: Record<number, PageReplies['page-report']> = opts.pages ?? {
-    7: { ok: true, record: pageRecord('p1', [host('a.site.localhost', 0), host('css.site.localhost', 40), host('img.site.localhost', 90)]) },
-  };
-  const s = new MeasurementScheduler({
-    area,
-    host: fakeHost,
-    loadSettings: async () => settings,
-    pageReport: async (tabId, sender) =>
-      sender.url?.startsWith('chrome-extension://') ? (pages[tabId] ?? { ok: false, code: 'no-page', message: 'no page' }) : { ok: false, code: 'bad-sender', message: 'no' },
-    isIncognitoTab: async (tabId) => ((opts.unknownTabs ?? []).includes(tabId) ? null : (opts.incognito ?? []).includes(tabId)),
-    now: () => now,
-    newId: () => `id${++n}`,
-    log: () => undefined,
-    selfSender: EXT,
-    ...(opts.onDone ? { onDone: opts.onDone } : {}),
-    setTimer: (fn, ms) => timers.push({ fn, ms, cleared: false }) - 1,
-    clearTimer: (i) => void (timers[i as number]!.cleared = true),
-  });
-  return { s, area, host: fakeHost, settings, pages, timers, advance: (ms: number) => (now += ms) };
-}
-
-const settle = () => new Promise((r) => setTimeout(r, 0));
 
 test('which names may go (common/name-privacy.ts): special-use names only with the lab setting and resolvers on this network; private names only to those', () => {
   const page = pageRecord('p', [
@@ -272,6 +198,54 @@ test('a measurement that finishes done is handed on with all its records (the hi
   await settle();
   assert.equal(handed.length, 2);
   assert.equal(handed[1]!.network, undefined);
+});
+
+test("the browser's own path runs after the host's replays, with the hosts the host was asked for; its records are stored before done; its failure is logged, the host's records stay; never for a proxied page", async () => {
+  const asked: string[][] = [];
+  let release: () => void = () => undefined;
+  const own: SchedulerDeps['ownPath'] = async (hosts) => {
+    asked.push(hosts.map((x) => x.name));
+    await new Promise<void>((r) => (release = r));
+    return [{ ...storedRecord(exchange('a.site.localhost', 'doh', 'warm', 1, 'A', 41)), resolver: FIREFOX_NOW_ID }];
+  };
+  const h = harness({ ownPath: own });
+  await h.s.start(7, EXT);
+  h.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5)] });
+  assert.equal(asked.length, 0, 'nothing beside the replays');
+  h.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 1, cancelled: false, summary: [] });
+  await settle();
+  assert.deepEqual(asked, [['a.site.localhost', 'css.site.localhost', 'img.site.localhost']]);
+  assert.equal(((await h.s.status(7, EXT, false)) as MeasureStatus).measurement?.state, 'running', 'not done while the own lookups run');
+  release();
+  await settle();
+  await settle();
+  const done = (await h.s.status(7, EXT, true)) as MeasureStatus;
+  assert.equal(done.measurement?.state, 'done');
+  assert.deepEqual(done.records?.map((r) => r.resolver), ['lab', FIREFOX_NOW_ID]);
+
+  const logged: string[] = [];
+  const failing = harness({ ownPath: async () => Promise.reject(new Error('NS_ERROR_NOT_AVAILABLE')), log: (m) => void logged.push(m) });
+  await failing.s.start(7, EXT);
+  failing.host.reply({ type: 'records', records: [exchange('a.site.localhost', 'udp', 'cold', 1, 'A', 5)] });
+  failing.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 1, cancelled: false, summary: [] });
+  await settle();
+  await settle();
+  const kept = (await failing.s.status(7, EXT, true)) as MeasureStatus;
+  assert.deepEqual([kept.measurement?.state, kept.records?.length], ['done', 1]);
+  assert.match(logged.join('\n'), /own lookups of .* failed: Error: NS_ERROR_NOT_AVAILABLE/);
+  // A cancelled measurement does not go on to the browser's own path.
+  const cancelled = harness({ ownPath: async () => (asked.push(['again']), [] as StoredRecord[]) });
+  await cancelled.s.start(7, EXT);
+  cancelled.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: true, summary: [] });
+  await settle();
+  // Nor a page that went through a proxy: the browser never resolved its names.
+  const proxied = harness({ ownPath: async () => (asked.push(['proxied']), [] as StoredRecord[]), pages: { 7: { ok: true, record: { ...pageRecord('p1', [host('a.site.localhost', 0)]), proxied: true } } } });
+  assert.equal(((await proxied.s.start(7, EXT)) as MeasureStatus).measurement?.plan.proxied, true);
+  proxied.host.reply({ type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [] });
+  await settle();
+  await settle();
+  assert.equal(((await proxied.s.status(7, EXT, false)) as MeasureStatus).measurement?.state, 'done');
+  assert.equal(asked.length, 1);
 });
 
 test('only the transports the host offers are asked for; with none of them offered, the resolvers stay as they are', async () => {

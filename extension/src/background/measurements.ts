@@ -12,35 +12,14 @@ import type { Settings } from '../settings.js';
 import type { RoutedReply } from './host-connection.js';
 import type { planMeasurement } from './measure-plan.js';
 import { hostProblem, measureGate, planFor, type MeasureHost } from './measure-gate.js';
-
-export type { MeasureHost } from './measure-gate.js';
 import { noteStart, SAMPLER_KEY, samplerStateOf, startsWithinHour, type SamplerState } from './sampler-state.js';
-
-export { SAMPLER_KEY, SAMPLER_MAX_HOSTS } from './sampler-state.js';
-import { revivedRecord, storedRecord } from '../../../common/stored-record.js';
+import { revivedRecord, storedRecord, type StoredRecord } from '../../../common/stored-record.js';
 import { advertisedBy } from '../../../common/svcb.js';
 import { CODES, failure, type Failure } from '../../../common/errors.js';
-import { type StoredRecord } from '../../../common/stored-record.js';
 import { QueuedArea, type StorageArea } from './storage.js';
+import { CHUNK_CHARS, MEASURE_CAPS, MEASURE_KEYS, PROGRESS_WRITE_MS, type IndexEntry } from './measure-keys.js';
 
-/** storage.local keys: the index, one meta per measured page, record chunks per page. */
-export const MEASURE_KEYS = {
-  index: 'measure:index',
-  meta: (pageId: string) => `measure:meta:${pageId}`,
-  chunk: (pageId: string, n: number) => `measure:rec:${pageId}:${n}`,
-} as const;
-/**
- * Bounds of what is kept: storage is bounded to at most `pages` measurements and `chars` characters of records, none
- * older than `ageMs`; the oldest go first when a new one starts (prune()).
- */
-export const MEASURE_CAPS = { pages: 20, chars: 20_000_000, ageMs: 7 * 24 * 3600_000 } as const;
-/** A chunk key is closed at this many characters of JSON and the next records go to a new one. */
-export const CHUNK_CHARS = 64 * 1024;
-/**
- * Progress alone is written to storage at most this often: progress goes to memory at once (measure-status reads it)
- * and to storage with the next records write or at most every PROGRESS_WRITE_MS.
- */
-export const PROGRESS_WRITE_MS = 1_000;
+export type { MeasureHost } from './measure-gate.js';
 
 /**
  * What the scheduler needs from its surroundings. This module touches no browser global: storage, the host
@@ -64,6 +43,13 @@ export interface SchedulerDeps {
   selfSender: MessageSender;
   /** Told of each measurement that finished `done`, once it is stored with all its records (the history). */
   onDone?(meta: MeasurementMeta, records: StoredRecord[]): Promise<void>;
+  /**
+   * After the host's replays, the page's hosts through the browser's own resolver (Firefox: firefox-path.ts), stored
+   * with the replays' records before `done`; absent where the browser offers no resolver to extensions. Never for a
+   * page that went through a proxy: the browser did not resolve its names, so asking its resolver would send them
+   * where the page's load never did.
+   */
+  ownPath?(hosts: MeasurementMeta['plan']['hosts']): Promise<StoredRecord[]>;
   /** Timers for the stall watchdog (default setTimeout/clearTimeout). */
   setTimer?(fn: () => void, ms: number): unknown;
   clearTimer?(handle: unknown): void;
@@ -81,13 +67,6 @@ export const HOST_STALL_MS = 60_000;
 
 /** Why the sampler did or did not measure a page (for tests and the log). */
 export type SampleOutcome = { started: true; hosts: number } | { started: false; reason: string };
-
-interface IndexEntry {
-  pageId: string;
-  tabId: number;
-  startedAt: number;
-  chars: number;
-}
 
 interface Running {
   requestId: string;
@@ -372,8 +351,10 @@ export class MeasurementScheduler {
         {
           const network = networkInfo(reply.network);
           if (network) meta.network = network;
+          if (reply.edges?.length) meta.edges = reply.edges;
         }
-        this.finish(run, reply.cancelled ? 'cancelled' : 'done', null);
+        if (reply.cancelled || !this.deps.ownPath || meta.plan.proxied) this.finish(run, reply.cancelled ? 'cancelled' : 'done', null);
+        else void this.withOwnPath(run, this.deps.ownPath);
         return;
       case 'error':
         this.finish(run, 'failed', { code: reply.code, message: reply.message });
@@ -384,6 +365,19 @@ export class MeasurementScheduler {
       default:
         return;
     }
+  }
+
+  /** The browser's own path once the host is done (no watchdog: the host has nothing more to say); its failure is
+   * logged and the measurement stays `done` with the host's records. */
+  private async withOwnPath(run: Running, ownPath: NonNullable<SchedulerDeps['ownPath']>): Promise<void> {
+    this.unwatch(run);
+    try {
+      const records = await ownPath(run.meta.plan.hosts);
+      if (this.running === run && records.length) this.append(run, records);
+    } catch (err) {
+      this.deps.log(`measurements: the browser's own lookups of ${run.meta.host} failed: ${String(err)}`);
+    }
+    this.finish(run, run.cancelId ? 'cancelled' : 'done', null);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Mode, QType, TransportId } from '../../../common/transports.js';
 import type { Withheld } from '../../../common/name-privacy.js';
 import type { CODES, Failure } from '../../../common/errors.js';
 import type { Advertised } from '../../../common/svcb.js';
+import type { EdgeRow } from '../../../common/edges.js';
 import { StoredRecord } from '../../../common/stored-record.js';
 
 const tabId = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -99,6 +100,8 @@ export interface MeasurementMeta {
   network?: NetworkInfo;
   /** The hosts whose HTTPS record (by any resolver's answer) advertises HTTP/3 or ECH (absent before any answered). */
   advertised?: Advertised;
+  /** The CDN check's rows from the host's `done` (common/edges.ts; absent when none was made). */
+  edges?: EdgeRow[];
   /** Why it failed or was interrupted. */
   error: { code: string; message: string } | null;
 }

@@ -42,7 +42,7 @@ export function renderConsent(v: SettingsView): void {
   // Never weaker than the browser: while it encrypts, nothing goes out in clear text (measure-gate.ts, the host too).
   facts.append(el('li', t('consent_browser_doh')));
   facts.append(
-    ...['consent_operator', 'consent_private_windows', 'consent_private_names', 'consent_exclusions', 'consent_nothing_uploaded'].map((k) => el('li', t(k))),
+    ...['consent_operator', 'consent_connections', 'consent_private_windows', 'consent_private_names', 'consent_exclusions', 'consent_nothing_uploaded'].map((k) => el('li', t(k))),
   );
   text.append(facts);
   const at = v.settings.consent.at;

@@ -13,7 +13,7 @@ import { outsideValidated } from '../../../common/validated-range.js';
 import { INSTALL_COMMAND } from '../ui/host-status-view.js';
 import { send } from '../ui/messages.js';
 import { download, el } from '../ui/dom.js';
-import { computeResults, renderBytes, renderSummary, renderWaterfall, resolverName } from './cost-view.js';
+import { computeResults, renderBytes, renderEdges, renderSummary, renderWaterfall, resolverName } from './cost-view.js';
 import { browserI18n } from '../locale.js';
 import { compose, reported } from '../ui/localize.js';
 import { CODES } from '../../../common/errors.js';
@@ -234,6 +234,8 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
       }
     }
     parts.push(fold(renderSummary(results, names, i18n)));
+    const cdn = renderEdges(m.edges ?? [], names, i18n);
+    if (cdn) parts.push(cdn);
     const wf = el('section', undefined, 'waterfall-box');
     wf.append(el('h2', t('popup_wf_title')));
     const resolvers = [...new Set(results.cells.map((c) => c.resolver))];

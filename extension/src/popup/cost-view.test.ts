@@ -92,3 +92,19 @@ test('the waterfall splits a lookup into its phases: waiting for a connection, T
   assert.deepEqual(axisTicks(430), [0, 100, 200, 300, 400]);
   assert.deepEqual(axisTicks(38), [0, 10, 20, 30]);
 });
+
+test("Firefox's own path is a row of its own: never among the choices, never the baseline, named in the UI language", async () => {
+  const { computeResults, resolverName } = await import('./cost-view.js');
+  const { measured } = await import('../background/test-fixtures.js');
+  const { FIREFOX_NOW_ID } = await import('../../../common/default-resolvers.js');
+  const { meta, records } = measured('p1', 5_000, 40);
+  meta.plan = plan(null).plan as MeasurementMeta['plan'];
+  // Firefox's lookups through the system's resolver come first: were they a resolver's, they would be the baseline.
+  const own = records.filter((r) => r.transport === 'udp' && r.mode === 'warm' && r.repeat === 1 && r.qtype === 'A').map((r) => ({ ...r, resolver: FIREFOX_NOW_ID }));
+  const results = computeResults(meta, [...own, ...records], en);
+  assert.deepEqual(results.baseline, { resolver: 'lab', transport: 'udp' });
+  assert.equal(results.cells.some((c) => c.resolver === FIREFOX_NOW_ID), false);
+  assert.deepEqual(results.ownPath.map((c) => [c.resolver, c.transport, c.mode]), [[FIREFOX_NOW_ID, 'udp', 'warm']]);
+  assert.equal(results.ownPath[0]!.onLoad.delta, 0, 'the same lookups as the baseline\'s warm replay cost nothing');
+  assert.deepEqual([resolverName(meta, FIREFOX_NOW_ID, en), resolverName(meta, FIREFOX_NOW_ID, de)], ['Firefox as configured now', 'Firefox, wie es jetzt eingestellt ist']);
+});

@@ -7,13 +7,14 @@ import { percentile } from '../../../common/stats.js';
 import type { BrowserDoh } from '../../../common/schema.js';
 import type { MeasurementMeta } from '../messages/measure.js';
 import { chooseBaseline, measuredPageCost } from '../../../common/page-cost.js';
-import { BROWSER_DOH_ID, CURRENT_DNS_ID, LOCAL_STUB_ID } from '../../../common/default-resolvers.js';
+import { BROWSER_DOH_ID, CURRENT_DNS_ID, FIREFOX_NOW_ID, LOCAL_STUB_ID } from '../../../common/default-resolvers.js';
 import { expectedModeOf, holderOf, HOLDERS, pings, type Holder } from '../../../common/connection-state.js';
 import { DOT_STATIC_FORMULA, DOT_STATIC_TEXT } from '../../../common/bytes-model.js';
 import { TRANSPORT_IDS, TRANSPORTS, type Mode, type TransportId } from '../../../common/transports.js';
 import type { CurrentDns } from '../../../common/schema.js';
 import type { I18n } from '../i18n.js';
 import { el } from '../ui/dom.js';
+import { pagePenalties, type EdgeRow } from '../../../common/edges.js';
 import { TRANSPORT_COLOURS } from '../ui/transports.js';
 
 /** The onLoad change of a cell in words: point, bounds, and the verdict. */
@@ -32,6 +33,7 @@ export function onLoadWords(c: CellCost, i18n: I18n): string {
  * host found (its own description is English); other resolvers by the name they were given.
  */
 export function resolverName(meta: Pick<MeasurementMeta, 'plan'>, id: string, i18n: I18n): string {
+  if (id === FIREFOX_NOW_ID) return i18n.t('resolver_firefox_now');
   const current: CurrentDns | null | undefined = meta.plan.currentDns;
   const given = meta.plan.resolvers.find((r) => r.id === id)?.name ?? id;
   if (!current || (id !== CURRENT_DNS_ID && id !== LOCAL_STUB_ID)) return given;
@@ -47,7 +49,10 @@ const transportOrder = (t: TransportId) => TRANSPORT_IDS.indexOf(t);
 
 /** Everything the results view computes once from a measurement. */
 export interface Results {
+  /** The resolvers' cells: what the person could switch to. */
   cells: CellCost[];
+  /** Firefox's own path (firefox-path.ts), priced the same way: a row of its own, never a choice or the baseline. */
+  ownPath: CellCost[];
   baseline: { resolver: string; transport: TransportId } | undefined;
   /** One sentence: what every change is compared with (the person's current DNS, whenever it was measured). */
   comparedWith: string;
@@ -59,14 +64,15 @@ export interface Results {
 
 /** Runs the cost model over a measurement's stored records. */
 export function computeResults(meta: MeasurementMeta, records: readonly StoredRecord[], i18n: I18n): Results {
-  const cells = measuredPageCost(meta.page, records);
+  const all = measuredPageCost(meta.page, records);
+  const cells = all.filter((c) => c.resolver !== FIREFOX_NOW_ID);
   const baseline = chooseBaseline(records);
   const resolverOrder = new Map(meta.plan.resolvers.map((r, i) => [r.id, i]));
   cells.sort((a, b) => (resolverOrder.get(a.resolver) ?? 99) - (resolverOrder.get(b.resolver) ?? 99) || transportOrder(a.transport) - transportOrder(b.transport) || MODE_ORDER[a.mode] - MODE_ORDER[b.mode]);
   const stub = meta.plan.currentDns?.stub?.software ?? null;
   const expected: Results['expected'] = {};
   for (const c of cells) expected[c.transport] = expectedModeOf(c.transport, meta.page, stub);
-  return { cells, baseline, comparedWith: comparedWith(meta, baseline, i18n), expected, expectedWhy: expectedWhy(meta, Object.keys(expected) as TransportId[], stub, i18n) };
+  return { cells, ownPath: all.filter((c) => c.resolver === FIREFOX_NOW_ID), baseline, comparedWith: comparedWith(meta, baseline, i18n), expected, expectedWhy: expectedWhy(meta, Object.keys(expected) as TransportId[], stub, i18n) };
 }
 
 /** A holder's name in the UI language (holder_chromium_doh…). */
@@ -157,6 +163,11 @@ export function renderSummary(results: Results, resolverNames: Map<string, strin
       i18n.t('n_of_total', c.failures.failed, c.failures.total),
     ], { resolver: c.resolver, transport: c.transport, mode: c.mode, verdict: isBaseline ? 'baseline' : c.verdict, expected: String(expected) });
   }
+  for (const c of results.ownPath) {
+    const dns = c.dnsTime.candidate === null ? '–' : `${ms(c.dnsTime.candidate)}${c.dnsTime.delta !== null ? ` (${signedMs(c.dnsTime.delta)})` : ''}`;
+    row(body, [i18n.t('resolver_firefox_now'), i18n.transport(c.transport), i18n.t('cost_mode_now'), onLoadWords(c, i18n), dns, i18n.t('n_of_total', c.failures.failed, c.failures.total)],
+      { resolver: c.resolver, transport: c.transport, mode: c.mode, verdict: c.verdict, expected: 'now' });
+  }
   box.append(t);
   if (results.expectedWhy) box.append(el('p', results.expectedWhy, 'expected-why'));
   const base = results.baseline;
@@ -164,6 +175,32 @@ export function renderSummary(results: Results, resolverNames: Map<string, strin
   if (base) {
     box.append(el('p', i18n.t('cost_summary_detail', ms(INDISTINGUISHABLE_MS)), 'detail'));
   }
+  return box;
+}
+
+/**
+ * Where each resolver's answers send the page (common/edges.ts): per resolver, the hosts it answers with other servers
+ * than the ones the browser reached and what that adds to a new connection's set-up; null when no check was made.
+ * A line of its own: the onLoad estimate does not include it.
+ */
+export function renderEdges(rows: readonly EdgeRow[], resolverNames: Map<string, string>, i18n: I18n): HTMLElement | null {
+  const penalties = pagePenalties(rows).filter((p) => resolverNames.has(p.resolver));
+  if (penalties.length === 0) return null;
+  const box = el('section', undefined, 'cdn');
+  box.id = 'cdn-penalty';
+  box.append(el('h2', i18n.t('cost_cdn_title')));
+  const list = el('ul');
+  for (const p of penalties) {
+    const name = resolverNames.get(p.resolver)!;
+    const text = p.elsewhere === 0 || p.maxMs === null
+      ? i18n.t('cost_cdn_same', name, i18n.num(p.hosts))
+      : i18n.t('cost_cdn_elsewhere', name, i18n.num(p.elsewhere), i18n.num(p.hosts), i18n.signedMs(p.maxMs));
+    const item = el('li', text);
+    item.dataset.resolver = p.resolver;
+    item.dataset.maxMs = p.maxMs === null ? '' : String(Math.round(p.maxMs));
+    list.append(item);
+  }
+  box.append(list, el('p', i18n.t('cost_cdn_detail'), 'detail'));
   return box;
 }
 

@@ -15,11 +15,13 @@ export const PROBE_OPTIONS = `Probe options (dnscost-host probe; also --endpoint
   --bogus NAME        a name whose signatures fail: a validating resolver answers SERVFAIL
                       (default ${DEFAULT_PROBE_NAMES.bogus})
   --https-name NAME   a name with an HTTPS record (default ${DEFAULT_PROBE_NAMES.https})
+  --whoami NAME       a name whose server answers TXT with the client subnet it saw (default ${DEFAULT_PROBE_NAMES.whoami})
   --timeout MS        bound on each handshake or exchange (default 3000)
   --json              one JSON object on stdout: {"resolvers":[{"id","name","rows":[{item,endpoint,result,detail}]}]}
   Items: answers; tls-1.0 … tls-1.3, alpn-h2, alpn-http/1.1 and resumption on TLS endpoints; alpn-h3 and 0-rtt on
   QUIC ones; doh-get, doh-post, dns-json on DoH ones; qdcount-2, padding, ede, ecs (a documentation subnet is sent,
-  never yours), dnssec and https-rr per resolver. Results: yes, no, n/a, error (the check could not run).
+  never yours), ecs-upstream (does the resolver send your subnet on to authoritative servers), dnssec and https-rr per
+  resolver. Results: yes, no, n/a, error (the check could not run).
   Exit: 0 probed, 2 bad usage.
 `;
 
@@ -53,6 +55,7 @@ export function parseProbeArgs(argv: string[], resolvers: (family: 4 | 6) => Res
         signed: { type: 'string' },
         bogus: { type: 'string' },
         'https-name': { type: 'string' },
+        whoami: { type: 'string' },
         timeout: { type: 'string' },
         json: { type: 'boolean' },
       },
@@ -77,6 +80,7 @@ export function parseProbeArgs(argv: string[], resolvers: (family: 4 | 6) => Res
       signed: name('--signed', values.signed, DEFAULT_PROBE_NAMES.signed),
       bogus: name('--bogus', values.bogus, DEFAULT_PROBE_NAMES.bogus),
       https: name('--https-name', values['https-name'], DEFAULT_PROBE_NAMES.https),
+      whoami: name('--whoami', values.whoami, DEFAULT_PROBE_NAMES.whoami),
     },
     timeoutMs: values.timeout ? Number(values.timeout) : 3000,
     json: values.json ?? false,

@@ -214,7 +214,7 @@ async function resolverRows(endpoints: EndpointSpec[], ca: string | undefined, o
   const rows: ProbeRow[] = [];
   const na = (item: ProbeItem, why: string) => rows.push({ item, endpoint: null, result: 'n/a', detail: why });
   if (!plain) {
-    for (const item of ['qdcount-2', 'padding', 'ede', 'ecs', 'dnssec', 'https-rr'] as const) na(item, 'no endpoint this build can reach');
+    for (const item of ['qdcount-2', 'padding', 'ede', 'ecs', 'ecs-upstream', 'dnssec', 'https-rr'] as const) na(item, 'no endpoint this build can reach');
     return rows;
   }
   const via = endpointUrl(plain);
@@ -238,6 +238,13 @@ async function resolverRows(endpoints: EndpointSpec[], ca: string | undefined, o
     : no('ede', via, 'no Extended DNS Error on the signed or the bogus name'));
   rows.push(await answered('ecs', via, () => askOnce(plain, ca, { questions: [{ name: n.name, type: 'A' }], clientSubnet: PROBE_SUBNET }, o), (a) =>
     a.clientSubnetScope !== null ? yes('ecs', via, `client subnet ${PROBE_SUBNET}/24 echoed, scope /${a.clientSubnetScope}`) : no('ecs', via, 'no client subnet option in the answer')));
+  // What the whoami name's authoritative server saw: the person's subnet, when the resolver sends it upstream (ECS).
+  rows.push(await answered('ecs-upstream', via, () => askOnce(plain, ca, { questions: [{ name: n.whoami, type: 'TXT' }] }, o), (a) => {
+    const sent = a.txt.map((x) => /^edns0-client-subnet (\S+)/.exec(x)?.[1]).find((x) => x !== undefined);
+    if (sent) return yes('ecs-upstream', via, `${n.whoami}'s server saw client subnet ${sent}`);
+    return a.txt.length ? no('ecs-upstream', via, `${n.whoami}'s server saw no client subnet (${a.txt.join(', ')})`)
+      : { item: 'ecs-upstream', endpoint: via, result: 'n/a', detail: `${a.rcode}, no TXT answer for ${n.whoami}` };
+  }));
   const describe = (a: ProbeAnswer | string, name: string) => (typeof a === 'string' ? `${name}: ${a}` : `${name}: ${a.rcode}${a.ad ? ', AD' : ''}`);
   const validates = typeof signed !== 'string' && signed.ad && signed.rcode === 'NOERROR' && typeof bogus !== 'string' && bogus.rcode === 'SERVFAIL';
   rows.push({ item: 'dnssec', endpoint: via, result: validates ? 'yes' : 'no', detail: `${describe(signed, n.signed)}; ${describe(bogus, n.bogus)}` });

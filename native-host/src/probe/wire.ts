@@ -3,7 +3,7 @@
 import type DnsPacket from 'dns-packet';
 import { dnsPacket, EDNS_BUFFER, paddedToBlock, RCODE_NAMES, svcbText } from '../dns-wire.js';
 
-const TYPES = { A: 1, AAAA: 28, HTTPS: 65 } as const;
+const TYPES = { A: 1, AAAA: 28, TXT: 16, HTTPS: 65 } as const;
 const OPT_CLIENT_SUBNET = 8;
 const OPT_PADDING = 12;
 const OPT_EDE = 15;
@@ -35,6 +35,8 @@ export interface ProbeAnswer {
   answerTypes: string[];
   /** HTTPS records in presentation form (RFC 9460), as kdig prints them. */
   https: string[];
+  /** TXT records, each one string. */
+  txt: string[];
   /** The answer's length in bytes and whether it carried an EDNS padding option. */
   bytes: number;
   padded: boolean;
@@ -90,6 +92,7 @@ export function readProbeAnswer(buf: Buffer, id: number): ProbeAnswer {
     questions: msg.questions?.length ?? 0,
     answerTypes: answers.map((a) => typeName(a.type)),
     https: answers.filter((a) => typeName(a.type) === 'HTTPS' && Buffer.isBuffer(a.data)).map((a) => svcbText(a.data as Buffer)),
+    txt: answers.filter((a) => a.type === 'TXT' && Array.isArray(a.data)).map((a) => (a.data as Buffer[]).map((b) => b.toString('utf8')).join('')),
     bytes: buf.length,
     padded: options.some((o) => o.code === OPT_PADDING),
     ede: options.filter((o) => o.code === OPT_EDE && o.data && o.data.length >= 2).map((o) => ({ code: o.data!.readUInt16BE(0), text: o.data!.subarray(2).toString('utf8') })),

@@ -8,6 +8,8 @@
 import type { Page } from 'puppeteer-core';
 import { HISTORY_VERSION, isHistoryEntry, lookupHistogram, type HistoryCell, type HistoryEntry } from '../extension/src/history.js';
 import { seededRandom } from '../common/stats.js';
+import { PROFILES } from '../common/network-profiles.js';
+import { WHAT_IF_NETWORKS } from '../common/what-if-network.js';
 import { type Mode, type TransportId } from '../common/transports.js';
 import { HISTORY_KEYS } from '../extension/src/background/history-store.js';
 import { REVISITS_KEY } from '../extension/src/background/revisits.js';
@@ -67,6 +69,9 @@ export function syntheticHistory(n: number, now: number, seed = 1): HistoryEntry
         verdict: fails ? 'fails' : !hasEstimate ? 'unknown' : Math.abs(delta) < 30 ? 'indistinguishable' : delta > 0 ? 'slower' : 'faster',
         bytesPerLookup: transport === 'udp' ? 150 : transport === 'tcp' ? 420 : 1100 + Math.round(400 * random()),
         packetsPerLookup: transport === 'udp' ? 2 : Number((4 + 6 * random()).toFixed(2)) + 0,
+        // Pages measured before the what-if was kept (every fifth) have none; the others the change scaled by the
+        // networks' round trips against a DSL-like 42.4 ms.
+        ...(i % 5 === 0 ? {} : { whatIf: Object.fromEntries(WHAT_IF_NETWORKS.map((n) => [n, hasEstimate ? r1((delta * PROFILES[n]!.rttMs) / 42.4) : null])) }),
       });
     }
     const e: HistoryEntry = {

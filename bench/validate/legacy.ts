@@ -1,6 +1,8 @@
 // Raw files for `--from`: those of the validation's first form (before scenarios, Firefox and HAR pages: Chromium,
 // cold loads, synthetic pages, DoT and DoH) read into today's shape, and several runs merged into one (one per
 // profile, say), so they are re-analysed with the current model.
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { revivedRecord } from '../../common/stored-record.js';
 import { pageUrl } from '../../lab/site/validation-site.js';
 import type { Candidate, DotStub, ProfileRun, Side, ValidationRun, Visit } from './types.js';
@@ -23,6 +25,18 @@ interface OldRun {
   finishedAt: string;
   machine: string;
   profiles: { profile: ValidationRun['profiles'][number]['profile']; visits: OldVisit[]; queryTypes?: Record<string, Record<string, number>>; browserVersion: string }[];
+}
+
+/**
+ * The runs in raw files (`--from A,B…`), merged into one in today's shape. Files named *.gz are gzipped (a profile's raw
+ * run is megabytes of JSON; gzipped about a thirteenth); each is read by its bytes (gzip's magic number), so a file
+ * named either way reads back.
+ */
+export function readRuns(files: readonly string[]): ValidationRun {
+  return mergeRuns(files.map((f) => {
+    const bytes = readFileSync(f);
+    return upgradeRun(JSON.parse((bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8')));
+  }));
 }
 
 /**

@@ -8,12 +8,12 @@
 //   node dist/bench/validate/main.js [options]   the same without the setup; the old options still work
 //   node dist/bench/validate/main.js --from RAW.json[,RAW2.json…] [--out …] [--json …]   (recomputes from raw files)
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inner } from './inner.js';
-import { mergeRuns, upgradeRun } from './legacy.js';
+import { readRuns } from './legacy.js';
 import { parseCommand, USAGE } from './options.js';
 import { report, rowsJson } from './report.js';
 import { codeAt, runValidation } from './run.js';
@@ -25,12 +25,7 @@ export { analyse, predict } from './analysis.js';
 export { missingFor, runValidation } from './run.js';
 export { CANDIDATES, SCHEME_OF, SIDES } from './types.js';
 
-// Raw files named *.gz are gzipped (a profile's raw run is megabytes of JSON; gzipped about a thirteenth).
-// Read by its bytes (gzip's magic number), so a file named either way reads back.
-const readRaw = (f: string) => {
-  const bytes = readFileSync(f);
-  return (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8');
-};
+// Raw files named *.gz are written gzipped (legacy.ts readRuns reads either).
 const writeRaw = (f: string, run: ValidationRun) => writeFileSync(f, f.endsWith('.gz') ? gzipSync(JSON.stringify(run)) : JSON.stringify(run));
 
 /** The chunks of a queue file: one chunk's options per line (whitespace-separated), blank lines and # comments skipped. */
@@ -83,7 +78,7 @@ async function main(): Promise<void> {
   let command = `${prefix} ${process.argv.slice(2).join(' ')}`.trim();
   let run: ValidationRun;
   if (cmd.from) {
-    run = mergeRuns(cmd.from.split(',').filter(Boolean).map((f) => upgradeRun(JSON.parse(readRaw(f)))));
+    run = readRuns(cmd.from.split(',').filter(Boolean));
     command = `${run.command ?? "(the run's command was not recorded)"}\`, analysed with the current model by \`${command}`;
   } else {
     const raw = cmd.raw ?? join(tmpdir(), `dnscost-validation-${Date.now()}.json`);

@@ -23,6 +23,8 @@ export interface HostRevisits {
   intervals: number[];
   /** Resolver id → the TTL (s) it answered the host with when last measured (the smallest over record types). */
   ttls: Record<string, number>;
+  /** Resolver id → the host's median warm lookup (ms) with it when last measured, over its transports; absent before. */
+  ms?: Record<string, number>;
 }
 
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -32,6 +34,10 @@ export const hostRevisitsSchema = v.strictObject({
   needs: count,
   intervals: v.pipe(v.array(count), v.length(REVISIT_BUCKETS_S.length + 1)),
   ttls: v.pipe(v.record(v.pipe(v.string(), v.maxLength(64)), count), v.check((t) => Object.keys(t).length <= MAX_TTLS, 'at most 16 TTLs')),
+  ms: v.optional(v.pipe(
+    v.record(v.pipe(v.string(), v.maxLength(64)), v.pipe(v.number(), v.finite(), v.minValue(0))),
+    v.check((t) => Object.keys(t).length <= MAX_TTLS, 'at most 16 lookup times'),
+  )),
 });
 
 /** `r` after a page needed its host at `at` (ms since epoch); a need no later than the last adds no interval. */
@@ -45,9 +51,11 @@ export function noteNeed(r: HostRevisits | undefined, at: number): HostRevisits 
   return { ...r, last: at, needs: r.needs + 1, intervals };
 }
 
-/** `r` with the TTLs of its latest measurement (resolver id → seconds). */
-export function noteTtls(r: HostRevisits, ttls: Record<string, number>): HostRevisits {
-  return { ...r, ttls: Object.fromEntries(Object.entries({ ...r.ttls, ...ttls }).slice(-MAX_TTLS)) };
+/** `r` with the TTLs (resolver id → seconds) and lookup times (resolver id → ms) of its latest measurement. */
+export function noteTtls(r: HostRevisits, ttls: Record<string, number>, ms: Record<string, number> = {}): HostRevisits {
+  const kept = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).slice(-MAX_TTLS));
+  const times = kept({ ...r.ms, ...ms });
+  return { ...r, ttls: kept({ ...r.ttls, ...ttls }), ...(Object.keys(times).length ? { ms: times } : {}) };
 }
 
 /** What a cache honouring one resolver's TTLs would have answered of the person's needs. */
@@ -61,28 +69,45 @@ export interface CacheSaving {
   servedAtMost: number;
   /** The resolver's median TTL over those hosts (s). */
   medianTtlS: number | null;
+  /**
+   * The lookup time those served needs would not have spent (ms; each at its host's lookup time with this resolver),
+   * over the `timedHosts` hosts whose lookup time was kept (hosts noted before it was kept count for none).
+   */
+  savedMsAtLeast: number;
+  savedMsAtMost: number;
+  timedHosts: number;
 }
 
 /** Per resolver, over every host it answered with a TTL: the needs a cache honouring that TTL would have served. */
 export function cacheSavings(hosts: Iterable<HostRevisits>): CacheSaving[] {
-  const by = new Map<string, { hosts: number; needs: number; least: number; most: number; ttls: number[] }>();
+  const by = new Map<string, { hosts: number; needs: number; least: number; most: number; ttls: number[]; msLeast: number; msMost: number; timed: number }>();
   for (const h of hosts) {
     for (const [resolver, ttl] of Object.entries(h.ttls)) {
-      const s = by.get(resolver) ?? { hosts: 0, needs: 0, least: 0, most: 0, ttls: [] };
+      const s = by.get(resolver) ?? { hosts: 0, needs: 0, least: 0, most: 0, ttls: [], msLeast: 0, msMost: 0, timed: 0 };
       s.hosts++;
       s.needs += h.needs;
       s.ttls.push(ttl);
+      let least = 0;
+      let most = 0;
       h.intervals.forEach((n, i) => {
         const upper = REVISIT_BUCKETS_S[i] ?? Infinity;
         const lower = i === 0 ? 0 : REVISIT_BUCKETS_S[i - 1]!;
-        if (upper <= ttl) s.least += n;
-        if (lower < ttl) s.most += n;
+        if (upper <= ttl) least += n;
+        if (lower < ttl) most += n;
       });
+      s.least += least;
+      s.most += most;
+      const ms = h.ms?.[resolver];
+      if (ms !== undefined) {
+        s.timed++;
+        s.msLeast += least * ms;
+        s.msMost += most * ms;
+      }
       by.set(resolver, s);
     }
   }
   return [...by].map(([resolver, s]) => ({
     resolver, hosts: s.hosts, needs: s.needs, servedAtLeast: s.least, servedAtMost: s.most,
-    medianTtlS: percentile(s.ttls.sort((a, b) => a - b), 50),
+    medianTtlS: percentile(s.ttls.sort((a, b) => a - b), 50), savedMsAtLeast: s.msLeast, savedMsAtMost: s.msMost, timedHosts: s.timed,
   }));
 }

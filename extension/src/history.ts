@@ -9,6 +9,8 @@ import type { StoredRecord } from '../../common/stored-record.js';
 import type { MeasurementMeta } from './messages/measure.js';
 import { measuredPageCost } from '../../common/page-cost.js';
 import { FIREFOX_NOW_ID } from '../../common/default-resolvers.js';
+import { PROFILES } from '../../common/network-profiles.js';
+import { WHAT_IF_NETWORKS, whatIfCost, type WhatIfNetwork } from '../../common/what-if-network.js';
 import { expectedModeOf } from '../../common/connection-state.js';
 import { MAX_NETWORK_DESCRIPTION, NETWORK_ID, type NetworkInfo } from '../../common/schema.js';
 import { percentile } from '../../common/stats.js';
@@ -46,6 +48,8 @@ export interface HistoryCell {
   packetsPerLookup: number | null;
   /** This mode is the connection state the visit would have had (common/connection-state.ts); absent in older entries. */
   expected?: boolean;
+  /** The estimated onLoad change on each named network (common/what-if-network.ts); absent in older entries. */
+  whatIf?: Partial<Record<WhatIfNetwork, number | null>>;
 }
 
 /** One finished measurement. */
@@ -84,6 +88,10 @@ export function lookupHistogram(values: readonly number[]): number[] {
 /** The history entry of a finished measurement and its records. */
 export function historyEntry(meta: MeasurementMeta, records: readonly StoredRecord[]): HistoryEntry {
   // Firefox's own path is not a resolver to compare or upload: the history keeps the resolvers' cells.
+  // The same page on each named network (a model estimate, common/what-if-network.ts), for the dashboard's what-if.
+  const elsewhere = WHAT_IF_NETWORKS.map((n) => [n, whatIfCost(meta.page, records, { rttMs: PROFILES[n]!.rttMs })] as const);
+  const key = (c: { resolver: string; transport: string; mode: string }) => `${c.resolver} ${c.transport} ${c.mode}`;
+  const there = elsewhere.map(([n, w]) => [n, new Map((w?.cells ?? []).map((c) => [key(c), c.onLoad.delta]))] as const);
   const cells = measuredPageCost(meta.page, records).filter((c) => c.resolver !== FIREFOX_NOW_ID).map((c): HistoryCell => {
     const lookups = c.hosts.map((h) => h.lookup).filter((x): x is number => x !== null).sort((a, b) => a - b);
     const { delta, lower, upper } = c.onLoad;
@@ -99,6 +107,7 @@ export function historyEntry(meta: MeasurementMeta, records: readonly StoredReco
       bytesPerLookup: q > 0 && c.bytes.sent !== null && c.bytes.received !== null ? round((c.bytes.sent + c.bytes.received) / q) : null,
       packetsPerLookup: q > 0 && pair ? round((pair.sent + pair.received) / q, 2) : null,
       expected: expectedModeOf(c.transport, meta.page, meta.plan.currentDns?.stub?.software ?? null) === c.mode,
+      ...(elsewhere.some(([, w]) => w) ? { whatIf: Object.fromEntries(there.map(([n, m]) => [n, round(m.get(key(c)) ?? null)])) as HistoryCell['whatIf'] } : {}),
     };
   });
   return {
@@ -121,6 +130,7 @@ const historyCell = v.strictObject({
   verdict: v.picklist(['indistinguishable', 'slower', 'faster', 'fails', 'unknown']),
   bytesPerLookup: v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))), packetsPerLookup: v.nullable(v.pipe(v.number(), v.finite(), v.minValue(0))),
   expected: v.optional(v.boolean()),
+  whatIf: v.optional(v.record(v.picklist(WHAT_IF_NETWORKS), ms)),
 });
 /** A stored entry, checked when read back (storage is the extension's, but an older version may have written it). */
 export const historyEntrySchema = v.strictObject({

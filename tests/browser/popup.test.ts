@@ -19,6 +19,8 @@ import { panelDrawn, restartChromiumWorker, writeSyntheticMeasurement } from '..
 import { ROOT } from '../../lab/paths.js';
 import { pageHostQtypes } from '../../common/browser-queries.js';
 import { FIREFOX_NOW_ID } from '../../common/default-resolvers.js';
+import { PROFILES } from '../../common/network-profiles.js';
+import { whatIfCost } from '../../common/what-if-network.js';
 
 const INNER = process.env.DNSCOST_COST_INNER as BrowserName | undefined;
 const RUN_DIR = join(ROOT, 'tests/.run');
@@ -206,6 +208,22 @@ function innerTests(name: BrowserName): void {
       assert.deepEqual(panel.own, name === 'firefox' ? ['Firefox as configured now'] : []);
       assert.equal(panel.bytes, combos.length);
       assert.equal(panel.scripts, 0);
+      // On another network: each cell's estimate is the model over the page scaled to that network's round trip
+      // (common/what-if-network.ts, checked against the validation's rows by bench/validate/what-if.ts).
+      for (const [choice, target] of [['4g', { rttMs: PROFILES['4g']!.rttMs }], ['x3', { factor: 3 }]] as const) {
+        const want = whatIfCost(m.page, records, target)!;
+        const shownThere = await popup.evaluate((value) => {
+          const select = document.getElementById('whatif-network') as HTMLSelectElement;
+          select.value = value;
+          select.dispatchEvent(new Event('change'));
+          return [...document.querySelectorAll<HTMLTableRowElement>('.whatif-network tbody tr')].map((r) => [`${r.dataset.resolver} ${r.dataset.transport} ${r.dataset.mode}`, r.dataset.estimate ?? '']);
+        }, choice);
+        assert.ok(shownThere.length >= TRANSPORTS.length, JSON.stringify(shownThere));
+        for (const [key, estimate] of shownThere) {
+          const delta = want.cells.find((x) => `${x.resolver} ${x.transport} ${x.mode}` === key)?.onLoad.delta ?? null;
+          assert.equal(estimate, delta === null ? '' : String(delta), `${choice}: ${key}`);
+        }
+      }
       for (const host of expected) assert.ok(shown.text.includes(host), `${host} shown`);
       assert.match(shown.text, /DoT = .*285/);
       // The what-if HAR of one choice (DoH, cold): every host of the page, its DNS time that choice's in the replay, and

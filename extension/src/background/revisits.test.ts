@@ -26,8 +26,10 @@ test('each page notes its measurable hosts\' needs; a measurement their TTLs per
   at(1_000_000 + 45_000);
   await s.notePage(1);
   const a = exchange('a.example', 'doh', 'cold', 1, 'A', 5);
+  const w = exchange('a.example', 'doh', 'warm', 1, 'A', 7);
   await s.noteMeasurement([
     storedRecord({ ...a, ttl: 300 }), storedRecord({ ...a, qtype: 'AAAA', ttl: 120 }), storedRecord({ ...a, resolver: 'cf', ttl: 60 }),
+    storedRecord({ ...w, ttl: 300 }), storedRecord({ ...w, repeat: 2, ttl: 300, timings: { ...w.timings, total: 11 }, replay: { ...w.replay!, endedAt: w.replay!.pageStartedAt + 11 } }),
     storedRecord({ ...a, host: 'nowhere.example', ttl: 5 }), storedRecord({ ...a, ok: false, ttl: null }),
   ]);
   const all = await s.all();
@@ -36,6 +38,8 @@ test('each page notes its measurable hosts\' needs; a measurement their TTLs per
   assert.equal(h.needs, 2);
   assert.equal(h.intervals[REVISIT_BUCKETS_S.indexOf(60)], 1);
   assert.deepEqual(h.ttls, { lab: 120, cf: 60 });
+  // Its warm lookups with the lab resolver, 7 and 11 ms: the median; cf was measured cold only.
+  assert.deepEqual(h.ms, { lab: 9 });
   assert.deepEqual(all.get('b.example')!.ttls, {});
   await s.purge((name) => name === 'a.example');
   assert.deepEqual([...(await s.all()).keys()], ['b.example']);

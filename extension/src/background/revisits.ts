@@ -3,7 +3,8 @@
 // measurement notes the TTL every resolver answered each host with. Kept in storage.local under one key, on this
 // machine only (never uploaded); cleared with the person's data, an excluded site's hosts purged.
 import * as v from 'valibot';
-import type { StoredRecord } from '../../../common/stored-record.js';
+import { pageLookupMs, type StoredRecord } from '../../../common/stored-record.js';
+import { percentile } from '../../../common/stats.js';
 import { hostRevisitsSchema, MAX_REVISIT_HOSTS, noteNeed, noteTtls, type HostRevisits } from '../cache-savings.js';
 import type { MessageSender } from '../messages/index.js';
 import type { PageReplies } from '../messages/page.js';
@@ -45,20 +46,31 @@ export class RevisitStore {
     });
   }
 
-  /** Notes each host's TTL per resolver from a finished measurement's records (the smallest answered). */
+  /**
+   * Notes each host's TTL per resolver from a finished measurement's records (the smallest answered), and its median
+   * warm lookup with that resolver over its transports (what a need a cache answers does not spend).
+   */
   async noteMeasurement(records: readonly StoredRecord[]): Promise<void> {
     const ttls = new Map<string, Record<string, number>>();
+    const warm = new Map<string, number[]>();
     for (const r of records) {
-      if (!r.ok || r.ttl === undefined || r.ttl === null) continue;
+      if (!r.ok) continue;
+      if (r.mode === 'warm') warm.set(`${r.host} ${r.resolver}`, [...(warm.get(`${r.host} ${r.resolver}`) ?? []), pageLookupMs(r)]);
+      if (r.ttl === undefined || r.ttl === null) continue;
       const t = ttls.get(r.host) ?? {};
       t[r.resolver] = Math.min(t[r.resolver] ?? Infinity, r.ttl);
       ttls.set(r.host, t);
     }
     if (ttls.size === 0) return;
+    const median = (xs: number[] | undefined) => (xs?.length ? percentile([...xs].sort((a, b) => a - b), 50) : null);
     await this.change((hosts) => {
       for (const [host, t] of ttls) {
         const h = hosts.get(host);
-        if (h) hosts.set(host, noteTtls(h, t));
+        const ms = Object.fromEntries(Object.keys(t).flatMap((resolver) => {
+          const m = median(warm.get(`${host} ${resolver}`));
+          return m === null ? [] : [[resolver, Math.round(m * 10) / 10]];
+        }));
+        if (h) hosts.set(host, noteTtls(h, t, ms));
       }
     });
   }

@@ -1,6 +1,6 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
-import { combos, comboStats, CSV_COLUMNS, csvField, defaultNetwork, filterEntries, inView, lookupCdf, networkOptions, onLoadDeltas, parseJsonExport, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, windowFilter, type ComboStats, type Names } from './analysis.js';
+import { combos, comboStats, CSV_COLUMNS, csvField, defaultNetwork, filterEntries, inView, lookupCdf, networkOptions, onLoadDeltas, parseJsonExport, recommend, sharedCdf, signedMs, siteFromInput, toCsv, toJson, whatIfMedians, windowFilter, type ComboStats, type Names } from './analysis.js';
 import { testI18n } from '../i18n-fixtures.js';
 
 const en = testI18n('en');
@@ -237,4 +237,22 @@ test('the recommendation in German, numbers in the German locale', () => {
   assert.equal(r.sentences[0], 'Auf den 20 Seiten, die Sie hier gemessen haben (mit den Verbindungen, die Ihr Surfen gehabt hätte), würde DoH bei Cloudflare den onLoad Ihrer Seiten ' +
     'im Median um 13 ms verzögern (innerhalb ±30 ms, also nicht unterscheidbar, bei 88 % der Seiten; spürbar langsamer bei 13 %); 0,4 % seiner Abfragen schlugen fehl.');
   assert.match(r.sentences.join(' '), /Zweitbeste Wahl: DoT bei Cloudflare, im Median \+25 ms\./);
+});
+
+test("on another network: per combo in the view, the medians here and there over the pages that have both; older entries without it count for neither", () => {
+  const entries = [
+    entry('a', 1, 'a.example', [cell('cloudflare', 'dot', 'cold', 40, { expected: true, whatIf: { '4g': 120, fiber: 20 } }), cell('cloudflare', 'udp', 'cold', 0, { expected: true, whatIf: { '4g': 0 } })]),
+    entry('b', 2, 'b.example', [cell('cloudflare', 'dot', 'cold', 60, { expected: true, whatIf: { '4g': 200, fiber: null } })]),
+    entry('c', 3, 'c.example', [cell('cloudflare', 'dot', 'cold', 80, { expected: true, whatIf: { '4g': 260 } })]),
+    // Measured before the what-if was kept: no estimate there.
+    entry('d', 4, 'd.example', [cell('cloudflare', 'dot', 'cold', 1000, { expected: true })]),
+    // Warm: not in the cold view.
+    entry('e', 5, 'e.example', [cell('cloudflare', 'dot', 'warm', 5, { whatIf: { '4g': 15 } })]),
+  ];
+  const order = [{ resolver: 'cloudflare', transport: 'dot' as const }, { resolver: 'cloudflare', transport: 'udp' as const }, { resolver: 'google', transport: 'dot' as const }];
+  assert.deepEqual(whatIfMedians(entries, 'cold', order, '4g'), [{ pages: 3, here: 60, there: 200 }, { pages: 1, here: 0, there: 0 }, { pages: 0, here: null, there: null }]);
+  assert.deepEqual(whatIfMedians(entries, 'cold', order, 'fiber')[0], { pages: 1, here: 40, there: 20 }, 'a null estimate there is no estimate');
+  assert.deepEqual(whatIfMedians(entries, 'warm', order, '4g')[0], { pages: 1, here: 5, there: 15 });
+  assert.equal(isHistoryEntry(entries[0]), true, 'a cell with what-if estimates is a history entry');
+  assert.equal(isHistoryEntry({ ...entries[0]!, cells: [cell('x', 'dot', 'cold', 1, { whatIf: { moon: 3 } as never })] }), false, 'a network it does not know is not');
 });

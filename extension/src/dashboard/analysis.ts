@@ -7,6 +7,7 @@ import { INDISTINGUISHABLE_MS } from '../../../common/cost-model.js';
 import { isHistoryEntry, LOOKUP_BUCKETS_MS, matchesFilter, UNKNOWN_NETWORK, type HistoryCell, type HistoryEntry, type HistoryFilter } from '../history.js';
 import { isEncrypted, TRANSPORT_IDS, type TransportId } from '../../../common/transports.js';
 import type { I18n } from '../i18n.js';
+import type { WhatIfNetwork } from '../../../common/what-if-network.js';
 
 /** The time windows the page offers, in ms (`all`: no lower bound). */
 export const WINDOWS_MS = { '24h': 24 * 3600_000, '7d': 7 * 24 * 3600_000, '30d': 30 * 24 * 3600_000, all: null } as const;
@@ -115,6 +116,26 @@ export type View = (typeof VIEWS)[number];
 /** True when cell `c` belongs to `view`. */
 export function inView(c: Pick<HistoryCell, 'mode' | 'expected'>, view: View): boolean {
   return view === 'expected' ? (c.expected ?? c.mode === 'cold') : c.mode === view;
+}
+
+/**
+ * Per combo in `view`, over the pages that have both: how many, and the median estimated onLoad change on the person's
+ * network and on `network` (the history cells' what-if, common/what-if-network.ts).
+ */
+export function whatIfMedians(entries: readonly HistoryEntry[], view: View, order: readonly Combo[], network: WhatIfNetwork): Array<{ pages: number; here: number | null; there: number | null }> {
+  const index = new Map(order.map((c, i) => [comboKey(c.resolver, c.transport), i]));
+  const pairs = order.map(() => ({ here: [] as number[], there: [] as number[] }));
+  for (const e of entries) {
+    for (const c of e.cells) {
+      const there = c.whatIf?.[network];
+      const i = index.get(comboKey(c.resolver, c.transport));
+      if (!inView(c, view) || c.onLoad === null || there === undefined || there === null || i === undefined) continue;
+      pairs[i]!.here.push(c.onLoad.delta);
+      pairs[i]!.there.push(there);
+    }
+  }
+  const median = (xs: number[]) => quantile(Float64Array.from(xs).sort(), 50);
+  return pairs.map((p) => ({ pages: p.here.length, here: median(p.here), there: median(p.there) }));
 }
 
 /** Per combo, the sorted estimated onLoad changes (ms) of the pages that have one, in `view`. */

@@ -22,7 +22,7 @@ export async function mountCacheSavings(): Promise<void> {
   state.textContent = rows.length ? i18n.plural('dash_cache_hosts', r.hosts) : t('dash_cache_none');
   if (!rows.length) return;
   const head = el('tr');
-  for (const key of ['col_resolver', 'dash_cache_col_hosts', 'dash_cache_col_needs', 'dash_cache_col_served', 'dash_cache_col_ttl']) {
+  for (const key of ['col_resolver', 'dash_cache_col_hosts', 'dash_cache_col_needs', 'dash_cache_col_served', 'dash_cache_col_saved', 'dash_cache_col_ttl']) {
     const th = el('th', t(key));
     th.scope = 'col';
     head.append(th);
@@ -38,7 +38,10 @@ export async function mountCacheSavings(): Promise<void> {
     tr.dataset.resolver = s.resolver;
     const name = el('th', s.name);
     name.scope = 'row';
-    tr.append(name, el('td', i18n.num(s.hosts)), el('td', i18n.num(s.needs)), el('td', served), el('td', s.medianTtlS === null ? '–' : t('unit_s', i18n.num(s.medianTtlS))));
+    // Hosts noted before lookup times were kept save nothing known: '–' when none has one.
+    const duration = (ms: number) => (ms < 1000 ? i18n.ms(Math.round(ms)) : t('unit_s', i18n.num(ms / 1000, 1)));
+    const saved = s.timedHosts === 0 ? '–' : s.savedMsAtLeast === s.savedMsAtMost ? duration(s.savedMsAtLeast) : t('dash_cache_saved_range', duration(s.savedMsAtLeast), duration(s.savedMsAtMost));
+    tr.append(name, el('td', i18n.num(s.hosts)), el('td', i18n.num(s.needs)), el('td', served), el('td', saved), el('td', s.medianTtlS === null ? '–' : t('unit_s', i18n.num(s.medianTtlS))));
     table.tBodies[0]!.append(tr);
   }
 }

@@ -16,6 +16,7 @@ import { $, download, el } from '../ui/dom.js';
 import { send } from '../ui/messages.js';
 import { drawLookupCdf, drawOnLoadCdf, type Chart } from './plots.js';
 import { mountCacheSavings } from './cache-table.js';
+import { fillWhatIfNetworks, renderWhatIfTable } from './what-if-table.js';
 import { UNKNOWN_NETWORK } from '../history.js';
 import { browserI18n } from '../locale.js';
 import { compose, localizePage, reported } from '../ui/localize.js';
@@ -117,6 +118,7 @@ export async function mountDashboard(): Promise<void> {
   const networks = networkOptions(all);
   fillNetworks(networks, all.length, defaultNetwork(networks));
   void mountCacheSavings();
+  fillWhatIfNetworks(i18n);
   let charts: Chart[] = [];
   let generation = 0;
   let shown: HistoryEntry[] = [];
@@ -154,6 +156,7 @@ export async function mountDashboard(): Promise<void> {
       ? t('dash_scope_one', net.selectedOptions[0]?.textContent ?? filter.network)
       : t(networks.length > 1 ? 'dash_scope_all' : 'dash_scope_same');
     renderTable(stats, resolverName);
+    renderWhatIfTable(shown, mode, order, resolverName, i18n);
 
     const width = Math.max(320, Math.min(1000, onloadBox.clientWidth || 960));
     const deltas = onLoadDeltas(shown, mode, order);
@@ -187,7 +190,7 @@ export async function mountDashboard(): Promise<void> {
     $('custom-range').hidden = $<HTMLSelectElement>('window').value !== 'custom';
     redraw();
   });
-  for (const id of ['from', 'to', 'mode', 'network']) $(id).addEventListener('change', redraw);
+  for (const id of ['from', 'to', 'mode', 'network', 'whatif-network']) $(id).addEventListener('change', redraw);
   let typing: ReturnType<typeof setTimeout> | undefined;
   $('site').addEventListener('input', () => {
     clearTimeout(typing);

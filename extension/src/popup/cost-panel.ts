@@ -20,6 +20,7 @@ import { CODES } from '../../../common/errors.js';
 import { TRANSPORTS } from '../../../common/transports.js';
 import { probeHighlights, probeItemKey } from '../../../common/probe.js';
 import { whatIfHar } from '../../../common/what-if-har.js';
+import { renderWhatIfNetwork } from './what-if-view.js';
 import { type StoredRecord } from '../../../common/stored-record.js';
 
 /** Progress is asked for this often while measuring. */
@@ -236,6 +237,7 @@ export async function mountCostPanel(root: HTMLElement, tabId: number | null): P
     parts.push(fold(renderSummary(results, names, i18n)));
     const cdn = renderEdges(m.edges ?? [], names, i18n);
     if (cdn) parts.push(cdn);
+    parts.push(fold(renderWhatIfNetwork(m, records, results.cells, names, i18n)));
     const wf = el('section', undefined, 'waterfall-box');
     wf.append(el('h2', t('popup_wf_title')));
     const resolvers = [...new Set(results.cells.map((c) => c.resolver))];

@@ -15,6 +15,9 @@ test("the person's round trip is the median of the baseline's warm query times; 
   assert.equal(scaleFactor(records, { factor: 3 }), 3);
   assert.equal(scaleFactor(records, { factor: 0 }), null);
   assert.equal(scaleFactor(records.filter((r) => r.transport !== 'udp'), { rttMs: 50 }), null, 'no baseline: no round trip to scale from');
+  // Only cold replays (the validation's cold loads): UDP has no connection to warm, its cold queries are the round trip.
+  assert.equal(measuredRttMs(records.filter((r) => r.mode === 'cold')), 5);
+  assert.equal(measuredRttMs(records.filter((r) => r.mode === 'cold' && r.transport === 'dot').map((r) => ({ ...r, resolver: 'x', transport: 'udp' as const, mode: 'cold' as const }))), 40, 'cold DoT replays relabelled UDP: their query time');
 });
 
 test('scaled by k: every lookup, first need and page time k times as long; k = 1 prices exactly as measured', () => {

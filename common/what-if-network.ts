@@ -18,12 +18,16 @@ export type WhatIfNetwork = (typeof WHAT_IF_NETWORKS)[number];
 /** Where to price a page: a named network's round trip, or the person's own times a factor. */
 export type WhatIfTarget = { rttMs: number } | { factor: number };
 
-/** The person's round trip to their baseline resolver: the median of its warm lookups' query times (null: none). */
+/**
+ * The person's round trip to their baseline resolver: the median of its warm lookups' query times, or over UDP (which
+ * has no connection to warm) of its cold ones when only those were replayed; null when there are none.
+ */
 export function measuredRttMs(records: readonly StoredRecord[]): number | null {
   const base = chooseBaseline(records);
   if (!base) return null;
-  const qs = records
-    .filter((r) => r.ok && r.resolver === base.resolver && r.transport === base.transport && r.mode === 'warm' && r.timings.query !== null)
+  const mine = records.filter((r) => r.ok && r.resolver === base.resolver && r.transport === base.transport && r.timings.query !== null);
+  const warm = mine.filter((r) => r.mode === 'warm');
+  const qs = (warm.length || base.transport !== 'udp' ? warm : mine)
     .map((r) => r.timings.query!)
     .sort((a, b) => a - b);
   const rtt = percentile(qs, 50);

@@ -24,6 +24,11 @@ export function percentile(sorted: readonly number[], p: number): number | null 
   return a + (b - a) * (rank - lo);
 }
 
+/** The median of samples in any order (null when there are none). */
+export function median(samples: readonly number[]): number | null {
+  return percentile([...samples].sort((a, b) => a - b), 50);
+}
+
 /** Summarises samples; non-finite values are ignored. */
 export function summarize(samples: readonly number[]): Summary {
   const xs = samples.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);

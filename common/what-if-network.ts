@@ -9,7 +9,7 @@
 import { chooseBaseline, measuredPageCost, type PageForCost } from './page-cost.js';
 import type { CellCost } from './cost-model.js';
 import type { StoredRecord } from './stored-record.js';
-import { percentile } from './stats.js';
+import { median } from './stats.js';
 
 /** The named networks (common/network-profiles.ts) a page is priced on, in the order the panel offers them. */
 export const WHAT_IF_NETWORKS = ['fiber', 'cable', 'dsl', '4g', '3g'] as const;
@@ -27,10 +27,7 @@ export function measuredRttMs(records: readonly StoredRecord[]): number | null {
   if (!base) return null;
   const mine = records.filter((r) => r.ok && r.resolver === base.resolver && r.transport === base.transport && r.timings.query !== null);
   const warm = mine.filter((r) => r.mode === 'warm');
-  const qs = (warm.length || base.transport !== 'udp' ? warm : mine)
-    .map((r) => r.timings.query!)
-    .sort((a, b) => a - b);
-  const rtt = percentile(qs, 50);
+  const rtt = median((warm.length || base.transport !== 'udp' ? warm : mine).map((r) => r.timings.query!));
   return rtt !== null && rtt > 0 ? rtt : null;
 }
 

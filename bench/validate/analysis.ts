@@ -8,7 +8,7 @@ import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { expectedMode, holderOf } from '../../common/connection-state.js';
 import type { CellCost } from '../../common/cost-model.js';
 import { measuredPageCost, pageCostInput, type PageForCost } from '../../common/page-cost.js';
-import { percentile } from '../../common/stats.js';
+import { median, percentile } from '../../common/stats.js';
 import { shiftInterval } from './interval.js';
 import { lookupLayer, missesBySign, type LookupPair } from './lookups.js';
 import type { StoredRecord } from '../../common/stored-record.js';
@@ -94,7 +94,7 @@ export function pricedPairs<T>(base: readonly { onLoad: number; byMode: Partial<
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
 /** The median of `xs` (null when empty). */
-export const med = (xs: readonly number[]) => percentile(sorted(xs), 50);
+export const med = median;
 
 /**
  * The Hodges–Lehmann shift of `b` against `a`: the median of every difference b[j] − a[i]. For onLoads (noisy,

@@ -6,7 +6,7 @@ import { connect, isIP } from 'node:net';
 import { EDGE_LIMITS, type EdgeRow } from '../../common/edges.js';
 import type { ExchangeRecord } from '../../common/record.js';
 import type { HostSpec } from '../../common/schema.js';
-import { percentile } from '../../common/stats.js';
+import { median } from '../../common/stats.js';
 
 /** One TCP handshake with `address`:`port` (SYN to the socket's connect, ms), then closed; null when it fails or times out. */
 export function handshakeMs(address: string, port: number, timeoutMs: number): Promise<number | null> {
@@ -59,7 +59,7 @@ export async function edgeRows(records: readonly ExchangeRecord[], hosts: readon
         const ms = await handshakeMs(address, port, EDGE_LIMITS.handshakeTimeoutMs);
         if (ms !== null) tries.push(ms);
       }
-      timed.set(key, percentile(tries.sort((a, b) => a - b), 50));
+      timed.set(key, median(tries));
     }
     return timed.get(key)!;
   };

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { test } from 'vitest';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { FIREFOX_NOW_ID } from '../../common/default-resolvers.js';
-import { percentile } from '../../common/stats.js';
+import { median as medianOf } from '../../common/stats.js';
 import { pageLookupMs, type StoredRecord } from '../../common/stored-record.js';
 import { findBrowser, launchWithExtension, poll } from '../../lab/browsers.js';
 import { FIREFOX_LAB_POLICY, isolateDns, isolatedNetwork, LAB_SERVER, zoneWithProbe } from '../../lab/browser-dns.js';
@@ -45,7 +45,7 @@ function medianLookup(records: readonly StoredRecord[]): { hosts: number; median
     const name = key.split(' ')[0]!;
     perHost.set(name, [...(perHost.get(name) ?? []), ms]);
   }
-  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50) ?? NaN;
+  const median = (xs: number[]) => medianOf(xs) ?? NaN;
   const medians = [...perHost.values()].map(median);
   return { hosts: medians.length, median: median(medians) };
 }

@@ -5,6 +5,7 @@
 // the host's replays (measurements.ts ownPath), never beside them, and ask only what Firefox itself asked, of the
 // resolver it asked: nothing goes anywhere the page's own load did not send it.
 import { FIREFOX_NOW_ID } from '../../../common/default-resolvers.js';
+import { median } from '../../../common/stats.js';
 import type { StoredRecord } from '../../../common/stored-record.js';
 
 /** browser.dns.resolve as Firefox defines it (a DNSRecord: its addresses, and whether TRR answered). */
@@ -64,7 +65,7 @@ async function askingCost(deps: FirefoxPathDeps): Promise<number> {
     if (!l.ok) return 0;
     took.push(l.endedAt - l.startedAt);
   }
-  return took.sort((a, b) => a - b)[Math.floor(took.length / 2)]!;
+  return median(took)!;
 }
 
 /**

@@ -4,7 +4,7 @@
 // machine only (never uploaded); cleared with the person's data, an excluded site's hosts purged.
 import * as v from 'valibot';
 import { pageLookupMs, type StoredRecord } from '../../../common/stored-record.js';
-import { percentile } from '../../../common/stats.js';
+import { median } from '../../../common/stats.js';
 import { hostRevisitsSchema, MAX_REVISIT_HOSTS, noteNeed, noteTtls, type HostRevisits } from '../cache-savings.js';
 import type { MessageSender } from '../messages/index.js';
 import type { PageReplies } from '../messages/page.js';
@@ -62,12 +62,11 @@ export class RevisitStore {
       ttls.set(r.host, t);
     }
     if (ttls.size === 0) return;
-    const median = (xs: number[] | undefined) => (xs?.length ? percentile([...xs].sort((a, b) => a - b), 50) : null);
     await this.change((hosts) => {
       for (const [host, t] of ttls) {
         const h = hosts.get(host);
         const ms = Object.fromEntries(Object.keys(t).flatMap((resolver) => {
-          const m = median(warm.get(`${host} ${resolver}`));
+          const m = median(warm.get(`${host} ${resolver}`) ?? []);
           return m === null ? [] : [[resolver, Math.round(m * 10) / 10]];
         }));
         if (h) hosts.set(host, noteTtls(h, t, ms));

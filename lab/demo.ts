@@ -13,11 +13,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
-import type { MeasureStatus } from '../extension/src/messages/measure.js';
 import type { PageRecord } from '../common/page-record.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName } from './browsers.js';
 import { isolateDns, isolatedNetwork, LAB_SERVER } from './browser-dns.js';
-import { labResolverSpec, sendFromPage, tabIdOf } from './extension-pages.js';
+import { finishedMeasurement, labResolverSpec, sendFromPage, tabIdOf } from './extension-pages.js';
 import { emulateScheme } from './a11y.js';
 import { requireBuiltExtension } from './extension-build.js';
 import { startCoreDNS } from './resolver.js';
@@ -90,11 +89,8 @@ async function inner(name: BrowserName, out: string): Promise<void> {
     });
     say(`visited ${report.url}: ${report.hosts.length} hostnames (${report.hosts.map((h) => h.name).join(', ')})`);
     expectOk('measure-start', await sendFromPage(ext, { type: 'measure-start', tabId }));
-    const done = await poll('the measurement', 120_000, async () => {
-      const s = (await sendFromPage(ext, { type: 'measure-status', tabId, records: true })) as MeasureStatus;
-      if (s.blocked && !s.measurement) throw new Error(`the measurement cannot start: ${s.blocked.code}: ${s.blocked.message}`);
-      return s.measurement && s.measurement.state !== 'running' ? s : undefined;
-    });
+    const done = await finishedMeasurement(ext, tabId, 120_000);
+    if (!done.measurement) throw new Error(`the measurement cannot start: ${done.blocked?.code}: ${done.blocked?.message}`);
     say(`measurement ${done.measurement!.state}: ${done.records?.length ?? 0} lookups of ${done.measurement!.plan.hosts.length} hostnames`);
     const panel = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
     await panel.setViewport({ width: 900, height: 1200 });

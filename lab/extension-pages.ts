@@ -2,6 +2,7 @@
 import type { Page } from 'puppeteer-core';
 import type { PageRecord } from '../common/page-record.js';
 import type { ResolverSpec } from '../common/schema.js';
+import type { MeasureStatus } from '../extension/src/messages/measure.js';
 import type { LabResolver } from './resolver.js';
 import { poll } from './browsers.js';
 
@@ -40,6 +41,21 @@ export async function loadRecordedPage(ext: Page, tab: Page, url: string, tabPre
     return r.ok && r.record!.onLoadMs !== null && r.record!.hosts.length >= minHosts ? r.record : undefined;
   });
   return { tabId, record };
+}
+
+/**
+ * The tab's measurement once it is no longer running, with its records. It asks as the popup does while it waits
+ * (every 250 ms, without records), then once with them: asking for the records reads them all from storage, and
+ * doing that every 250 ms would keep the background busy while it times the browser's own lookups. Returns at once
+ * when nothing runs and something blocks a measurement.
+ */
+export async function finishedMeasurement(ext: Page, tabId: number, timeoutMs: number): Promise<MeasureStatus> {
+  const ask = async (records: boolean) => (await sendFromPage(ext, { type: 'measure-status', tabId, records })) as MeasureStatus;
+  const s = await poll('the measurement finishes', timeoutMs, async () => {
+    const s = await ask(false);
+    return (s.blocked && !s.measurement) || (s.measurement && s.measurement.state !== 'running') ? s : undefined;
+  }, 250);
+  return s.measurement ? ask(true) : s;
 }
 
 /**

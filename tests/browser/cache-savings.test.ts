@@ -13,7 +13,7 @@ import { test } from 'vitest';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
-import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
+import { finishedMeasurement, labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { DEMO_DOMAIN, pageHosts, startSite } from '../../lab/site/server.js';
 import { outerBrowserTests } from '../support/namespace.js';
@@ -49,10 +49,7 @@ function innerTest(name: BrowserName): void {
       await new Promise((r) => setTimeout(r, NOTED_AFTER_MS));
       const start = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus;
       assert.equal(start.ok, true, JSON.stringify(start));
-      const done = await poll('the measurement finishes', 40_000, async () => {
-        const s = (await sendFromPage(ext, { type: 'measure-status', tabId, records: true })) as MeasureStatus;
-        return s.measurement && s.measurement.state !== 'running' ? s : undefined;
-      }, 250);
+      const done = await finishedMeasurement(ext, tabId, 40_000);
       assert.equal(done.measurement!.state, 'done', JSON.stringify(done.measurement!.error));
       const measured = new Set(done.records!.filter((r) => r.ok && r.ttl === 60).map((r) => r.host));
       const needed = record.hosts.filter((h) => h.measurable).map((h) => h.name);

@@ -16,7 +16,7 @@ import { test } from 'vitest';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
-import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
+import { finishedMeasurement, labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
 import { RUN_DIR } from '../../lab/paths.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
@@ -93,10 +93,7 @@ function innerTests(name: BrowserName, setup: Setup): void {
       const system = start.measurement!.plan.resolvers[0]!;
       assert.deepEqual(system.transports, ['udp', 'tcp']);
       assert.match(system.name, new RegExp(`^your current DNS \\(${CURRENT.replaceAll('.', '\\.')}`));
-      const done = await poll('the measurement finishes', 60_000, async () => {
-        const s = (await sendFromPage(ext, { type: 'measure-status', tabId, records: true })) as MeasureStatus;
-        return s.measurement && s.measurement.state !== 'running' ? s : undefined;
-      });
+      const done = await finishedMeasurement(ext, tabId, 60_000);
       assert.equal(done.measurement!.state, 'done', JSON.stringify(done.measurement!.error));
       const asked = done.records!.filter((r) => r.resolver === 'system');
       assert.ok(asked.length > 0 && asked.every((r) => r.transport === 'udp' || r.transport === 'tcp'), 'the current DNS was asked over Do53');

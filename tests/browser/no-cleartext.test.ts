@@ -21,7 +21,7 @@ import type { PageRecord } from '../../common/page-record.js';
 import { findBrowser, launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { certDb, FIREFOX_LAB_POLICY, isolateDns, isolatedNetwork, LAB_SERVER, setSystemResolver, zoneWithProbe } from '../../lab/browser-dns.js';
 import { requireBuiltExtension } from '../../lab/extension-build.js';
-import { labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
+import { finishedMeasurement, labResolverSpec, sendFromPage, tabIdOf } from '../../lab/extension-pages.js';
 import { RUN_DIR } from '../../lab/paths.js';
 import { READY_PROBE, startCoreDNS } from '../../lab/resolver.js';
 import { DEMO_DOMAIN, pageHosts, startSite } from '../../lab/site/server.js';
@@ -139,10 +139,7 @@ function innerTest(name: BrowserName, setup: Setup): void {
         assert.deepEqual(plan.resolvers.map((r) => r.id), setup === 'doh' ? ['browser', 'lab'] : ['lab'], "the browser's DoH first; the current DNS (plain) is not measured");
         if (setup === 'proxy') assert.equal(plan.proxied, true, 'the page is marked proxied');
         assert.deepEqual(plan.resolvers.flatMap((r) => r.transports).filter((x) => x === 'udp' || x === 'tcp'), [], 'no plain-DNS endpoint');
-        const done = await poll('the measurement finishes', 60_000, async () => {
-          const s = (await sendFromPage(ext, { type: 'measure-status', tabId, records: true })) as MeasureStatus;
-          return s.measurement && s.measurement.state !== 'running' ? s : undefined;
-        });
+        const done = await finishedMeasurement(ext, tabId, 60_000);
         assert.equal(done.measurement!.state, 'done', JSON.stringify(done.measurement!.error));
         assert.ok(done.records!.some((r) => r.resolver === (setup === 'doh' ? 'browser' : 'lab') && r.transport === 'doh' && r.ok), 'measured over DoH');
         const popup = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);

@@ -368,10 +368,12 @@ export class MeasurementScheduler {
   }
 
   /** The browser's own path once the host is done (no watchdog: the host has nothing more to say); its failure is
-   * logged and the measurement stays `done` with the host's records. */
+   * logged and the measurement stays `done` with the host's records. It starts once the host's records are written:
+   * a storage write beside the lookups would hold their answers up in this process and be timed as theirs. */
   private async withOwnPath(run: Running, ownPath: NonNullable<SchedulerDeps['ownPath']>): Promise<void> {
     this.unwatch(run);
     try {
+      await this.writes.settled();
       const records = await ownPath(run.meta.plan.hosts);
       if (this.running === run && records.length) this.append(run, records);
     } catch (err) {

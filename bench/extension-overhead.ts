@@ -1,16 +1,18 @@
-// Benchmark (not a test): the extension's effect on onLoad in headless Chromium: the same local page loaded with the
-// extension, with a floor extension (same permissions, no-op listeners), with an empty extension and without (see
-// inner()). Target: median ratio ≤ 1.01. Runs in a loopback-only namespace.
-//   node dist/bench/extension-overhead.js [--loads 30] [--profile none] [--pause 0] [--out bench/results/extension-overhead.md] [--smoke]
+// Benchmark (not a test): the extension's effect on onLoad in headless Chromium or Firefox: the same local page loaded
+// with the extension, with a floor extension (same permissions, no-op listeners), with an empty extension, without,
+// and in Chromium with the peer people compare it with (IPvFoo, unpacked from ../shared/peers/ipvfoo) — see inner().
+// Target: median ratio ≤ 1.01, and dnscost's onLoad ≤ the peer's. Runs in a loopback-only namespace.
+//   node dist/bench/extension-overhead.js [--browser chromium|firefox] [--loads 30] [--profile none] [--pause 0]
+//     [--peer DIR] [--out bench/results/extension-overhead.md] [--smoke]
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { CHROMIUM_KEY, HOST_NAME } from '../common/extension-ids.js';
+import { CHROMIUM_KEY, GECKO_ID, HOST_NAME } from '../common/extension-ids.js';
 import { summarize } from '../common/stats.js';
-import { findBrowser, launchWithExtension } from '../lab/browsers.js';
+import { findBrowser, launchWithExtension, type BrowserName } from '../lab/browsers.js';
 import { requireBuiltExtension } from '../lab/extension-build.js';
 import { startNetem } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
@@ -18,7 +20,15 @@ import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 
-const { values } = parseArgs({ options: { loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' }, pause: { type: 'string', default: '0' }, out: { type: 'string' }, ...SMOKE_OPTION } });
+const { values } = parseArgs({
+  options: {
+    browser: { type: 'string', default: 'chromium' }, loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' },
+    pause: { type: 'string', default: '0' }, peer: { type: 'string', default: '../shared/peers/ipvfoo/src' }, floors: { type: 'string', default: '' },
+    out: { type: 'string' }, ...SMOKE_OPTION,
+  },
+});
+const BROWSER = values.browser as BrowserName;
+if (BROWSER !== 'chromium' && BROWSER !== 'firefox') throw new Error(`--browser: chromium or firefox, not ${values.browser}`);
 /**
  * --pause MS waits between loads (default 0: back to back, so what the extension does after a load — the timing
  * report, storage writes — competes with the next load; a person reading a page leaves it that time).
@@ -32,8 +42,25 @@ const LOADS = values.smoke ? 3 : Number(values.loads);
  */
 const PROFILE = profileByName(values.profile!);
 const BLOCKS = 3;
+/** The peer extension (Chromium: its unpacked MV3 build), when there is one at --peer (`--peer none`: no peer). */
+const PEER_DIR = BROWSER === 'chromium' && existsSync(join(values.peer!, 'manifest.json')) ? resolve(values.peer!) : null;
+/**
+ * --floors nav,perm,rare,content: floors of their own beside the floor, each one way a recorder could observe a page,
+ * to price them apart: `nav` webNavigation and tabs listeners only (no webRequest); `perm` those with the webRequest
+ * permission and no webRequest listener; `rare` those and webRequest's rare events (onBeforeRedirect,
+ * onErrorOccurred); `content` a content script in every frame that reads Resource Timing at the load event and sends
+ * it to the background in one message (no webRequest, no webNavigation).
+ */
+const FLOORS = (values.floors ? values.floors.split(',') : []) as FloorKind[];
+type FloorKind = 'nav' | 'perm' | 'rare' | 'content';
+for (const f of FLOORS) if (!['nav', 'perm', 'rare', 'content'].includes(f)) throw new Error(`--floors: nav, perm, rare or content, not ${f}`);
+/** Firefox's cache off by pref in every run (its WebDriver BiDi has no per-page switch in every version). */
+const FIREFOX_NO_CACHE = { 'browser.cache.disk.enable': false, 'browser.cache.memory.enable': false };
 
-async function plainChromium(executablePath: string, profile: string): Promise<Browser> {
+async function plainBrowser(executablePath: string, profile: string): Promise<Browser> {
+  if (BROWSER === 'firefox') {
+    return puppeteer.launch({ browser: 'firefox', executablePath, headless: true, extraPrefsFirefox: FIREFOX_NO_CACHE });
+  }
   return puppeteer.launch({
     browser: 'chrome', executablePath, headless: true, userDataDir: profile,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -42,7 +69,7 @@ async function plainChromium(executablePath: string, profile: string): Promise<B
 
 async function onLoads(browser: Browser, url: string, n: number): Promise<number[]> {
   const page = await browser.newPage();
-  await page.setCacheEnabled(false);
+  if (BROWSER === 'chromium') await page.setCacheEnabled(false);
   await page.goto(url, { waitUntil: 'load' }); // warm-up load, not counted (process start-up, first compile)
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -66,104 +93,171 @@ async function delaySite(port: number): Promise<ChildProcess> {
   return child;
 }
 
+/** One way of loading the page: a launcher, and its row in the report. */
+interface Variant {
+  id: 'without' | 'empty' | 'floor' | 'peer' | 'with' | FloorKind;
+  label: string;
+  launch(work: string): Promise<{ browser: Browser; close(): Promise<void> }>;
+}
+
+const NOOP = `const api = globalThis.browser ?? chrome;
+const noop = () => {};
+const all = { urls: ['<all_urls>'] };
+`;
+const NAV = "for (const e of ['onBeforeNavigate', 'onCommitted', 'onCompleted']) api.webNavigation[e].addListener(noop);\napi.tabs.onRemoved.addListener(noop);\n";
+const HOST = `api.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' });\n`;
+/** Each floor's background: no-op listeners (the floor: on every event the recorder listens to, with its filters). */
+const FLOOR_SCRIPTS: Record<'floor' | FloorKind, string> = {
+  floor: `${NOOP}${NAV}for (const e of ['onBeforeRequest', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred']) api.webRequest[e].addListener(noop, all);
+api.webRequest.onResponseStarted.addListener(noop, { urls: ['<all_urls>'], types: ['main_frame'] });
+${HOST}`,
+  nav: `${NOOP}${NAV}${HOST}`,
+  perm: `${NOOP}${NAV}${HOST}`,
+  rare: `${NOOP}${NAV}for (const e of ['onBeforeRedirect', 'onErrorOccurred']) api.webRequest[e].addListener(noop, all);\n${HOST}`,
+  content: `${NOOP}api.runtime.onMessage.addListener(noop);\n${HOST}`,
+};
+/** The `content` floor's script, in every frame: Resource Timing read once at the load event, one message. */
+const CONTENT_SCRIPT = `addEventListener('load', () => setTimeout(() => {
+  const hosts = new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name).hostname));
+  (globalThis.browser ?? chrome).runtime.sendMessage({ url: location.href, hosts: [...hosts] });
+}, 0));
+`;
+
 /**
- * The same local page (9 hostnames, a redirect and an iframe) loaded N times with the extension (and the real native
- * host, page recording on, no consent so nothing is measured), N times with an extension that has the same
- * permissions and only no-op listeners on the same events (what the browser charges for the APIs the recording
- * needs), N times with an empty extension, and N times without, on fresh profiles, cache disabled, in alternating
- * blocks; onLoad is the navigation entry's loadEventStart.
+ * An extension of our own for the benchmark, under dnscost's identity (Chromium's key, Firefox's id: the host admits
+ * it and Firefox installs it as dnscost's): a floor with dnscost's permissions and its FLOOR_SCRIPTS, or empty.
+ */
+function benchExtension(kind: 'empty' | 'floor' | FloorKind): string {
+  const dir = mkdtempSync(join(tmpdir(), `dnscost-${kind}-ext-`));
+  const identity = BROWSER === 'chromium' ? { key: CHROMIUM_KEY } : { browser_specific_settings: { gecko: { id: GECKO_ID } } };
+  const background = BROWSER === 'chromium' ? { service_worker: 'bg.js' } : { scripts: ['bg.js'] };
+  const permissions = ['nativeMessaging', 'storage', ...(kind === 'content' ? [] : ['webNavigation', 'tabs']), ...(kind === 'floor' || kind === 'rare' || kind === 'perm' ? ['webRequest'] : [])];
+  const content = kind === 'content' ? { content_scripts: [{ matches: ['<all_urls>'], all_frames: true, run_at: 'document_start', js: ['content.js'] }] } : {};
+  const manifest = kind === 'empty'
+    ? { manifest_version: 3, name: 'empty', version: '1.0', ...identity }
+    : { manifest_version: 3, name: `floor ${kind}`, version: '1.0', ...identity, background, permissions, host_permissions: ['<all_urls>'], ...content };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  if (kind !== 'empty') writeFileSync(join(dir, 'bg.js'), FLOOR_SCRIPTS[kind]);
+  if (kind === 'content') writeFileSync(join(dir, 'content.js'), CONTENT_SCRIPT);
+  return dir;
+}
+
+const FLOOR_LABELS: Record<FloorKind, string> = {
+  nav: 'with a floor of webNavigation and tabs listeners only (no webRequest), host connected',
+  perm: 'with a floor of those and the webRequest permission, no webRequest listener, host connected',
+  rare: "with a floor of those and webRequest's rare events (onBeforeRedirect, onErrorOccurred), host connected",
+  content: 'with a floor of a content script in every frame reading Resource Timing at load (one message), host connected',
+};
+
+/**
+ * The same local page (9 hostnames, a redirect and an iframe) loaded N times in each variant, on fresh profiles, the
+ * cache off, in alternating blocks; onLoad is the navigation entry's loadEventStart. The variants: without an
+ * extension; with an empty one; with the floor (dnscost's permissions, a native host connection and no-op listeners
+ * on the same events: what the browser charges for routing a page's requests and navigations past an extension that
+ * observes them); in Chromium with the peer (IPvFoo, which observes requests the same way); with dnscost (the real
+ * native host, page recording on, no consent so nothing is measured).
  */
 async function inner(): Promise<void> {
-  const executablePath = findBrowser('chromium')!;
-  const extensionDir = requireBuiltExtension('chromium');
+  const executablePath = findBrowser(BROWSER)!;
+  const extensionDir = requireBuiltExtension(BROWSER);
   const site = await startSite();
   const url = site.url(NORMAL_PAGE_HOSTS.start, '/');
   const delayer = PROFILE.rttMs > 0 ? await delaySite(site.port) : null;
-  const withExt: number[] = [];
-  const without: number[] = [];
-  const empty: number[] = [];
-  // An empty MV3 extension (a manifest and nothing else) separates what any loaded extension costs from ours.
-  const emptyDir = mkdtempSync(join(tmpdir(), 'dnscost-empty-ext-'));
-  writeFileSync(join(emptyDir, 'manifest.json'), JSON.stringify({ manifest_version: 3, name: 'empty', version: '1.0' }));
-  // The floor: the same permissions, a native host connection and no-op listeners on every event the recorder
-  // listens to, with the same filters (extension/src/background/page-listeners.ts, measure-wiring.ts). What the
-  // browser charges for routing a page's requests and navigations past an extension that observes them.
-  const floorDir = mkdtempSync(join(tmpdir(), 'dnscost-floor-ext-'));
-  writeFileSync(join(floorDir, 'manifest.json'), JSON.stringify({
-    manifest_version: 3, name: 'floor', version: '1.0', key: CHROMIUM_KEY,
-    permissions: ['nativeMessaging', 'storage', 'webRequest', 'webNavigation', 'tabs'], host_permissions: ['<all_urls>'], background: { service_worker: 'sw.js' },
-  }));
-  writeFileSync(join(floorDir, 'sw.js'), `const noop = () => {};
-const all = { urls: ['<all_urls>'] };
-for (const e of ['onBeforeNavigate', 'onCommitted', 'onCompleted']) chrome.webNavigation[e].addListener(noop);
-for (const e of ['onBeforeRequest', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred']) chrome.webRequest[e].addListener(noop, all);
-chrome.webRequest.onResponseStarted.addListener(noop, { urls: ['<all_urls>'], types: ['main_frame'] });
-chrome.tabs.onRemoved.addListener(noop);
-chrome.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' });
-`);
-  const floor: number[] = [];
+  const emptyDir = benchExtension('empty');
+  const floorDir = benchExtension('floor');
+  const floorDirs = FLOORS.map((kind) => ({ kind, dir: benchExtension(kind) }));
+  const firefoxPrefs = FIREFOX_NO_CACHE;
+  const variants: Variant[] = [
+    {
+      id: 'with', label: 'with the extension',
+      launch: async (work) => {
+        const b = await launchWithExtension(BROWSER, { extensionDir, workDir: work, firefoxPrefs });
+        // The extension is running (and its host connected) before the first load; the page is then closed so an open
+        // extension page's own polling is not counted against the extension.
+        await (await b.openExtensionPage('popup/popup.html')).close();
+        return b;
+      },
+    },
+    {
+      id: 'floor', label: 'with the floor: same permissions, no-op listeners on the same events, host connected',
+      launch: async (work) => {
+        const b = await launchWithExtension(BROWSER, { extensionDir: floorDir, workDir: work, firefoxPrefs });
+        await new Promise((r) => setTimeout(r, 1000)); // the background starts and the host answers
+        return b;
+      },
+    },
+    ...floorDirs.map(({ kind, dir }): Variant => ({
+      id: kind, label: FLOOR_LABELS[kind],
+      launch: async (work) => {
+        const b = await launchWithExtension(BROWSER, { extensionDir: dir, workDir: work, firefoxPrefs });
+        await new Promise((r) => setTimeout(r, 1000));
+        return b;
+      },
+    })),
+    ...(PEER_DIR ? [{
+      id: 'peer' as const, label: 'with the peer, IPvFoo (unpacked)',
+      launch: async (work: string) => {
+        const b = await launchWithExtension(BROWSER, { extensionDir: PEER_DIR, workDir: work, registerHost: false });
+        await new Promise((r) => setTimeout(r, 1000)); // its service worker starts
+        return b;
+      },
+    }] : []),
+    { id: 'empty', label: 'with an empty MV3 extension', launch: (work) => launchWithExtension(BROWSER, { extensionDir: emptyDir, workDir: work, registerHost: false, firefoxPrefs }) },
+    {
+      id: 'without', label: 'without the extension',
+      launch: async (work) => {
+        const browser = await plainBrowser(executablePath, join(work, 'profile'));
+        return { browser, close: () => browser.close() };
+      },
+    },
+  ];
+  const loads = new Map<Variant['id'], number[]>(variants.map((v) => [v.id, []]));
   try {
     for (let block = 0; block < BLOCKS; block++) {
       const per = Math.ceil(LOADS / BLOCKS);
-      for (const mode of block % 2 === 0 ? ['with', 'floor', 'empty', 'without'] : ['without', 'empty', 'floor', 'with']) {
+      for (const v of block % 2 === 0 ? variants : [...variants].reverse()) {
         const work = mkdtempSync(join(tmpdir(), 'dnscost-overhead-'));
-        if (mode === 'floor') {
-          const b = await launchWithExtension('chromium', { extensionDir: floorDir, workDir: work });
-          await new Promise((r) => setTimeout(r, 1000)); // the worker starts and the host answers
-          floor.push(...(await onLoads(b.browser, url, per)));
+        const b = await v.launch(work);
+        try {
+          loads.get(v.id)!.push(...(await onLoads(b.browser, url, per)));
+        } finally {
           await b.close();
-        } else if (mode === 'empty') {
-          const b = await launchWithExtension('chromium', { extensionDir: emptyDir, workDir: work, registerHost: false });
-          empty.push(...(await onLoads(b.browser, url, per)));
-          await b.close();
-        } else if (mode === 'with') {
-          const b = await launchWithExtension('chromium', { extensionDir, workDir: work });
-          // The extension is running (and its host connected) before the first load; the page is then closed so an
-          // open extension page's own polling is not counted against the extension.
-          const ready = await b.openExtensionPage('popup/popup.html');
-          await ready.close();
-          withExt.push(...(await onLoads(b.browser, url, per)));
-          await b.close();
-        } else {
-          const browser = await plainChromium(executablePath, join(work, 'profile'));
-          without.push(...(await onLoads(browser, url, per)));
-          await browser.close();
+          rmSync(work, { recursive: true, force: true });
         }
-        rmSync(work, { recursive: true, force: true });
       }
     }
   } finally {
     delayer?.kill('SIGTERM');
     await site.close();
+    rmSync(emptyDir, { recursive: true, force: true });
+    for (const d of [floorDir, ...floorDirs.map((f) => f.dir)]) rmSync(d, { recursive: true, force: true });
   }
-  rmSync(emptyDir, { recursive: true, force: true });
-  rmSync(floorDir, { recursive: true, force: true });
-  const k = summarize(floor);
-  const w = summarize(withExt);
-  const o = summarize(without);
-  const e = summarize(empty);
-  const ratio = w.median! / o.median!;
-  const row = (name: string, s: ReturnType<typeof summarize>) =>
-    `| ${name} | ${s.n} | ${s.median!.toFixed(1)} | ${s.p5!.toFixed(1)} | ${s.p95!.toFixed(1)} | ${s.mean!.toFixed(1)} | ${s.rsd!.toFixed(1)} |`;
-  const report = `# Benchmark: the extension's effect on onLoad (headless Chromium)
+  const s = (id: Variant['id']) => summarize(loads.get(id)!);
+  const ratio = (a: Variant['id'], b: Variant['id']) => (s(a).median! / s(b).median!).toFixed(3);
+  const row = (v: Variant) => {
+    const x = s(v.id);
+    return `| ${v.label} | ${x.n} | ${x.median!.toFixed(1)} | ${x.p5!.toFixed(1)} | ${x.p95!.toFixed(1)} | ${x.mean!.toFixed(1)} | ${x.rsd!.toFixed(1)} |`;
+  };
+  const command = ['node dist/bench/extension-overhead.js', BROWSER !== 'chromium' ? `--browser ${BROWSER}` : '', `--loads ${LOADS}`,
+    PROFILE.name !== 'none' ? `--profile ${PROFILE.name}` : '', PAUSE_MS ? `--pause ${PAUSE_MS}` : '', FLOORS.length ? `--floors ${FLOORS.join(',')}` : '', BROWSER === 'chromium' && !PEER_DIR ? `--peer ${values.peer}` : '', values.out ? `--out ${values.out}` : ''].filter(Boolean).join(' ');
+  const name = BROWSER === 'chromium' ? 'Chromium' : 'Firefox';
+  const report = `# Benchmark: the extension's effect on onLoad (headless ${name})
 
-Command: \`node dist/bench/extension-overhead.js --loads ${LOADS}${PROFILE.name !== 'none' ? ` --profile ${PROFILE.name}` : ''}${PAUSE_MS ? ` --pause ${PAUSE_MS}` : ''}${values.out ? ` --out ${values.out}` : ''}\` (as root, after \`scripts/setup\`)
-Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Debian Chromium; page: the local test
+Command: \`${command}\` (as root, after \`scripts/setup\`)
+Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Debian ${name}; page: the local test
 site's page with 9 hostnames, a redirect and an iframe (lab/site), served on loopback${PROFILE.rttMs > 0 ? ` with the site's packets held for a ${PROFILE.rttMs} ms RTT (${PROFILE.name}; delay${PROFILE.jitterMs ? ' and jitter' : ''} only)` : ''}; cache disabled; ${PAUSE_MS ? `${PAUSE_MS} ms between loads` : 'loads back to back'}; fresh
 profile per block; ${BLOCKS} alternating blocks; one unrecorded warm-up load per block. With the extension: the real
 native host connected, page recording on, no consent (nothing is measured, as before a person agrees).
 
 | run | loads | onLoad median ms | p5 | p95 | mean | rsd % |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-${row('without the extension', o)}
-${row('with an empty MV3 extension', e)}
-${row('with the floor: same permissions, no-op listeners on the same events, host connected', k)}
-${row('with the extension', w)}
+${[...variants].reverse().map(row).join('\n')}
 
-Median ratio with / without: **${ratio.toFixed(3)}** (target ≤ 1.01); with / with an empty extension:
-**${(w.median! / e.median!).toFixed(3)}** (beyond loading any extension at all); floor / without:
-**${(k.median! / o.median!).toFixed(3)}** (what the browser charges for observing the page's requests and navigations);
-with / floor: **${(w.median! / k.median!).toFixed(3)}** (what dnscost's own recording code costs beyond that).
+Median ratio with / without: **${ratio('with', 'without')}** (target ≤ 1.01); with / with an empty extension:
+**${ratio('with', 'empty')}** (beyond loading any extension at all); floor / without:
+**${ratio('floor', 'without')}** (what the browser charges for observing the page's requests and navigations);
+with / floor: **${ratio('with', 'floor')}** (what dnscost's own recording code costs beyond that)${PEER_DIR ? `; with / IPvFoo:
+**${ratio('with', 'peer')}** (target ≤ 1: dnscost no heavier than the peer); IPvFoo / without: **${ratio('peer', 'without')}**` : ''}${FLOORS.map((f) => `; ${f} floor / without: **${ratio(f, 'without')}**`).join('')}.
 `;
   process.stdout.write(report);
   const out = reportPath(values);

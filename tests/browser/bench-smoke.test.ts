@@ -1,10 +1,12 @@
 // Every benchmark that drives real browsers in its smoke mode (a few loads, nothing recorded), so none can rot
-// unnoticed: the extension's overhead, the popup's and the dashboard's draw, the renderer's settle, the record types
-// browsers ask, how long they keep an encrypted connection, and the cost model's validation.
+// unnoticed: the extension's overhead (Chromium, beside the peer where it is, and Firefox), the popup's and the
+// dashboard's draw, the renderer's settle, the record types browsers ask, how long they keep an encrypted connection,
+// and the cost model's validation.
 import { smokeTests } from '../support/bench-smoke.js';
 
 smokeTests([
   { bench: 'extension-overhead', expect: /Median ratio with \/ without: \*\*[\d.]+\*\*/, timeoutMs: 240_000 },
+  { bench: 'extension-overhead', args: ['--browser', 'firefox'], expect: /headless Firefox[\s\S]*Median ratio with \/ without: \*\*[\d.]+\*\*/, timeoutMs: 240_000 },
   { bench: 'popup-draw', expect: /Target: draw ≤ 100 ms — median \*\*[\d.]+ ms\*\*/, timeoutMs: 180_000 },
   { bench: 'dashboard-draw', expect: /Target: draw ≤ 200 ms — 50 entries: median \*\*[\d.]+ ms\*\*/, timeoutMs: 180_000 },
   { bench: 'renderer-settle', expect: /\| firefox \| 1 \| 150 \| 2 \|/, timeoutMs: 180_000 },

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_KEY, GECKO_ID, HOST_NAME } from '../common/extension-ids.js';
 import { summarize } from '../common/stats.js';
-import { findBrowser, launchWithExtension, type BrowserName } from '../lab/browsers.js';
+import { findBrowser, launchWithExtension, type BrowserName, type LaunchOptions } from '../lab/browsers.js';
 import { requireBuiltExtension } from '../lab/extension-build.js';
 import { startNetem } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
@@ -142,7 +142,8 @@ function benchExtension(kind: 'empty' | 'floor' | FloorKind): string {
   return dir;
 }
 
-const FLOOR_LABELS: Record<FloorKind, string> = {
+const FLOOR_LABELS: Record<'floor' | FloorKind, string> = {
+  floor: 'with the floor: same permissions, no-op listeners on the same events, host connected',
   nav: 'with a floor of webNavigation and tabs listeners only (no webRequest), host connected',
   perm: 'with a floor of those and the webRequest permission, no webRequest listener, host connected',
   rare: "with a floor of those and webRequest's rare events (onBeforeRedirect, onErrorOccurred), host connected",
@@ -164,9 +165,14 @@ async function inner(): Promise<void> {
   const url = site.url(NORMAL_PAGE_HOSTS.start, '/');
   const delayer = PROFILE.rttMs > 0 ? await delaySite(site.port) : null;
   const emptyDir = benchExtension('empty');
-  const floorDir = benchExtension('floor');
-  const floorDirs = FLOORS.map((kind) => ({ kind, dir: benchExtension(kind) }));
+  const floors = (['floor', ...FLOORS] as const).map((kind) => ({ kind, dir: benchExtension(kind) }));
   const firefoxPrefs = FIREFOX_NO_CACHE;
+  // A bench extension's background (or the peer's worker) starts, and the host answers, before the first load.
+  const started = async (o: Omit<LaunchOptions, 'workDir'>, work: string) => {
+    const b = await launchWithExtension(BROWSER, { ...o, workDir: work });
+    await new Promise((r) => setTimeout(r, 1000));
+    return b;
+  };
   const variants: Variant[] = [
     {
       id: 'with', label: 'with the extension',
@@ -178,30 +184,8 @@ async function inner(): Promise<void> {
         return b;
       },
     },
-    {
-      id: 'floor', label: 'with the floor: same permissions, no-op listeners on the same events, host connected',
-      launch: async (work) => {
-        const b = await launchWithExtension(BROWSER, { extensionDir: floorDir, workDir: work, firefoxPrefs });
-        await new Promise((r) => setTimeout(r, 1000)); // the background starts and the host answers
-        return b;
-      },
-    },
-    ...floorDirs.map(({ kind, dir }): Variant => ({
-      id: kind, label: FLOOR_LABELS[kind],
-      launch: async (work) => {
-        const b = await launchWithExtension(BROWSER, { extensionDir: dir, workDir: work, firefoxPrefs });
-        await new Promise((r) => setTimeout(r, 1000));
-        return b;
-      },
-    })),
-    ...(PEER_DIR ? [{
-      id: 'peer' as const, label: 'with the peer, IPvFoo (unpacked)',
-      launch: async (work: string) => {
-        const b = await launchWithExtension(BROWSER, { extensionDir: PEER_DIR, workDir: work, registerHost: false });
-        await new Promise((r) => setTimeout(r, 1000)); // its service worker starts
-        return b;
-      },
-    }] : []),
+    ...floors.map(({ kind, dir }): Variant => ({ id: kind, label: FLOOR_LABELS[kind], launch: (work) => started({ extensionDir: dir, firefoxPrefs }, work) })),
+    ...(PEER_DIR ? [{ id: 'peer' as const, label: 'with the peer, IPvFoo (unpacked)', launch: (work: string) => started({ extensionDir: PEER_DIR, registerHost: false }, work) }] : []),
     { id: 'empty', label: 'with an empty MV3 extension', launch: (work) => launchWithExtension(BROWSER, { extensionDir: emptyDir, workDir: work, registerHost: false, firefoxPrefs }) },
     {
       id: 'without', label: 'without the extension',
@@ -230,7 +214,7 @@ async function inner(): Promise<void> {
     delayer?.kill('SIGTERM');
     await site.close();
     rmSync(emptyDir, { recursive: true, force: true });
-    for (const d of [floorDir, ...floorDirs.map((f) => f.dir)]) rmSync(d, { recursive: true, force: true });
+    for (const { dir } of floors) rmSync(dir, { recursive: true, force: true });
   }
   const s = (id: Variant['id']) => summarize(loads.get(id)!);
   const ratio = (a: Variant['id'], b: Variant['id']) => (s(a).median! / s(b).median!).toFixed(3);

@@ -3,6 +3,8 @@
 // or TRR's first DoH request), each DoH request by record type, and when the name resolved, on the browser's clock
 // (ms since the epoch). A name whose HTTPS record Firefox asks before its addresses (TRR, an http document) is one
 // lookup from the first question to the addresses. Read after the browser has exited; a cut line is skipped.
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { QTYPE_NAMES, type BrowserLookup, type NetLogTransaction } from './netlog.js';
 
 /**
@@ -13,6 +15,11 @@ export const mozLogEnv = (file: string): Record<string, string> => ({
   MOZ_LOG: ['timestamp', 'nsHostResolver:5', ...(process.env.DNSCOST_MOZ_LOG_EXTRA ? [process.env.DNSCOST_MOZ_LOG_EXTRA] : [])].join(','),
   MOZ_LOG_FILE: file,
 });
+
+/** The files Firefox wrote for mozLogEnv(`file`): `<file>.moz_log` for its parent process, `<file>.child-N.moz_log`. */
+export function mozLogFiles(file: string): string[] {
+  return readdirSync(dirname(file)).filter((f) => f.startsWith(`${basename(file)}.`) && f.endsWith('.moz_log')).map((f) => join(dirname(file), f));
+}
 
 /** Firefox writes its log only at exit when fast shutdown is off (with it on, the last buffer is lost). */
 export const MOZ_LOG_PREFS = { 'toolkit.shutdown.fastShutdownStage': 0 };

@@ -4,8 +4,8 @@
 // line on stdin and answers each with one `reply {json}` line on stdout; logs go to stderr.
 // Lifecycle: at start it isolates its DNS, naming its path (sideWorker()); `open` launches the browser, `close` ends
 // it (and any stub); `visit` makes a cold or warm load, `trace-start` / `trace-visit` / `trace-end` a trace.
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BrowserContext } from 'puppeteer-core';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
@@ -16,7 +16,7 @@ import { stop } from './children.js';
 import { processTree } from '../../lab/proc.js';
 import { closeAll, connectionsOf, type Dest } from './connections.js';
 import { netLogLookups, type BrowserLookup } from './netlog.js';
-import { MOZ_LOG_PREFS, mozLogEnv, mozLogLookups } from './mozlog.js';
+import { MOZ_LOG_PREFS, mozLogEnv, mozLogFiles, mozLogLookups } from './mozlog.js';
 import { startStub, type Stub } from './stubs.js';
 import { PATH_OF, RESOLVER_PORT, SERVER, type DotStub, type Side } from './types.js';
 
@@ -109,7 +109,7 @@ class SideWorker {
         // Chromium writes one file; Firefox `<file>.moz_log` for its parent process and `<file>.child-N.moz_log`.
         const files = this.c.browser === 'chromium'
           ? (existsSync(log) ? [log] : [])
-          : readdirSync(dirname(log)).filter((f) => f.startsWith(`${basename(log)}.`) && f.endsWith('.moz_log')).map((f) => join(dirname(log), f));
+          : mozLogFiles(log);
         if (!files.length) return { ok: true };
         const read = this.c.browser === 'chromium' ? netLogLookups : mozLogLookups;
         const lookups = files.flatMap((f) => read(readFileSync(f, 'utf8'))).sort((a, b) => a.askedAt - b.askedAt);

@@ -9,9 +9,9 @@
 // Re-runs itself under `unshare --net --mount` (root) with DNSCOST_FIREFOX_PATH_INNER set.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'vitest';
 import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { FIREFOX_NOW_ID } from '../../common/default-resolvers.js';
@@ -26,7 +26,7 @@ import { RUN_DIR } from '../../lab/paths.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { pageUrl, startValidationSite, VALIDATION_ZONE } from '../../lab/site/validation-site.js';
 import { linesOf, runInNamespace, vitestCommand } from '../support/namespace.js';
-import { MOZ_LOG_PREFS, mozLogEnv, mozLogLookups } from '../../bench/validate/mozlog.js';
+import { MOZ_LOG_PREFS, mozLogEnv, mozLogFiles, mozLogLookups } from '../../bench/validate/mozlog.js';
 
 const INNER = process.env.DNSCOST_FIREFOX_PATH_INNER;
 const BUDGET_MS = 150_000;
@@ -133,9 +133,9 @@ function innerTest(): void {
 
 /** Per name: the extension's time for its lookup through Firefox, and the last lookup of it in Firefox's own log. */
 function printFirefoxAccount(own: readonly StoredRecord[], logFile: string): void {
-  const log = readdirSync(dirname(logFile)).filter((f) => f.startsWith(basename(logFile))).map((f) => readFileSync(join(dirname(logFile), f), 'utf8')).join('\n');
-  writeFileSync(join(RUN_DIR, 'firefox-path.moz_log'), log);
-  const lookups = mozLogLookups(log);
+  const files = mozLogFiles(logFile);
+  for (const f of files) copyFileSync(f, join(RUN_DIR, `firefox-path-${basename(f)}`));
+  const lookups = files.flatMap((f) => mozLogLookups(readFileSync(f, 'utf8'))).sort((a, b) => a.askedAt - b.askedAt);
   const last = own.map((r) => lookups.filter((x) => x.name === r.host).at(-1));
   const first = Math.min(...last.map((l) => l?.askedAt ?? Infinity));
   for (const [i, r] of own.entries()) {

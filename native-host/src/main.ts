@@ -1,12 +1,9 @@
-// Entry point: picks the command and wires it; logic lives in the named modules.
+// Entry point: picks the command and wires it; logic lives in the named modules, each loaded only when its command
+// runs (a host started for `measure` does not load the lab, the installer or the probe: less to start, less memory).
 import { CODES, toErrorData } from '../../common/errors.js';
-import { HELP, runMeasure } from './cli.js';
-import { runDoctor, runInstall, runUninstall } from './install/commands.js';
-import { runHol } from './hol.js';
-import { runLab } from './lab-command.js';
-import { runNative } from './native.js';
-import { runProbe } from './probe/cli.js';
 import { VERSION } from './paths.js';
+
+const help = async (): Promise<string> => (await import('./cli.js')).HELP;
 
 /** True when a browser started us: Chromium passes its origin, Firefox the manifest path and the add-on id. */
 function launchedByBrowser(argv: string[]): boolean {
@@ -17,28 +14,29 @@ function launchedByBrowser(argv: string[]): boolean {
 async function main(argv: string[]): Promise<number> {
   if (launchedByBrowser(argv) || argv[0] === 'native') {
     // A framing error ends the host with 1 (the browser reports the port closed, and starts a new host on reconnect).
+    const { runNative } = await import('./native.js');
     return (await runNative({ input: process.stdin, output: process.stdout })) ? 0 : 1;
   }
   // `dnscost-host COMMAND --help` shows the usage and does nothing else (the lab would start, install would write).
   if (argv.length > 1 && argv.slice(1).some((a) => a === '--help' || a === '-h')) {
-    process.stdout.write(HELP);
+    process.stdout.write(await help());
     return 0;
   }
   switch (argv[0]) {
     case 'measure':
-      return runMeasure(argv.slice(1));
+      return (await import('./cli.js')).runMeasure(argv.slice(1));
     case 'probe':
-      return runProbe(argv.slice(1));
+      return (await import('./probe/cli.js')).runProbe(argv.slice(1));
     case 'hol':
-      return runHol(argv.slice(1));
+      return (await import('./hol.js')).runHol(argv.slice(1));
     case 'lab':
-      return runLab(argv.slice(1));
+      return (await import('./lab-command.js')).runLab(argv.slice(1));
     case 'install':
-      return runInstall(argv.slice(1));
+      return (await import('./install/commands.js')).runInstall(argv.slice(1));
     case 'uninstall':
-      return runUninstall(argv.slice(1));
+      return (await import('./install/commands.js')).runUninstall(argv.slice(1));
     case 'doctor':
-      return runDoctor(argv.slice(1));
+      return (await import('./install/commands.js')).runDoctor(argv.slice(1));
     case '--version':
     case 'version':
       process.stdout.write(`${VERSION}\n`);
@@ -47,10 +45,10 @@ async function main(argv: string[]): Promise<number> {
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(HELP);
+      process.stdout.write(await help());
       return 0;
     default:
-      process.stderr.write(`dnscost-host: unknown command ${JSON.stringify(argv[0])}\n\n${HELP}`);
+      process.stderr.write(`dnscost-host: unknown command ${JSON.stringify(argv[0])}\n\n${await help()}`);
       return 2;
   }
 }

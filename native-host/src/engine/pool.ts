@@ -68,8 +68,9 @@ export class SessionPool {
     });
   }
 
-  /** Keeps the session's TLS ticket, if it has one, for the endpoint's next cold connection. */
+  /** Keeps the session's TLS ticket, if it has one, for the endpoint's next cold connection (a run that resumes only). */
   remember(target: MeasuredEndpoint, session: Session): void {
+    if (!this.resume) return;
     const ticket = session.resumable();
     if (ticket) this.tickets.set(this.key(target), ticket);
   }

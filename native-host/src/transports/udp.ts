@@ -1,5 +1,5 @@
 // Do53 over UDP (RFC 1035): a new socket (a new random source port) per query, as stub resolvers do against
-// spoofing. A truncated answer is returned as it is: no fallback to TCP here.
+// spoofing, bound when the session opens and closed once the answer is handed over. A truncated answer is returned as it is: no fallback to TCP here.
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { CODES, DnscostError } from '../../../common/errors.js';
@@ -12,14 +12,21 @@ class UdpSession implements Session {
   readonly tls = null;
   readonly usable = true;
   private totals: WireTotals = zeroTotals();
+  /** The server's address in canonical form, to compare each datagram's source with. */
+  private readonly canonical: string;
 
   constructor(
     private readonly address: string,
     private readonly port: number,
-  ) {}
+    /** A socket bound when the session opened, for its first exchange; later ones make their own. */
+    private spare: dgram.Socket | null,
+  ) {
+    this.canonical = canonicalIp(address);
+  }
 
   exchange(query: Buffer, id: number, timeoutMs: number): Promise<Buffer> {
-    const socket = dgram.createSocket(net.isIPv6(this.address) ? 'udp6' : 'udp4');
+    const socket = this.spare ?? dgram.createSocket(net.isIPv6(this.address) ? 'udp6' : 'udp4');
+    this.spare = null;
     const t = this.totals;
     return new Promise<Buffer>((resolve, reject) => {
       // Settles once: a late send error after the timeout, or a second datagram, must not close the socket again.
@@ -28,16 +35,18 @@ class UdpSession implements Session {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        socket.close();
         if (err) reject(err);
         else resolve(answer!);
+        // Closed after the engine has taken its clock (it resumes in the microtask queued by settling, before this
+        // one): closing a local socket is not the lookup's time.
+        queueMicrotask(() => socket.close());
       };
       const timer = setTimeout(() => done(new DnscostError(CODES.TIMEOUT, `query: no answer within ${Math.round(timeoutMs)} ms`)), timeoutMs);
       socket.on('error', (err) => done(socketError(err, 'query')));
       socket.on('message', (msg, rinfo) => {
         // Only the server's own address and port can answer (RFC 5452 §9.1); anything else is not counted as ours.
         // Compared in canonical form: `::ffff:192.0.2.1` is 192.0.2.1, `0:0::1` is ::1.
-        if (rinfo.port !== this.port || canonicalIp(rinfo.address) !== canonicalIp(this.address)) return;
+        if (rinfo.port !== this.port || (rinfo.address !== this.address && canonicalIp(rinfo.address) !== this.canonical)) return;
         t.packets.received += 1;
         t.payload.received += msg.length;
         t.dns.received += msg.length;
@@ -67,7 +76,29 @@ class UdpSession implements Session {
     return null;
   }
 
-  close(): void {}
+  close(): void {
+    this.spare?.close();
+    this.spare = null;
+  }
+}
+
+/**
+ * A socket bound to a random port, ready to send. Opening a session binds one, so that where the engine opens the
+ * session before its clock starts (a cold exchange over UDP: exchange.ts) binding is not timed as the lookup's.
+ */
+function bound(address: string): Promise<dgram.Socket> {
+  const socket = dgram.createSocket(net.isIPv6(address) ? 'udp6' : 'udp4');
+  return new Promise((resolve, reject) => {
+    const failed = (err: Error): void => {
+      socket.close();
+      reject(socketError(err, 'bind'));
+    };
+    socket.once('error', failed);
+    socket.bind(0, () => {
+      socket.off('error', failed);
+      resolve(socket);
+    });
+  });
 }
 
 /** Do53 over UDP. */
@@ -80,6 +111,6 @@ export const udp: Transport = {
   socketPerQuery: true,
   splits: { tls: false, http: false },
   async open(endpoint) {
-    return new UdpSession(endpoint.address, endpoint.port);
+    return new UdpSession(endpoint.address, endpoint.port, await bound(endpoint.address));
   },
 };

@@ -4,9 +4,9 @@
 // (its burst); least squares a + b·min(burst, cap), the document's own lookup left out. Prints per W and cap the
 // constants and how many of the pilot's lookups the priced replay puts within max(10 %, 5 ms) of the browser's, beside
 // the model's current wait. Then a second candidate, the backlog of the browser's shared thread when the lookup was
-// asked, from the page's requests as the extension sees them (backlogAt below), fitted the same way and scored both in sample and leaving each profile × page out in turn (the
-// fit that predicts a page never saw it). A matrix's loads judge the model frozen before it; they may feed the next
-// model only, which a new matrix then judges.
+// asked, from the page's requests as the extension sees them (backlogAt below), fitted the same way and scored both
+// in sample and leaving each profile × page out in turn (the fit that predicts a page never saw it). A matrix's loads
+// judge the model frozen before it; they may feed the next model only, which a new matrix then judges.
 //   node dist/bench/doh-wait-fit.js --raw FILE... [--browser chromium] [--smoke]
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -82,13 +82,11 @@ export function points(raw: unknown, browser: RecordingBrowser): Point[] {
       if (v.pageRecord) doc.add(v.pageRecord.host);
       for (const [n, ms] of replayLookups(v.records, 'doh', mode)) replays.set(n, [...(replays.get(n) ?? []), ...ms]);
       const asked = firstNeededOf(v.records.filter((r) => r.transport === 'doh' && r.mode === mode));
+      const events = v.pageRecord ? pageEvents(v.pageRecord.hosts) : null;
       for (const [n, at] of asked) {
         const k = WINDOWS.map((w) => [...asked].filter(([o, t]) => o !== n && t <= at && t >= at - w).length);
         bursts.set(n, [...(bursts.get(n) ?? []), k]);
-        if (v.pageRecord) {
-          const events = pageEvents(v.pageRecord.hosts);
-          backlogs.set(n, [...(backlogs.get(n) ?? []), COSTS.map((c) => backlogAt(events, c, at))]);
-        }
+        if (events) backlogs.set(n, [...(backlogs.get(n) ?? []), COSTS.map((c) => backlogAt(events, c, at))]);
       }
     }
     for (const [name, ms] of browserLookups(of('doh'))) {
@@ -160,10 +158,10 @@ function main(): void {
   const byPage = new Map<string, number[]>();
   for (const p of pts) byPage.set(`${p.profile} ${p.page} ${p.mode}`, [...(byPage.get(`${p.profile} ${p.page} ${p.mode}`) ?? []), p.browser - p.replay]);
   const show = COSTS.indexOf(0.5);
-  const act = new Map<string, number[]>();
-  for (const p of pts) act.set(`${p.profile} ${p.page} ${p.mode}`, [...(act.get(`${p.profile} ${p.page} ${p.mode}`) ?? []), p.backlogs[show]!]);
+  const backlogByPage = new Map<string, number[]>();
+  for (const p of pts) backlogByPage.set(`${p.profile} ${p.page} ${p.mode}`, [...(backlogByPage.get(`${p.profile} ${p.page} ${p.mode}`) ?? []), p.backlogs[show]!]);
   lines.push('', `| profile, page, mode | lookups | median excess over the replay ms | median backlog at ${COSTS[show]} ms per event |`, '| --- | ---: | ---: | ---: |');
-  for (const [k, xs] of [...byPage].sort()) lines.push(`| ${k} | ${xs.length} | ${median(xs).toFixed(1)} | ${median(act.get(k)!).toFixed(1)} |`);
+  for (const [k, xs] of [...byPage].sort()) lines.push(`| ${k} | ${xs.length} | ${median(xs).toFixed(1)} | ${median(backlogByPage.get(k)!).toFixed(1)} |`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -1,7 +1,7 @@
 // Benchmark (not a test): the extension's effect on onLoad in headless Chromium or Firefox: the same local page loaded
 // with the extension, with a floor extension (same permissions, no-op listeners), with an empty extension, without,
 // and in Chromium with the peer people compare it with (IPvFoo, unpacked from ../shared/peers/ipvfoo) — see inner().
-// Target: median ratio ≤ 1.01, and dnscost's onLoad ≤ the peer's. Runs in a loopback-only namespace.
+// Target: the ratio's 95 % interval within 1.01, and within 1 against the peer. Runs in a loopback-only namespace.
 //   node dist/bench/extension-overhead.js [--browser chromium|firefox] [--loads 30] [--blocks 10] [--profile none]
 //     [--pause 0] [--peer DIR] [--floors …] [--seed 1] [--out bench/results/extension-overhead.md] [--smoke]
 import { execFileSync, type ChildProcess } from 'node:child_process';
@@ -160,9 +160,9 @@ const FLOOR_LABELS: Record<'floor' | FloorKind, string> = {
 /**
  * The same local page (9 hostnames, a redirect and an iframe) loaded N times in each variant, on fresh profiles, the
  * cache off, in blocks of every variant in a shuffled order; onLoad is the navigation entry's loadEventStart. The
- * variants: without an extension; with an empty one; with the floor (dnscost's permissions, a native host connection and no-op listeners
- * on the same events: what the browser charges for routing a page's requests and navigations past an extension that
- * observes them); in Chromium with the peer (IPvFoo, which observes requests the same way); with dnscost (the real
+ * variants: without an extension; with an empty one; with the floor (dnscost's permissions, a native host connection
+ * and no-op listeners on the same events: what the browser charges for routing a page's requests and navigations
+ * past an extension that observes them); in Chromium with the peer (IPvFoo, which observes requests the same way); with dnscost (the real
  * native host, page recording on, no consent so nothing is measured).
  */
 async function inner(): Promise<void> {

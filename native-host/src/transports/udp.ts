@@ -1,5 +1,6 @@
 // Do53 over UDP (RFC 1035): a new socket (a new random source port) per query, as stub resolvers do against
-// spoofing, bound when the session opens and closed once the answer is handed over. A truncated answer is returned as it is: no fallback to TCP here.
+// spoofing, bound when the session opens and closed once the answer is handed over. A truncated answer is returned as
+// it is: no fallback to TCP here.
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { CODES, DnscostError } from '../../../common/errors.js';
@@ -25,7 +26,7 @@ class UdpSession implements Session {
   }
 
   exchange(query: Buffer, id: number, timeoutMs: number): Promise<Buffer> {
-    const socket = this.spare ?? dgram.createSocket(net.isIPv6(this.address) ? 'udp6' : 'udp4');
+    const socket = this.spare ?? socketFor(this.address);
     this.spare = null;
     const t = this.totals;
     return new Promise<Buffer>((resolve, reject) => {
@@ -82,12 +83,17 @@ class UdpSession implements Session {
   }
 }
 
+/** A new UDP socket of the server address's family. */
+function socketFor(address: string): dgram.Socket {
+  return dgram.createSocket(net.isIPv6(address) ? 'udp6' : 'udp4');
+}
+
 /**
  * A socket bound to a random port, ready to send. Opening a session binds one, so that where the engine opens the
  * session before its clock starts (a cold exchange over UDP: exchange.ts) binding is not timed as the lookup's.
  */
 function bound(address: string): Promise<dgram.Socket> {
-  const socket = dgram.createSocket(net.isIPv6(address) ? 'udp6' : 'udp4');
+  const socket = socketFor(address);
   return new Promise((resolve, reject) => {
     const failed = (err: Error): void => {
       socket.close();

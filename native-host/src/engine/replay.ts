@@ -174,6 +174,8 @@ async function pageLookup(pool: SessionPool, target: MeasuredEndpoint, lookup: L
     if (out.paid || transport.socketPerQuery) out.failedSetup = err as SetupFailure;
   }
   out.end = clock() - out.outside;
+  // A socket-per-query session is this lookup's alone: closed here (its socket, if it never sent, is still bound).
+  if (transport.socketPerQuery) out.session?.close();
   if (out.session) {
     for (const e of out.session.drainEvents()) out.events.push(e);
     pool.remember(target, out.session);

@@ -13,7 +13,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_KEY, GECKO_ID, HOST_NAME } from '../common/extension-ids.js';
 import { percentile, seededRandom, shuffled, summarize } from '../common/stats.js';
 import { findBrowser, launchWithExtension, type BrowserName, type LaunchOptions } from '../lab/browsers.js';
-import { requireBuiltExtension } from '../lab/extension-build.js';
+import { extensionWithWebRequest, requireBuiltExtension } from '../lab/extension-build.js';
 import { startNetem } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
@@ -52,15 +52,16 @@ if (!(Number.isInteger(BLOCKS) && BLOCKS >= 1 && BLOCKS <= LOADS)) throw new Err
 /** The peer extension (Chromium: its unpacked MV3 build), when there is one at --peer (`--peer none`: no peer). */
 const PEER_DIR = BROWSER === 'chromium' && existsSync(join(values.peer!, 'manifest.json')) ? resolve(values.peer!) : null;
 /**
- * --floors nav,perm,rare,content: floors of their own beside the floor, each one way a recorder could observe a page,
- * to price them apart: `nav` webNavigation and tabs listeners only (no webRequest); `perm` those with the webRequest
- * permission and no webRequest listener; `rare` those and webRequest's rare events (onBeforeRedirect,
+ * --floors nav,perm,rare,content,granted: floors of their own beside the floor, each one way a recorder could observe a
+ * page, to price them apart: `nav` webNavigation and tabs listeners only (no webRequest); `perm` those with the
+ * webRequest permission and no webRequest listener; `rare` those and webRequest's rare events (onBeforeRedirect,
  * onErrorOccurred); `content` a content script in every frame that reads Resource Timing at the load event and sends
- * it to the background in one message (no webRequest, no webNavigation).
+ * it to the background in one message (no webRequest, no webNavigation). `granted` is no floor: dnscost itself with
+ * its optional webRequest permission granted (lab/extension-build.ts extensionWithWebRequest).
  */
 const FLOORS = (values.floors ? values.floors.split(',') : []) as FloorKind[];
-type FloorKind = 'nav' | 'perm' | 'rare' | 'content';
-for (const f of FLOORS) if (!['nav', 'perm', 'rare', 'content'].includes(f)) throw new Error(`--floors: nav, perm, rare or content, not ${f}`);
+type FloorKind = 'nav' | 'perm' | 'rare' | 'content' | 'granted';
+for (const f of FLOORS) if (!['nav', 'perm', 'rare', 'content', 'granted'].includes(f)) throw new Error(`--floors: nav, perm, rare, content or granted, not ${f}`);
 /** Firefox's cache off by pref in every run (its WebDriver BiDi has no per-page switch in every version). */
 const FIREFOX_NO_CACHE = { 'browser.cache.disk.enable': false, 'browser.cache.memory.enable': false };
 
@@ -113,8 +114,11 @@ const all = { urls: ['<all_urls>'] };
 `;
 const NAV = "for (const e of ['onBeforeNavigate', 'onCommitted', 'onCompleted']) api.webNavigation[e].addListener(noop);\napi.tabs.onRemoved.addListener(noop);\n";
 const HOST = `api.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, type: 'hello' });\n`;
-/** Each floor's background: no-op listeners (the floor: on every event the recorder listens to, with its filters). */
-const FLOOR_SCRIPTS: Record<'floor' | FloorKind, string> = {
+/**
+ * Each floor's background: no-op listeners (the floor: on every event a webRequest recorder listens to, with its
+ * filters).
+ */
+const FLOOR_SCRIPTS: Record<'floor' | Exclude<FloorKind, 'granted'>, string> = {
   floor: `${NOOP}${NAV}for (const e of ['onBeforeRequest', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred']) api.webRequest[e].addListener(noop, all);
 api.webRequest.onResponseStarted.addListener(noop, { urls: ['<all_urls>'], types: ['main_frame'] });
 ${HOST}`,
@@ -134,7 +138,7 @@ const CONTENT_SCRIPT = `addEventListener('load', () => setTimeout(() => {
  * An extension of our own for the benchmark, under dnscost's identity (Chromium's key, Firefox's id: the host admits
  * it and Firefox installs it as dnscost's): a floor with dnscost's permissions and its FLOOR_SCRIPTS, or empty.
  */
-function benchExtension(kind: 'empty' | 'floor' | FloorKind): string {
+function benchExtension(kind: 'empty' | 'floor' | Exclude<FloorKind, 'granted'>): string {
   const dir = mkdtempSync(join(tmpdir(), `dnscost-${kind}-ext-`));
   const identity = BROWSER === 'chromium' ? { key: CHROMIUM_KEY } : { browser_specific_settings: { gecko: { id: GECKO_ID } } };
   const background = BROWSER === 'chromium' ? { service_worker: 'bg.js' } : { scripts: ['bg.js'] };
@@ -150,11 +154,12 @@ function benchExtension(kind: 'empty' | 'floor' | FloorKind): string {
 }
 
 const FLOOR_LABELS: Record<'floor' | FloorKind, string> = {
-  floor: 'with the floor: same permissions, no-op listeners on the same events, host connected',
+  floor: 'with the floor: webNavigation and webRequest, no-op listeners on the events a webRequest recorder hears, host connected',
   nav: 'with a floor of webNavigation and tabs listeners only (no webRequest), host connected',
   perm: 'with a floor of those and the webRequest permission, no webRequest listener, host connected',
   rare: "with a floor of those and webRequest's rare events (onBeforeRedirect, onErrorOccurred), host connected",
   content: 'with a floor of a content script in every frame reading Resource Timing at load (one message), host connected',
+  granted: 'with the extension, its optional webRequest permission granted',
 };
 
 /**
@@ -172,7 +177,9 @@ async function inner(): Promise<void> {
   const url = site.url(NORMAL_PAGE_HOSTS.start, '/');
   const delayer = PROFILE.rttMs > 0 ? await delaySite(site.port) : null;
   const emptyDir = benchExtension('empty');
-  const floors = (['floor', ...FLOORS] as const).map((kind) => ({ kind, dir: benchExtension(kind) }));
+  const floors = (['floor', ...FLOORS] as const).map((kind) => ({
+    kind, dir: kind === 'granted' ? extensionWithWebRequest(BROWSER, mkdtempSync(join(tmpdir(), 'dnscost-granted-'))) : benchExtension(kind),
+  }));
   const firefoxPrefs = FIREFOX_NO_CACHE;
   // A bench extension's background (or the peer's worker) starts, and the host answers, before the first load.
   const started = async (o: Omit<LaunchOptions, 'workDir'>, work: string) => {
@@ -180,18 +187,18 @@ async function inner(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
     return b;
   };
+  const dnscost = async (dir: string, work: string) => {
+    const b = await launchWithExtension(BROWSER, { extensionDir: dir, workDir: work, firefoxPrefs });
+    // The extension is running (and its host connected) before the first load; the page is then closed so an open
+    // extension page's own polling is not counted against the extension.
+    await (await b.openExtensionPage('popup/popup.html')).close();
+    return b;
+  };
   const variants: Variant[] = [
-    {
-      id: 'with', label: 'with the extension',
-      launch: async (work) => {
-        const b = await launchWithExtension(BROWSER, { extensionDir, workDir: work, firefoxPrefs });
-        // The extension is running (and its host connected) before the first load; the page is then closed so an open
-        // extension page's own polling is not counted against the extension.
-        await (await b.openExtensionPage('popup/popup.html')).close();
-        return b;
-      },
-    },
-    ...floors.map(({ kind, dir }): Variant => ({ id: kind, label: FLOOR_LABELS[kind], launch: (work) => started({ extensionDir: dir, firefoxPrefs }, work) })),
+    { id: 'with', label: `with the extension as installed${BROWSER === 'chromium' ? ' (no webRequest)' : ''}`, launch: (work) => dnscost(extensionDir, work) },
+    ...floors.map(({ kind, dir }): Variant => ({
+      id: kind, label: FLOOR_LABELS[kind], launch: (work) => (kind === 'granted' ? dnscost(dir, work) : started({ extensionDir: dir, firefoxPrefs }, work)),
+    })),
     ...(PEER_DIR ? [{ id: 'peer' as const, label: 'with the peer, IPvFoo (unpacked)', launch: (work: string) => started({ extensionDir: PEER_DIR, registerHost: false }, work) }] : []),
     { id: 'empty', label: 'with an empty MV3 extension', launch: (work) => launchWithExtension(BROWSER, { extensionDir: emptyDir, workDir: work, registerHost: false, firefoxPrefs }) },
     {
@@ -254,7 +261,8 @@ site's page with 9 hostnames, a redirect and an iframe (lab/site), served on loo
 profile per block; ${BLOCKS} blocks, each running every variant once in its own shuffled order; one unrecorded warm-up
 load per block. Ratios: the Hodges–Lehmann estimate of the ratio (the median of all pairwise ratios of two variants'
 loads) with its 95 % interval. With the extension: the real
-native host connected, page recording on, no consent (nothing is measured, as before a person agrees).
+native host connected, page recording on, no consent (nothing is measured, as before a person agrees); it observes pages
+through webNavigation and a content script in every frame, and webRequest in Firefox (in Chromium only where granted).
 
 | run | loads | onLoad median ms | p5 | p95 | mean | rsd % |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
@@ -264,7 +272,7 @@ Ratio with / without: **${ratio('with', 'without')}** (target: the interval's up
 **${ratio('with', 'empty')}** (beyond loading any extension at all); floor / without:
 **${ratio('floor', 'without')}** (what the browser charges for observing the page's requests and navigations);
 with / floor: **${ratio('with', 'floor')}** (what dnscost's own recording code costs beyond that)${PEER_DIR ? `; with / IPvFoo:
-**${ratio('with', 'peer')}** (target: the interval's upper end ≤ 1, dnscost no heavier than the peer); IPvFoo / without: **${ratio('peer', 'without')}**` : ''}${FLOORS.map((f) => `; ${f} floor / without: **${ratio(f, 'without')}**`).join('')}.
+**${ratio('with', 'peer')}** (target: the interval's upper end ≤ 1, dnscost no heavier than the peer); IPvFoo / without: **${ratio('peer', 'without')}**` : ''}${FLOORS.map((f) => `; ${f === 'granted' ? 'with webRequest granted' : `${f} floor`} / without: **${ratio(f, 'without')}**`).join('')}.
 `;
   process.stdout.write(report);
   const out = reportPath(values);

@@ -80,7 +80,13 @@ export interface PageTiming {
   /** Resource Timing entries seen in all. */
   entries: number;
   /** Per host: the first entry's exposed lookup (ms from timeOrigin), or null. */
-  resources: ReadonlyArray<{ host: string; lookupStart: number | null; lookupEnd: number | null; nextHopProtocol: string | null }>;
+  resources: ReadonlyArray<{
+    host: string; lookupStart: number | null; lookupEnd: number | null; nextHopProtocol: string | null;
+    /** Where the recorder has no webRequest (resourcesSeen): the first entry's origin, startTime and initiatorType. */
+    origin?: string | undefined; startTime?: number | undefined; initiator?: string | undefined;
+    /** The latest responseEnd before the load event (ms from timeOrigin), if any ended by then. */
+    responseEnd?: number | null | undefined;
+  }>;
 }
 
 type TimingResource = PageTiming['resources'][number];
@@ -362,6 +368,32 @@ export class PageBuilder {
       from: from.ok ? from.name : '(refused)', to: to.ok ? to.name : '(refused)',
       status: Number.isInteger(e.statusCode) ? e.statusCode : 0, type: cut(String(e.type), 32), atMs: e.at - this.p.startedAt,
     });
+  }
+
+  /**
+   * The hosts a frame's Resource Timing shows, for a recorder without webRequest: each new host as a request at its
+   * first entry's start (on the frame's clock, `t.timeOrigin`), the latest response end before the load as its
+   * completion; `frameId` 0 is the top document, whose fetch start and response end time the page's host. A frame
+   * reports again as it sees more: a host already known only moves its first-needed time earlier.
+   */
+  resourcesSeen(t: Pick<PageTiming, 'timeOrigin' | 'resources' | 'navigation'>, frameId: number): void {
+    for (const r of t.resources.slice(0, PAGE_CAPS.timingHosts)) {
+      if (typeof r.startTime !== 'number' || typeof r.origin !== 'string') continue;
+      const at = t.timeOrigin + r.startTime;
+      const known = this.known(r.origin);
+      if (!known) this.request({ url: r.origin, type: r.initiator || 'other', at, frameId });
+      else if (at - this.p.startedAt < known.firstNeededMs) {
+        this.startedEarlier(at);
+        known.firstNeededMs = at - this.p.startedAt;
+      }
+      if (typeof r.responseEnd === 'number') this.completed({ url: r.origin, at: t.timeOrigin + r.responseEnd });
+    }
+    if (frameId !== 0) return;
+    // The document's final request (after any redirect) starts at fetchStart and ends at responseEnd.
+    const doc = this.known(`https://${this.p.host}/`);
+    const { fetchStart, responseEnd } = t.navigation;
+    if (doc && typeof fetchStart === 'number' && fetchStart > 0) doc.firstNeededMs = Math.min(doc.firstNeededMs, t.timeOrigin + fetchStart - this.p.startedAt);
+    if (typeof responseEnd === 'number' && responseEnd > 0) this.completed({ url: `https://${this.p.host}/`, at: t.timeOrigin + responseEnd });
   }
 
   /** The content script's timing (or the validation's reading of the same), `at` when it came. */

@@ -89,13 +89,17 @@ console.error(`build:extension: build/extension-chromium, build/extension-firefo
 
 /**
  * One browser's manifest from the shared one: Chromium takes the service worker and the `key` (its id, which the
- * host's manifest allows) and no Gecko settings; Firefox takes the background scripts, the Gecko settings and the
- * `dns` permission, no key.
+ * host's manifest allows) and no Gecko settings; Firefox takes the background scripts, the Gecko settings, the `dns`
+ * permission and `webRequest` as a required one, no key.
  */
 function browserManifest(shared, browser) {
-  const { key, browser_specific_settings: gecko, background, ...rest } = shared;
-  if (browser === 'chromium') return { ...rest, key, background: { service_worker: background.service_worker } };
+  const { key, browser_specific_settings: gecko, background, optional_permissions: optional, ...rest } = shared;
+  if (browser === 'chromium') return { ...rest, optional_permissions: optional, key, background: { service_worker: background.service_worker } };
   // `dns` lets Firefox's build time the page's names through Firefox's own resolver (background/firefox-path.ts);
-  // Chromium has no such API for extensions and would warn about an unknown permission.
-  return { ...rest, permissions: [...rest.permissions, 'dns'], browser_specific_settings: gecko, background: { scripts: background.scripts } };
+  // Chromium has no such API for extensions and would warn about an unknown permission. Firefox tells through
+  // webRequest alone whether a page went through a proxy (then nothing may be resolved in clear text), so there it is
+  // required; in Chromium, where the host reads the proxy from policy, it is optional (its grant slows every page).
+  const permissions = [...rest.permissions, ...optional.filter((p) => p === 'webRequest'), 'dns'];
+  const rested = optional.filter((p) => p !== 'webRequest');
+  return { ...rest, permissions, ...(rested.length ? { optional_permissions: rested } : {}), browser_specific_settings: gecko, background: { scripts: background.scripts } };
 }

@@ -11,7 +11,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { findBrowser, type BrowserName } from './browsers.js';
+import { certDb, findBrowser, type BrowserName } from './browsers.js';
+
+export { certDb };
 
 /** How the browser resolves names: the system's resolver (resolv.conf), or its own encrypted DNS to the lab. */
 export type BrowserDnsPath = 'system' | 'doh';
@@ -125,13 +127,6 @@ export interface DnsBrowser {
   name: BrowserName;
   browser: Browser;
   close(): Promise<void>;
-}
-
-/** A fresh NSS certificate db in `dir` trusting the CA in `caFile` (Chromium's $HOME/.pki/nssdb, a Firefox profile). */
-export function certDb(dir: string, caFile: string): void {
-  mkdirSync(dir, { recursive: true });
-  execFileSync('certutil', ['-N', '-d', `sql:${dir}`, '--empty-password'], { timeout: 10_000 });
-  execFileSync('certutil', ['-A', '-d', `sql:${dir}`, '-t', 'C,,', '-n', 'dnscost-lab-ca', '-i', caFile], { timeout: 10_000 });
 }
 
 /** Launches `name` headless, resolving as `o.path` says; Chromium's DoH policy is written into the private /etc/chromium. */

@@ -1,6 +1,7 @@
 // Real Chromium and Firefox (Debian's), driven by puppeteer-core, with the built extension loaded and the real native
 // host registered in a private profile. Run them only inside a loopback-only network namespace (see
 // tests/browser/host.test.ts): they try to reach outside services even with every "no background networking" flag.
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -105,6 +106,18 @@ export interface LaunchOptions {
   chromiumDefaultProfile?: boolean;
   /** What to start instead of Debian's binary: a wrapper that execs it (lab/no-checkout.ts hides node and the checkout). */
   executable?: string;
+  /**
+   * A CA (PEM file) the browser trusts as a root, for https pages served by the lab: Chromium reads it from
+   * $HOME/.pki/nssdb (HOME becomes workDir/home), Firefox from its profile's cert db (then kept under workDir).
+   */
+  caFile?: string;
+}
+
+/** A fresh NSS certificate db in `dir` trusting the CA in `caFile` (Chromium's $HOME/.pki/nssdb, a Firefox profile). */
+export function certDb(dir: string, caFile: string): void {
+  mkdirSync(dir, { recursive: true });
+  execFileSync('certutil', ['-N', '-d', `sql:${dir}`, '--empty-password'], { timeout: 10_000 });
+  execFileSync('certutil', ['-A', '-d', `sql:${dir}`, '-t', 'C,,', '-n', 'dnscost-lab-ca', '-i', caFile], { timeout: 10_000 });
 }
 
 /** Polls `check` every `everyMs` (100) ms until it returns a value other than undefined, or throws after `timeoutMs`. */
@@ -130,6 +143,7 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
   // Chromium reads host manifests from <user-data-dir>/NativeMessagingHosts/ when --user-data-dir is given.
   const hosts = join(profile, 'NativeMessagingHosts');
   mkdirSync(hosts, { recursive: true });
+  if (o.caFile) certDb(join(home, '.pki', 'nssdb'), o.caFile);
   const registerHost = () => writeFileSync(join(hosts, `${HOST_NAME}.json`), JSON.stringify(hostManifest('chromium', writeHostLauncher(o.workDir))));
   if (o.registerHost !== false) registerHost();
   const browser = await puppeteer.launch({
@@ -151,7 +165,7 @@ async function launchChromium(executablePath: string, o: LaunchOptions): Promise
       ...(o.chromiumArgs ?? []),
     ],
     // On Linux Chromium takes its UI language from the environment (GLib's language names), --lang elsewhere.
-    env: { ...labEnv(), ...(o.locale ? { LANGUAGE: o.locale } : {}), ...(o.chromiumDefaultProfile ? { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } : {}), ...o.env },
+    env: { ...labEnv(), ...(o.locale ? { LANGUAGE: o.locale } : {}), ...(o.chromiumDefaultProfile || o.caFile ? { HOME: home, XDG_CONFIG_HOME: join(home, '.config') } : {}), ...o.env },
     timeout: 30_000,
     protocolTimeout: 30_000,
   });
@@ -185,12 +199,14 @@ async function launchFirefox(executablePath: string, o: LaunchOptions): Promise<
   const registerHost = () => writeFileSync(join(hosts, `${HOST_NAME}.json`), JSON.stringify(hostManifest('firefox', writeHostLauncher(o.workDir))));
   if (o.registerHost !== false) registerHost();
   const install = o.firefoxInstall ?? 'temporary';
+  const keptProfile = install !== 'temporary' || o.caFile !== undefined;
+  if (o.caFile) certDb(join(o.workDir, 'firefox-profile'), o.caFile);
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath,
     headless: true,
     // A kept profile for an add-on that must survive a restart; else puppeteer's own, deleted at close.
-    ...(install === 'temporary' ? {} : { userDataDir: join(o.workDir, 'firefox-profile') }),
+    ...(keptProfile ? { userDataDir: join(o.workDir, 'firefox-profile') } : {}),
     // Opening moz-extension:// pages under remote control needs system access.
     args: ['--remote-allow-system-access'],
     extraPrefsFirefox: {

@@ -9,13 +9,11 @@
 //     "mount --bind RESOLV /etc/resolv.conf && exec node dist/lab/har/load.js --browser chromium --url URL --ca CA --work DIR"
 // prints `loaded {json}` (PageLoad) after the load event, or `failed {json}`; it closes the browser and exits after
 // --linger ms (default 30 000) or on SIGTERM.
-import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { findBrowser, type BrowserName } from '../browsers.js';
+import { certDb, findBrowser, type BrowserName } from '../browsers.js';
 
 /** What one load reports (times in ms from the navigation's start, as the page's Navigation Timing gives them). */
 export interface PageLoad {
@@ -44,19 +42,6 @@ export const CHROMIUM_AS_RECORDED = ['--disable-features=OptimizationHints,Media
 /** Firefox's equivalent preferences: no HTTPS-First, no blocking of active mixed content. */
 export const FIREFOX_AS_RECORDED = { 'dom.security.https_first': false, 'dom.security.https_first_schemeless': false, 'security.mixed_content.block_active_content': false };
 
-function sh(cmd: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { timeout: 20_000 }, (err, _out, stderr) => (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${stderr || err.message}`)) : resolve()));
-  });
-}
-
-/** Makes an NSS certificate database in `dir` that trusts `caFile` as a root (certutil, libnss3-tools). */
-export async function trustingNssDb(dir: string, caFile: string): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  await sh('certutil', ['-N', '-d', `sql:${dir}`, '--empty-password']);
-  await sh('certutil', ['-A', '-d', `sql:${dir}`, '-t', 'C,,', '-n', 'dnscost-lab-ca', '-i', caFile]);
-}
-
 /** Launches `name` headless with a fresh profile under `work` that trusts `caFile`. */
 export async function launchTrusting(name: BrowserName, work: string, caFile: string): Promise<Browser> {
   const executablePath = findBrowser(name);
@@ -64,7 +49,7 @@ export async function launchTrusting(name: BrowserName, work: string, caFile: st
   const home = join(work, 'home');
   if (name === 'chromium') {
     // Chromium on Linux trusts roots in $HOME/.pki/nssdb.
-    await trustingNssDb(join(home, '.pki', 'nssdb'), caFile);
+    certDb(join(home, '.pki', 'nssdb'), caFile);
     return puppeteer.launch({
       browser: 'chrome', executablePath, headless: true, userDataDir: join(work, 'chromium-profile'),
       args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
@@ -74,7 +59,7 @@ export async function launchTrusting(name: BrowserName, work: string, caFile: st
   }
   // Firefox trusts roots in its profile's own cert9.db.
   const profile = join(work, 'firefox-profile');
-  await trustingNssDb(profile, caFile);
+  certDb(profile, caFile);
   return puppeteer.launch({
     browser: 'firefox', executablePath, headless: true, userDataDir: profile,
     extraPrefsFirefox: { 'browser.cache.disk.enable': false, 'network.trr.mode': 5, ...FIREFOX_AS_RECORDED },

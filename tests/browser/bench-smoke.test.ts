@@ -1,7 +1,7 @@
 // Every benchmark that drives real browsers in its smoke mode (a few loads, nothing recorded), so none can rot
 // unnoticed: the extension's overhead (Chromium, beside the peer where it is, and Firefox), the popup's and the
 // dashboard's draw, the renderer's settle, the record types browsers ask, how long they keep an encrypted connection,
-// and the cost model's validation.
+// the recorder's coverage of the names a page needed, and the cost model's validation.
 import { smokeTests } from '../support/bench-smoke.js';
 
 smokeTests([
@@ -12,5 +12,6 @@ smokeTests([
   { bench: 'renderer-settle', expect: /\| firefox \| 1 \| 150 \| 2 \|/, timeoutMs: 180_000 },
   { bench: 'browser-queries', expect: /\| firefox \| [^|]+ \| DoH \| no \| /, timeoutMs: 300_000 },
   { bench: 'idle-lifetimes', expect: /stubby/, timeoutMs: 400_000 },
+  { bench: 'recorder-coverage', expect: /\| chromium \| 3 \| 1 \| \d+–\d+ \| [\d.]+ % \|/, timeoutMs: 120_000 },
   { bench: 'validate/main', expect: /chromium/, timeoutMs: 400_000 },
 ]);

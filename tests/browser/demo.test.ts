@@ -44,8 +44,9 @@ for (const name of ['chromium', 'firefox'] as BrowserName[]) {
     // The page the browser visited, as the extension recorded it: the demo site's names, resolved through the system's DNS.
     const report = JSON.parse(readFileSync(join(out, `page-report-${name}.json`), 'utf8')) as PageRecord;
     // The typed address's own host (start.) is not required: both browsers first try an http:// address over https
-    // (HTTPS-First / HTTPS-Upgrades) and the fallback starts a new navigation at the redirect's target.
-    const { start, ...hosts } = pageHosts(DEMO_DOMAIN);
+    // (HTTPS-First / HTTPS-Upgrades) and the fallback starts a new navigation at the redirect's target. Nor is the
+    // redirected image's target (r2.): as installed, without webRequest, the extension does not see it.
+    const { start, redirected, ...hosts } = pageHosts(DEMO_DOMAIN);
     const site = Object.values(hosts);
     for (const h of site) assert.ok(report.hosts.some((x) => x.name === h), `${h} recorded: ${report.hosts.map((x) => x.name)}\n${r.out.slice(-4000)}`);
     assert.equal(report.browser, name);

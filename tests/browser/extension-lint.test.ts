@@ -48,6 +48,7 @@ interface Manifest {
   action: { default_popup: string };
   options_ui: { page: string };
   permissions: string[];
+  optional_permissions?: string[];
 }
 
 test('each browser\'s manifest is the top-level one with its own background and id, and names files in its build', () => {
@@ -57,11 +58,14 @@ test('each browser\'s manifest is the top-level one with its own background and 
   for (const browser of ['chromium', 'firefox'] as const) {
     const dir = requireBuiltExtension(browser);
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
-    const { key, browser_specific_settings: gecko, background, permissions, ...rest } = m;
-    const { key: _k, browser_specific_settings: _g, background: _b, permissions: sharedPermissions, ...sharedRest } = shared;
+    const { key, browser_specific_settings: gecko, background, permissions, optional_permissions: optional, ...rest } = m;
+    const { key: _k, browser_specific_settings: _g, background: _b, permissions: sharedPermissions, optional_permissions: sharedOptional, ...sharedRest } = shared;
     assert.deepEqual(rest, sharedRest, `${browser}: everything else as in manifest.json`);
-    // Firefox alone resolves for extensions (browser.dns: "Firefox as configured now").
-    assert.deepEqual(permissions, browser === 'firefox' ? [...sharedPermissions, 'dns'] : sharedPermissions);
+    // Firefox alone resolves for extensions (browser.dns: "Firefox as configured now"), and needs webRequest to know a
+    // page went through a proxy; in Chromium webRequest stays optional.
+    assert.deepEqual(sharedOptional, ['webRequest']);
+    assert.deepEqual(permissions, browser === 'firefox' ? [...sharedPermissions, 'webRequest', 'dns'] : sharedPermissions);
+    assert.deepEqual(optional, browser === 'firefox' ? undefined : ['webRequest']);
     if (browser === 'chromium') {
       assert.deepEqual([key, gecko, background], [shared.key, undefined, { service_worker: shared.background.service_worker }]);
     } else {

@@ -1,6 +1,7 @@
 // The per-site cost panel in real Chromium and Firefox, end to end: the built extension with the real native host
 // measures a page of the local site (lab/site/) through the lab resolver, and the panel (`popup.html?tab=ID`) must
-// show the results.
+// show the results. The build has its optional webRequest permission granted, so the page's 9 names are all recorded
+// (as installed it sees 8: tests/browser/page-records.test.ts).
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import type { MeasureStatus } from '../../extension/src/messages/measure.js';
 import { extensionBase, launchWithExtension, poll, type BrowserName } from '../../lab/browsers.js';
 import { outerBrowserTests } from '../support/namespace.js';
 import { labResolverSpec, loadRecordedPage, sendFromPage } from '../../lab/extension-pages.js';
-import { requireBuiltExtension } from '../../lab/extension-build.js';
+import { extensionWithWebRequest, requireBuiltExtension } from '../../lab/extension-build.js';
 import { startCoreDNS } from '../../lab/resolver.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../../lab/site/server.js';
 import { axeViolations, emulateScheme, inoperableByKeyboard, unreachableByKeyboard } from '../../lab/a11y.js';
@@ -43,8 +44,8 @@ const TRANSPORTS = ['udp', 'tcp', 'dot', 'doh', 'doh1'] as const;
  */
 function innerTests(name: BrowserName): void {
   test(`${name}: measure a page through the real host and the lab resolver; the cost panel shows it`, { timeout: BUDGET_MS[name] - 5_000 }, async (t) => {
-    const extensionDir = requireBuiltExtension(name);
     const work = mkdtempSync(join(tmpdir(), `dnscost-cost-${name}-`));
+    const extensionDir = extensionWithWebRequest(name, join(work, 'extension'));
     t.onTestFinished(() => rmSync(work, { recursive: true, force: true }));
     mkdirSync(RUN_DIR, { recursive: true });
     const t0 = Date.now();

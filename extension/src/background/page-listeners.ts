@@ -24,25 +24,69 @@ export function createPageRecorder(settings: { loadSettings(): Promise<{ exclusi
   });
 }
 
-/** Registers the browser listeners that feed `pages`. */
+/**
+ * Registers the browser listeners that feed `pages`: webNavigation and tabs always, webRequest while its optional
+ * permission is granted (at start, synchronously, as an MV3 worker must; and as soon as it is granted or removed).
+ */
 export function listenForPages(pages: PageRecorder): void {
   const later =
     <T>(fn: (d: T) => void) =>
     (d: T): void => {
       void pages.ready.then(() => fn(d));
     };
-  // Web pages only: the manifest's host permissions (http and https) are all the extension asks for.
-  const all = { urls: ['http://*/*', 'https://*/*'] };
   browser.webNavigation.onBeforeNavigate.addListener(later((d) => pages.onBeforeNavigate(d)));
   browser.webNavigation.onCommitted.addListener(later((d) => pages.onCommitted(d)));
   browser.webNavigation.onCompleted.addListener(later((d) => pages.onNavigationCompleted(d)));
-  browser.webRequest.onBeforeRequest.addListener(later((d) => pages.onBeforeRequest(d as RequestDetails)), all);
-  browser.webRequest.onBeforeRedirect.addListener(later((d) => pages.onBeforeRedirect(d as RequestDetails & { redirectUrl: string; statusCode: number })), all);
-  // Only the main frame's response start is read: the browser then does not route the rest past the worker.
-  browser.webRequest.onResponseStarted.addListener(later((d) => pages.onResponseStarted(d as RequestDetails)), { ...all, types: ['main_frame'] });
-  browser.webRequest.onCompleted.addListener(later((d) => pages.onCompleted(d as RequestDetails)), all);
-  browser.webRequest.onErrorOccurred.addListener(later((d) => pages.onErrorOccurred(d as RequestDetails & { error?: string })), all);
   browser.tabs.onRemoved.addListener(later((tabId: number) => pages.onTabRemoved(tabId)));
+  const requests = requestListeners(pages, later);
+  const sync = (granted: boolean): void => {
+    const api = webRequestApi();
+    const on = granted && api !== null;
+    void pages.ready.then(() => pages.observeRequests(on));
+    if (on === requests.on) return;
+    for (const [event, listener, filter] of requests.list) {
+      try {
+        if (on) api![event]!.addListener(listener, filter);
+        else api?.[event]?.removeListener(listener);
+      } catch {
+        // Removed with the permission: the browser has dropped its listeners itself.
+      }
+    }
+    requests.on = on;
+  };
+  // The API object is there exactly when the permission is granted (Chromium and Firefox alike).
+  sync(webRequestApi() !== null);
+  const check = (): void => {
+    void browser.permissions.contains({ permissions: ['webRequest'] }).then(sync, () => undefined);
+  };
+  browser.permissions.onAdded.addListener(check);
+  browser.permissions.onRemoved.addListener(check);
+}
+
+type RequestEvent = 'onBeforeRequest' | 'onBeforeRedirect' | 'onResponseStarted' | 'onCompleted' | 'onErrorOccurred';
+type Listener = (d: never) => void;
+type RequestApi = Partial<Record<RequestEvent, { addListener(l: Listener, filter: object): void; removeListener(l: Listener): void }>>;
+
+/** The webRequest API where its permission is granted, else null. */
+function webRequestApi(): RequestApi | null {
+  return ((browser as unknown as { webRequest?: RequestApi }).webRequest ?? null);
+}
+
+/** webRequest's listeners of the recorder, registered only while the permission is granted. */
+function requestListeners(pages: PageRecorder, later: <T>(fn: (d: T) => void) => (d: T) => void): { on: boolean; list: Array<[RequestEvent, Listener, object]> } {
+  // Web pages only: the manifest's host permissions (http and https) are all the extension asks for.
+  const all = { urls: ['http://*/*', 'https://*/*'] };
+  return {
+    on: false,
+    list: [
+      ['onBeforeRequest', later((d: RequestDetails) => pages.onBeforeRequest(d)), all],
+      ['onBeforeRedirect', later((d: RequestDetails & { redirectUrl: string; statusCode: number }) => pages.onBeforeRedirect(d)), all],
+      // Only the main frame's response start is read: the browser then does not route the rest past the worker.
+      ['onResponseStarted', later((d: RequestDetails) => pages.onResponseStarted(d)), { ...all, types: ['main_frame'] }],
+      ['onCompleted', later((d: RequestDetails) => pages.onCompleted(d)), all],
+      ['onErrorOccurred', later((d: RequestDetails & { error?: string }) => pages.onErrorOccurred(d)), all],
+    ],
+  };
 }
 
 /** runtime.onMessage's sender, reduced to what handlers check (extension/src/messages/index.ts MessageSender). */

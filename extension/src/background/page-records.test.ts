@@ -157,3 +157,65 @@ test('page recorder: a tab the browser cannot tell about (tabs.get failed) is tr
     assert.equal((reply as { code: string }).code, 'private-window');
   }
 });
+
+/** A top frame's or subframe's timing report: each resource as [origin, startTime, responseEnd]. */
+function timingReport(url: string, timeOrigin: number, resources: Array<[string, number, number | null]>, onLoadMs: number | null) {
+  const navigation: Record<string, number> = onLoadMs === null ? {} : { fetchStart: 15, responseEnd: 20, loadEventStart: onLoadMs };
+  return {
+    type: 'page-timing' as const, url, timeOrigin, onLoadMs, entries: resources.length, navigation,
+    resources: resources.map(([origin, startTime, responseEnd]) => ({
+      host: new URL(origin).hostname, lookupStart: null, lookupEnd: null, nextHopProtocol: null, origin, startTime, responseEnd, initiator: 'img',
+    })),
+  };
+}
+
+test('page recorder without webRequest: the navigation, its redirect, subframes and every frame\'s Resource Timing name the hosts', async () => {
+  const pages = recorder();
+  await pages.ready;
+  pages.observeRequests(false);
+  pages.onBeforeNavigate(nav(START, 100));
+  pages.onCommitted(nav(PAGE, 130));
+  pages.onBeforeNavigate({ tabId: TAB, frameId: 3, parentFrameId: 0, url: 'https://frame.example.net/f.html', timeStamp: 150 });
+  // The top frame's clock starts at 100 (its timeOrigin); the frame's at 150.
+  const top = timingReport(PAGE, 100, [['http://img.example.org', 40, 90], ['https://cdn.example.com', 60, null]], 200);
+  const frame = timingReport('https://frame.example.net/f.html', 150, [['https://ads.example.net', 10, 30]], null);
+  assert.deepEqual(await pages.timing(frame, { id: 'x', tabId: TAB, frameId: 3, url: 'https://frame.example.net/f.html' }), { ok: true });
+  pages.onNavigationCompleted({ tabId: TAB, frameId: 0, timeStamp: 300 });
+  assert.deepEqual(await pages.timing(top, { id: 'x', tabId: TAB, frameId: 0, url: PAGE }), { ok: true });
+  // The top frame reports again once it has seen another host: the hosts it named before are not counted twice.
+  const again = timingReport(PAGE, 100, [['http://img.example.org', 40, 90], ['https://late.example.com', 400, null]], 200);
+  assert.deepEqual(await pages.timing(again, { id: 'x', tabId: TAB, frameId: 0, url: PAGE }), { ok: true });
+  const reply = await pages.report(TAB, { url: `${BASE}popup/popup.html` });
+  assert.ok(reply.ok, JSON.stringify(reply));
+  const r = reply.record;
+  const by = (name: string) => r.hosts.find((h) => h.name === name)!;
+  assert.deepEqual(r.hosts.map((h) => h.name).sort(), ['ads.example.net', 'cdn.example.com', 'frame.example.net', 'img.example.org', 'late.example.com', 'start.example.org', 'www.example.org']);
+  assert.deepEqual(r.hosts.slice(0, 3).map((h) => h.name), ['start.example.org', 'www.example.org', 'img.example.org'], 'in first-needed order');
+  assert.deepEqual(r.redirects.map((x) => [x.from, x.to, x.type]), [['start.example.org', 'www.example.org', 'main_frame']]);
+  assert.equal(by('www.example.org').viaRedirect, true);
+  assert.equal(by('www.example.org').types.main_frame, 1);
+  assert.equal(by('frame.example.net').fromSubframe, true);
+  assert.equal(by('ads.example.net').fromSubframe, true);
+  assert.equal(by('ads.example.net').firstNeededMs, 60, 'the frame\'s clock: 150 + 10, from the start at 100');
+  assert.equal(by('img.example.org').firstNeededMs, 40);
+  assert.equal(by('img.example.org').completedMs, 90);
+  assert.equal(by('img.example.org').requests, 1, 'a second report of a host adds no request');
+  assert.equal(by('cdn.example.com').completedMs, null);
+  assert.equal(by('www.example.org').firstNeededMs, 15, 'the redirect\'s final host, needed at the document\'s fetch start');
+  assert.equal(by('www.example.org').completedMs, 20, 'the document\'s response end completes the page\'s host');
+  assert.equal(r.onLoadMs, 200);
+});
+
+test('page recorder with webRequest: frames\' reports add no host (its events name every request)', async () => {
+  const pages = recorder();
+  await pages.ready;
+  pages.onBeforeNavigate(nav(PAGE, 100));
+  pages.onBeforeRequest(req('m1', PAGE, 'main_frame', 101));
+  pages.onCommitted(nav(PAGE, 106));
+  const frame = timingReport('https://frame.example.net/f.html', 150, [['https://ads.example.net', 10, 30]], null);
+  assert.deepEqual(await pages.timing(frame, { id: 'x', tabId: TAB, frameId: 3, url: 'https://frame.example.net/f.html' }), { ok: true });
+  pages.onBeforeNavigate({ tabId: TAB, frameId: 3, parentFrameId: 0, url: 'https://frame.example.net/f.html', timeStamp: 150 });
+  const reply = await pages.report(TAB, { url: `${BASE}popup/popup.html` });
+  assert.ok(reply.ok);
+  assert.deepEqual(reply.record.hosts.map((h) => h.name), ['www.example.org']);
+});

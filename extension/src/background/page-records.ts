@@ -1,16 +1,20 @@
-// Page records of the background: routes webNavigation / webRequest events and the content script's timing report
+// Page records of the background: routes webNavigation / webRequest events and the content script's timing reports
 // into one page record per tab (common/page-builder.ts is its only writer), keeps them in storage.session, answers
-// `page-report`.
+// `page-report`. Without webRequest (an optional permission: in Chromium its mere grant slows every page, see
+// extension/README.md) a page's hosts come from webNavigation (the document, its redirect's final host, subframes)
+// and from each frame's Resource Timing as its content script reports it.
 // Lifecycle: events wait for `ready` (the tab states read back from storage), then are handled in arrival order; a
 // top-level navigation starts a *pending* page, onCommitted makes it the tab's *current* page.
 import type { MessageSender } from '../messages/index.js';
 import { type PageCode, type PageReplies, type PageTimingMessage } from '../messages/page.js';
 import { isExcluded } from '../settings.js';
 import { CODES, failure, type Failure } from '../../../common/errors.js';
-import type { RecordingBrowser } from '../../../common/browser-queries.js';
 import { hostOfUrl, PageBuilder, storedUrl } from '../../../common/page-builder.js';
-import { QueuedArea, type StorageArea } from './storage.js';
+import { QueuedArea } from './storage.js';
+import type { Entry, PageRecorderDeps, RequestDetails, TabState } from './page-state.js';
 import { fallbackOf, lateMainRequest, resumes } from './navigation-order.js';
+
+export type { PageRecorderDeps, RequestDetails } from './page-state.js';
 
 /** storage.session key prefix of a tab's pages. */
 export const TAB_KEY_PREFIX = 'pages:tab:';
@@ -23,66 +27,6 @@ export const FINISH_WRITE_DELAY_MS = 100;
  * and capped.
  */
 const MAX_REDIRECTING = 10_000;
-
-/**
- * What the recorder needs from its surroundings. This module touches no browser global: everything comes in through
- * deps.
- */
-export interface PageRecorderDeps {
-  /** storage.session. */
-  area: StorageArea;
-  /** Whether a tab is in a private window (tabs.get(tabId).incognito); null when the tab is gone. */
-  isIncognitoTab(tabId: number): Promise<boolean | null>;
-  /** The exclusions in force (the settings store's loadSettings()). */
-  loadExclusions(): Promise<string[]>;
-  /** The extension's own base URL (runtime.getURL('')): page-report is answered only to its pages. */
-  extensionBase: string;
-  newId(): string;
-  now(): number;
-  setTimer(fn: () => void, ms: number): unknown;
-  clearTimer(handle: unknown): void;
-  /** Where a failure of storage is reported (never thrown into the browser's event dispatch). */
-  log(message: string): void;
-  /** The browser recording (its report says so: it decides which record types a replay asks). */
-  browser?: RecordingBrowser;
-}
-
-type Gate = 'checking' | 'ok' | 'private' | 'excluded';
-
-interface Entry {
-  /** The page record's builder: every change of the record goes through its methods. */
-  page: PageBuilder;
-  gate: Gate;
-  /** Settles when the gate has been decided (at most once per check). */
-  gateDone: Promise<void>;
-  /** webNavigation.onBeforeNavigate has been seen for this navigation. */
-  navigateSeen: boolean;
-}
-
-/** Memory is bounded: per tab one current and one pending page, each capped by PAGE_CAPS. */
-interface TabState {
-  current: Entry | null;
-  pending: Entry | null;
-  /** A pending page a new navigation replaced while its main request was in flight, and the page that replaced it. */
-  replaced: { entry: Entry; by: Entry } | null;
-  writeTimer: unknown;
-  /** When the scheduled write is due (deps.now() time). */
-  writeDue: number;
-}
-
-/** webRequest details as the recorder reads them (Chromium and Firefox share these fields). */
-export interface RequestDetails {
-  requestId: string;
-  url: string;
-  tabId: number;
-  frameId: number;
-  /** −1 for a top-level frame. */
-  parentFrameId?: number | undefined;
-  type: string;
-  timeStamp: number;
-  /** Firefox only. */
-  incognito?: boolean | undefined;
-}
 
 const NETWORK_URL = /^(https?|wss?):/i;
 
@@ -103,6 +47,8 @@ export class PageRecorder {
   private readonly writes: QueuedArea;
   /** The latest request any recorded page made (ms since epoch): what a new page's idle time is measured from. */
   private lastActivityAt: number | null = null;
+  /** webRequest's events come in (its permission granted, its listeners registered): they name every request. */
+  private requestsObserved = true;
   /** Resolves once the stored tab states are back in memory. */
   readonly ready: Promise<void>;
 
@@ -111,12 +57,23 @@ export class PageRecorder {
     this.ready = this.hydrate().catch((err) => deps.log(`page records: could not read storage: ${String(err)}`));
   }
 
+  /** Whether webRequest's events come in; without them webNavigation and Resource Timing name the page's hosts. */
+  observeRequests(on: boolean): void {
+    this.requestsObserved = on;
+  }
+
   // ---- browser events (index.ts registers the listeners and calls these) ----
 
   /** webNavigation.onBeforeNavigate. */
-  onBeforeNavigate(d: { tabId: number; frameId: number; url: string; timeStamp: number }): void {
-    if (d.frameId !== 0 || d.tabId < 0 || !NETWORK_URL.test(d.url)) return;
+  onBeforeNavigate(d: { tabId: number; frameId: number; parentFrameId?: number; url: string; timeStamp: number }): void {
+    if (d.tabId < 0 || !NETWORK_URL.test(d.url)) return;
     const tab = this.tab(d.tabId);
+    if (d.frameId !== 0) {
+      // A subframe's document: its own request, where no webRequest event names it.
+      const entry = this.requestsObserved ? null : this.entryForRequest(tab);
+      if (entry) this.add(d.tabId, entry, (page) => page.request({ url: d.url, type: 'sub_frame', at: d.timeStamp, frameId: d.frameId, parentFrameId: d.parentFrameId }));
+      return;
+    }
     const p = tab.pending;
     // The main-frame request may have been dispatched first (separate event sources): then this is the same navigation.
     if (p && !p.navigateSeen && p.page.mainRequestId !== null && p.page.committedAt === null && d.timeStamp - p.page.startedAt < 2000) {
@@ -131,6 +88,7 @@ export class PageRecorder {
     }
     tab.pending = this.startEntry(d.tabId, d.url, d.timeStamp, undefined);
     tab.pending.navigateSeen = true;
+    if (!this.requestsObserved) this.add(d.tabId, tab.pending, (page) => page.request({ url: d.url, type: 'main_frame', at: d.timeStamp, frameId: 0 }));
     // Its webRequest events may still be on their way (Firefox under load): a redirect of its main request to this
     // navigation's address, delivered late, shows this navigation was HTTPS-First's fallback of it (resumeReplaced).
     tab.replaced = p && p.page.committedAt === null && p.page.mainRequestId !== null ? { entry: p, by: tab.pending } : null;
@@ -246,6 +204,7 @@ export class PageRecorder {
       tab.current = null;
       tab.pending = null;
     } else if (tab.pending) {
+      if (!this.requestsObserved) this.committedElsewhere(tab.pending, d);
       tab.current = tab.pending;
       tab.pending = null;
     } else if (!tab.current || tab.current.page.url !== storedUrl(d.url)) {
@@ -258,6 +217,19 @@ export class PageRecorder {
     }
     // Written once the burst of the load's first requests has passed: storage work competes with the page.
     this.scheduleWrite(d.tabId, WRITE_DELAY_MS);
+  }
+
+  /**
+   * Without webRequest: a navigation that commits on another host than it started on was redirected there (its
+   * intermediate legs, if any, are not seen); the final host is needed by the commit at the latest.
+   */
+  private committedElsewhere(entry: Entry, d: { tabId: number; url: string; timeStamp: number }): void {
+    if (hostOfUrl(d.url)?.host === entry.page.host) return;
+    const from = `https://${entry.page.host}/`;
+    this.add(d.tabId, entry, (page) => {
+      page.redirect({ url: from, redirectUrl: d.url, statusCode: 0, type: 'main_frame', at: d.timeStamp });
+      page.request({ url: d.url, type: 'main_frame', at: d.timeStamp, frameId: 0, viaRedirect: true });
+    });
   }
 
   /** webNavigation.onCompleted (the load event of the top frame, as the browser saw it). */
@@ -298,20 +270,26 @@ export class PageRecorder {
 
   // ---- messages ----
 
-  /** page-timing from the content script of a tab's top frame. */
+  /**
+   * page-timing from the content script of a tab's frame: the top frame's gives the page its timing; every frame's
+   * gives, without webRequest, the hosts its Resource Timing shows.
+   */
   async timing(message: PageTimingMessage, sender: MessageSender): Promise<PageReplies['page-timing']> {
-    if (sender.tabId === undefined || sender.frameId !== 0 || !sender.url || !NETWORK_URL.test(sender.url)) {
-      return failure(CODES.BAD_SENDER, 'page-timing is accepted only from the content script of a tab\'s top frame');
+    if (sender.tabId === undefined || sender.frameId === undefined || !sender.url || !NETWORK_URL.test(sender.url)) {
+      return failure(CODES.BAD_SENDER, 'page-timing is accepted only from the content script of a tab\'s frame');
     }
     await this.ready;
     if (sender.incognito) this.privateTabs.add(sender.tabId);
     const tab = this.tabs.get(sender.tabId);
+    const frameId = sender.frameId;
     const host = hostOfUrl(sender.url)?.host;
-    const entry = [tab?.current, tab?.pending].find((e) => e && e.page.host === host) ?? null;
+    const entry = frameId === 0 ? [tab?.current, tab?.pending].find((e) => e && e.page.host === host) ?? null : tab ? this.entryForRequest(tab) : null;
     if (!entry) return this.missing(sender.tabId);
     await entry.gateDone;
     const why = this.refusal(entry);
     if (why) return why;
+    if (!this.requestsObserved) this.add(sender.tabId, entry, (page) => page.resourcesSeen(message, frameId));
+    if (frameId !== 0) return { ok: true };
     entry.page.timing(message, this.deps.now());
     this.scheduleWrite(sender.tabId, FINISH_WRITE_DELAY_MS);
     return { ok: true };

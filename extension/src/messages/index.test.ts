@@ -51,7 +51,15 @@ test('a page\'s timing is the one message a web page may send; bad input is stil
   const reply = (await dispatchExtensionMessage(handlers, timing, null, { url: 'https://site.example/', tabId: 1, frameId: 0 }, OWN)) as { ok: boolean; code?: string; message?: string };
   assert.equal(reply.ok, true, reply.message);
   assert.deepEqual(ran, ['page-timing'], 'its handler checks the tab and frame itself');
+  // A host with when it was first asked for and its last response (what a recorder without webRequest reads).
+  const host = { host: 'cdn.example', lookupStart: null, lookupEnd: null, nextHopProtocol: 'h2', origin: 'https://cdn.example', startTime: 12.5, responseEnd: 40, initiator: 'img' };
+  const frame = { url: 'https://frame.example/', tabId: 1, frameId: 3 };
+  assert.equal(((await dispatchExtensionMessage(handlers, { ...timing, resources: [host] }, null, frame, OWN)) as { ok: boolean }).ok, true);
+  for (const bad of [{ startTime: -1 }, { responseEnd: -5 }, { origin: `https://${'a'.repeat(1200)}` }, { initiator: 'x'.repeat(40) }, { extra: 1 }]) {
+    const r = (await dispatchExtensionMessage(handlers, { ...timing, resources: [{ ...host, ...bad }] }, null, frame, OWN)) as { code: string };
+    assert.equal(r.code, 'bad-request', JSON.stringify(bad).slice(0, 60));
+  }
   assert.equal(((await dispatchExtensionMessage(handlers, { type: 'settings-set' }, null, { url: 'https://evil.example/' }, OWN)) as { code: string }).code, 'bad-request');
   assert.equal(((await dispatchExtensionMessage(handlers, { type: 'nope' }, null, {}, OWN)) as { code: string }).code, 'bad-request');
-  assert.deepEqual(ran, ['page-timing']);
+  assert.deepEqual(ran, ['page-timing', 'page-timing'], 'only the two valid reports reached the handler');
 });

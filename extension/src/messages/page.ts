@@ -20,13 +20,23 @@ export const pageTimingSchema = v.strictObject({
   onLoadMs: v.nullable(finite),
   /** Resource Timing entries seen in all (the buffer may have held fewer). */
   entries: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  /** Per host: the first entry's exposed lookup (domainLookupStart/End, ms from timeOrigin), or null. */
+  /**
+   * Per host: the first entry's exposed lookup (domainLookupStart/End, ms from timeOrigin), or null; and where the
+   * recorder has no webRequest, when the host was first asked for and its last response before the load ended.
+   */
   resources: v.pipe(
     v.array(v.strictObject({
       host: v.pipe(v.string(), v.maxLength(1024)),
       lookupStart: v.nullable(finite),
       lookupEnd: v.nullable(finite),
       nextHopProtocol: v.nullable(v.pipe(v.string(), v.maxLength(32))),
+      /** The first entry's origin (scheme, host and port; no path). */
+      origin: v.optional(v.pipe(v.string(), v.maxLength(1100))),
+      /** The first entry's startTime and the latest responseEnd before the load event (ms from timeOrigin). */
+      startTime: v.optional(v.pipe(finite, v.minValue(0))),
+      responseEnd: v.optional(v.nullable(v.pipe(finite, v.minValue(0)))),
+      /** The first entry's initiatorType. */
+      initiator: v.optional(v.pipe(v.string(), v.maxLength(32))),
     })),
     v.maxLength(PAGE_CAPS.timingHosts * 2),
   ),
@@ -38,7 +48,7 @@ const pageReport = v.strictObject({ type: v.literal('page-report'), tabId: v.pip
 /** The page message schemas, for the union in extension/src/messages/index.ts. */
 export const PAGE_MESSAGES = [pageTimingSchema, pageReport] as const;
 
-/** The page messages' failures (page-timing only from our content script in a tab's top frame; page-report only from our pages). */
+/** The page messages' failures (page-timing only from our content script in a tab's frames; page-report only from our pages). */
 export type PageCode = (typeof CODES)['NO_PAGE' | 'PRIVATE_WINDOW' | 'EXCLUDED' | 'BAD_SENDER'];
 
 /** The replies of the page messages. */

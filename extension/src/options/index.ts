@@ -1,7 +1,8 @@
-// Options page entry: wires the sections of the person's settings (consent, resolvers, budget, exclusions, the opt-in
-// upload with its byte-exact preview, clearing data, export and import) and the native host's status. Every change
-// goes to the background as a settings message and the page re-renders from its reply (settings-page.ts); nothing
-// here writes storage. Text from settings, files or the policy only ever reaches the page through textContent.
+// Options page entry: wires the sections of the person's settings (consent, resolvers, budget, exclusions, what is
+// recorded of a page, the opt-in upload with its byte-exact preview, clearing data, export and import) and the native
+// host's status. Every change goes to the background as a settings message and the page re-renders from its reply
+// (settings-page.ts); nothing here writes storage. Text from settings, files or the policy only ever reaches the page
+// through textContent.
 import type { SettingsView } from '../messages/settings.js';
 import { browser } from '../browser.js';
 import { mountHostStatus } from '../ui/host-status-panel.js';
@@ -12,6 +13,7 @@ import { wireDataClear, wireSettingsFiles } from './data.js';
 import { renderExclusions, wireExclusions } from './exclusions.js';
 import { renderPolicy } from './feedback.js';
 import { wireProbe } from './probe.js';
+import { wireRecording } from './recording.js';
 import { renderResolvers, wireResolvers } from './resolvers.js';
 import { SettingsPage } from './settings-page.js';
 import { renderUpload, wireUpload } from './upload.js';
@@ -36,6 +38,7 @@ wireResolvers(page);
 wireProbe();
 wireBudget(page);
 wireExclusions(page);
+wireRecording();
 wireDataClear();
 wireSettingsFiles(page);
 wireUpload(page);

@@ -1,11 +1,13 @@
 // The welcome page, opened once when dnscost is installed (background/index.ts): what dnscost does, what it sends
-// where with the consent buttons (the options page's own section), a live check of the native host with the steps for
-// this computer's system when it is missing, and whether a first page has been measured yet (it says so as soon as
-// one is: the history is in storage.local, so a change there asks again).
+// where with the consent buttons (the options page's own section), what it sees of a page (in Chromium, whether to
+// grant webRequest: the options page's own section again), a live check of the native host with the steps for this
+// computer's system when it is missing, and whether a first page has been measured yet (it says so as soon as one
+// is: the history is in storage.local, so a change there asks again).
 import type { SettingsView } from '../messages/settings.js';
 import { browser } from '../browser.js';
 import { renderConsent, wireConsent } from '../options/consent.js';
 import { renderPolicy } from '../options/feedback.js';
+import { wireRecording } from '../options/recording.js';
 import { SettingsPage } from '../options/settings-page.js';
 import { el } from '../ui/dom.js';
 import { mountHostStatus } from '../ui/host-status-panel.js';
@@ -61,6 +63,7 @@ const page = new SettingsPage((v: SettingsView) => {
   renderConsent(v);
 });
 wireConsent(page);
+wireRecording();
 void page.refresh();
 void mountHostStatus(document.getElementById('host-status')!, document.getElementById('check-again') as HTMLButtonElement);
 void showSteps();

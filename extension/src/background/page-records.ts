@@ -1,8 +1,8 @@
 // Page records of the background: routes webNavigation / webRequest events and the content script's timing reports
 // into one page record per tab (common/page-builder.ts is its only writer), keeps them in storage.session, answers
-// `page-report`. Without webRequest (an optional permission: in Chromium its mere grant slows every page, see
-// extension/README.md) a page's hosts come from webNavigation (the document, its redirect's final host, subframes)
-// and from each frame's Resource Timing as its content script reports it.
+// `page-report`. Without webRequest (optional in Chromium, where its mere grant slows every page: extension/README.md)
+// a page's hosts come from webNavigation (the document, its redirect's final host, subframes) and from each frame's
+// Resource Timing as its content script reports it.
 // Lifecycle: events wait for `ready` (the tab states read back from storage), then are handled in arrival order; a
 // top-level navigation starts a *pending* page, onCommitted makes it the tab's *current* page.
 import type { MessageSender } from '../messages/index.js';

@@ -105,6 +105,17 @@ async function personScenario(name: BrowserName, work: string, timings: string[]
     assert.deepEqual(first.settings.resolvers.map((r) => r.id), PUBLIC_RESOLVERS.map((r) => r.id));
     assert.equal(first.settings.consent.given, false);
     assert.equal(first.policy.state, 'none', `no policy: ${first.policy.message}`);
+    // What dnscost sees of a page: in Chromium a choice (webRequest optional, not granted on install); Firefox's build
+    // requires the permission, so the section is not shown there.
+    const recording = await page.evaluate(() => {
+      const box = document.getElementById('record-requests') as HTMLInputElement | null;
+      return { hidden: document.getElementById('recording')!.hidden, box: box ? box.checked : null, label: box?.parentElement?.textContent ?? '' };
+    });
+    if (name === 'chromium') {
+      assert.equal(recording.hidden, false);
+      assert.equal(recording.box, false, 'webRequest is not granted on install');
+      assert.match(recording.label, /webRequest/);
+    } else assert.deepEqual([recording.hidden, recording.box], [true, null]);
 
     // First-run consent: says which names go to which resolver, Do53 in clear text, private windows, internal names.
     assert.equal(await state(page, 'consent'), 'not-given');

@@ -4,20 +4,35 @@
 // build requires it).
 import { browser } from '../browser.js';
 import { browserI18n } from '../locale.js';
-import { $ } from '../ui/dom.js';
+import { $, el } from '../ui/dom.js';
 
 const { t } = browserI18n();
 const WEB_REQUEST = { permissions: ['webRequest' as const] };
 
-/** Wires the checkbox to the permission (asked for on the person's click, as browsers require). */
+/**
+ * Fills the page's `#recording` section (the options and welcome pages) and wires its checkbox to the permission,
+ * asked for on the person's click, as browsers require.
+ */
 export function wireRecording(): void {
+  const section = $('recording');
   // Firefox's build requires the permission (it alone says a page went through a proxy): nothing to choose there.
   if (!browser.runtime.getManifest().optional_permissions?.includes('webRequest')) {
-    $('recording-title').closest('section')!.hidden = true;
+    section.hidden = true;
     return;
   }
-  const box = $<HTMLInputElement>('record-requests');
-  const status = $('recording-status');
+  const title = el('h2', t('recording_title'));
+  title.id = 'recording-title';
+  const box = el('input');
+  box.type = 'checkbox';
+  box.id = 'record-requests';
+  const label = el('label');
+  label.htmlFor = box.id;
+  label.append(box, ` ${t('recording_requests')}`);
+  const status = el('p', '', 'detail');
+  status.setAttribute('role', 'status');
+  const choice = el('p');
+  choice.append(label);
+  section.replaceChildren(title, el('p', t('recording_detail'), 'detail'), choice, status);
   const show = async (): Promise<void> => {
     box.checked = await browser.permissions.contains(WEB_REQUEST);
   };

@@ -13,20 +13,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import forge from 'node-forge';
-import type { Page } from 'puppeteer-core';
 import type { PageRecord } from '../common/page-record.js';
 import { isolateDns, zoneWithProbe } from '../lab/browser-dns.js';
 import { launchWithExtension, poll, type BrowserName } from '../lab/browsers.js';
-import { makeCerts } from '../lab/certs.js';
 import { extensionWithWebRequest, requireBuiltExtension } from '../lab/extension-build.js';
-import { sendFromPage } from '../lab/extension-pages.js';
+import { sendFromPage, tabIdOf } from '../lab/extension-pages.js';
 import { addLiteralAddresses, addSiteAddress } from '../lab/har/address.js';
 import { CHROMIUM_AS_RECORDED, FIREFOX_AS_RECORDED } from '../lab/har/load.js';
 import { createLabNet } from '../lab/netns.js';
 import { startCoreDNS } from '../lab/resolver.js';
 import { namesOf } from './validate/analysis.js';
-import { harGroup, harLiterals, startSite, syntheticGroup, type PageGroup } from './validate/groups.js';
+import { harLiterals, labPageGroups, startSite, type PageGroup } from './validate/groups.js';
 import { QueryLog } from './validate/querylog.js';
 import { SERVER } from './validate/types.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
@@ -52,8 +49,6 @@ interface LoadResult {
   missedBeforeLoad: string[];
   /** Names the record holds that the resolver was not asked during the load (any name). */
   extra: string[];
-  recorded: number;
-  onLoadMs: number | null;
   error: string | null;
 }
 
@@ -67,18 +62,6 @@ interface Config {
   webRequest: boolean;
   work: string;
   out: string;
-}
-
-/** The extension's tab id of the one web page open. */
-async function webTab(ext: Page): Promise<number> {
-  return poll('the page\'s tab', 10_000, async () => {
-    const id = await ext.evaluate(async () => {
-      const g = globalThis as unknown as { browser?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } }; chrome?: { tabs: { query(q: object): Promise<Array<{ id: number; url?: string }>> } } };
-      const tabs = await (g.browser ?? g.chrome)!.tabs.query({});
-      return tabs.find((t) => /^https?:/.test(t.url ?? ''))?.id ?? null;
-    });
-    return id ?? undefined;
-  });
 }
 
 /** Loads `url` once in a fresh browser with the extension; returns the settled record (null: none) and any load error. */
@@ -95,7 +78,7 @@ async function recordOnce(name: BrowserName, url: string, extensionDir: string, 
     await tab.goto(url, { waitUntil: 'load', timeout: 45_000 }).catch((err: Error) => {
       if (!/NS_BINDING_ABORTED/.test(String(err))) error = err.message.slice(0, 200);
     });
-    const tabId = await webTab(ext);
+    const tabId = await tabIdOf(ext, 'http'); // the one web page open (http or https)
     // Headless Chromium runs only the tab in front at full speed: the extension page asks from the front.
     await ext.bringToFront();
     let seen = '';
@@ -144,8 +127,7 @@ async function loadsOf(group: PageGroup, c: Config, caFile: string, log: QueryLo
         const firstAsked = (n: string) => Math.min(...window.filter((q) => q.name === n).map((q) => q.at));
         const r: LoadResult = {
           browser, page: page.id, load, asked, missed, missedBeforeLoad: missed.filter((n) => firstAsked(n) <= loadAt),
-          extra: [...names].filter((n) => !everyName.has(n)).sort(),
-          recorded: names.size, onLoadMs: record?.onLoadMs ?? null, error,
+          extra: [...names].filter((n) => !everyName.has(n)).sort(), error,
         };
         out.push(r);
         progress(`${browser} ${page.id} load ${load}: ${asked.length - r.missed.length} of ${asked.length} asked names recorded, ${r.extra.length} not asked${error ? ` (${error})` : ''}`);
@@ -162,13 +144,7 @@ async function inner(configFile: string): Promise<void> {
   const c = JSON.parse(readFileSync(configFile, 'utf8')) as Config;
   const progress = (s: string) => process.stdout.write(`progress ${s}\n`);
   isolateDns(c.work); // the machine's resolver is the lab's, at SERVER
-  const certs = await makeCerts(join(c.work, 'certs'));
-  const caKey = join(c.work, 'certs', 'ca.key');
-  writeFileSync(caKey, forge.pki.privateKeyToPem(certs.ca.key), { mode: 0o600 });
-  const groups: PageGroup[] = [];
-  const synthetic = syntheticGroup(c.pages);
-  if (synthetic) groups.push(synthetic);
-  for (const f of c.hars) groups.push(await harGroup(f, c.harAddress, certs.caFile, caKey));
+  const { certs, groups } = await labPageGroups(c.work, c.pages, c.hars, c.harAddress);
   const results: LoadResult[] = [];
   for (const group of groups) {
     const log = new QueryLog();

@@ -390,10 +390,11 @@ export class PageBuilder {
     }
     if (frameId !== 0) return;
     // The document's final request (after any redirect) starts at fetchStart and ends at responseEnd.
-    const doc = this.known(`https://${this.p.host}/`);
+    const docUrl = `https://${this.p.host}/`;
+    const doc = this.known(docUrl);
     const { fetchStart, responseEnd } = t.navigation;
     if (doc && typeof fetchStart === 'number' && fetchStart > 0) doc.firstNeededMs = Math.min(doc.firstNeededMs, t.timeOrigin + fetchStart - this.p.startedAt);
-    if (typeof responseEnd === 'number' && responseEnd > 0) this.completed({ url: `https://${this.p.host}/`, at: t.timeOrigin + responseEnd });
+    if (typeof responseEnd === 'number' && responseEnd > 0) this.completed({ url: docUrl, at: t.timeOrigin + responseEnd });
   }
 
   /** The content script's timing (or the validation's reading of the same), `at` when it came. */

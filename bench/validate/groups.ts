@@ -5,6 +5,10 @@
 // names are its pages' (for the query log), a parent for fresh names (warm-up lookups), and how to start its site in
 // the server namespace. Nothing here resolves or fetches a page's names: only the browsers in the lab do.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import forge from 'node-forge';
+import { makeCerts, type LabCerts } from '../../lab/certs.js';
 import { basename } from 'node:path';
 import { literalAddresses } from '../../lab/har/address.js';
 import { readHarFile } from '../../native-host/src/hosts-input.js';
@@ -72,6 +76,20 @@ export async function harGroup(file: string, address: string, caCert: string, ca
     site: [process.execPath, distPath('lab/har/site.ts'), '--har', file, ...[address, ...literals].flatMap((a) => ['--address', a]), '--ca-cert', caCert, '--ca-key', caKey],
     dests: [address, ...literals].map((a) => ({ address: a })),
   };
+}
+
+/**
+ * The lab CA (certificates under `work`/certs, its key written beside them: the HAR sites issue one certificate per
+ * recorded server group from it) and the page groups of the synthetic `pages` and the `hars`, served on `harAddress`.
+ */
+export async function labPageGroups(work: string, pages: readonly number[], hars: readonly string[], harAddress: string): Promise<{ certs: LabCerts; groups: PageGroup[] }> {
+  const certs = await makeCerts(join(work, 'certs'));
+  const caKey = join(work, 'certs', 'ca.key');
+  writeFileSync(caKey, forge.pki.privateKeyToPem(certs.ca.key), { mode: 0o600 });
+  const synthetic = syntheticGroup(pages);
+  const groups: PageGroup[] = synthetic ? [synthetic] : [];
+  for (const f of hars) groups.push(await harGroup(f, harAddress, certs.caFile, caKey));
+  return { certs, groups };
 }
 
 /** A running site. */

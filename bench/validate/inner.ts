@@ -9,13 +9,11 @@
 // profile's visits to c.out. Progress goes to stdout as `progress …` lines, which the outer half passes on.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import forge from 'node-forge';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { zoneWithProbe } from '../../lab/browser-dns.js';
-import { makeCerts } from '../../lab/certs.js';
 import { startCoreDNS, type LabResolver } from '../../lab/resolver.js';
 import type { Dest } from './connections.js';
-import { harGroup, syntheticGroup, startSite, type PageGroup, type RunningSite } from './groups.js';
+import { labPageGroups, startSite, type RunningSite } from './groups.js';
 import { runRounds, runTraces, type PhaseContext } from './phases.js';
 import { attribute, QueryLog } from './querylog.js';
 import { modesOf, replay } from './replay.js';
@@ -28,15 +26,8 @@ export async function inner(configFile: string): Promise<void> {
   const c = JSON.parse(readFileSync(configFile, 'utf8')) as InnerConfig;
   const o = c.options;
   const progress = (s: string) => process.stdout.write(`progress ${c.profile.name}: ${s}\n`);
-  const certs = await makeCerts(join(c.work, 'certs'));
-  // The HAR sites issue one certificate per recorded server group from the lab CA, so they need its key.
-  const caKey = join(c.work, 'certs', 'ca.key');
-  writeFileSync(caKey, forge.pki.privateKeyToPem(certs.ca.key), { mode: 0o600 });
+  const { certs, groups } = await labPageGroups(c.work, o.pages, o.hars, c.harAddress);
   const caPem = readFileSync(certs.caFile, 'utf8');
-  const groups: PageGroup[] = [];
-  const synthetic = syntheticGroup(o.pages);
-  if (synthetic) groups.push(synthetic);
-  for (const f of o.hars) groups.push(await harGroup(f, c.harAddress, certs.caFile, caKey));
   const siteDests: Dest[] = [...new Map(groups.flatMap((g) => g.dests).map((d) => [`${d.address}:${d.port ?? ''}`, d])).values()];
 
   const sides: Side[] = sidesOf(o);

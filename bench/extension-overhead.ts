@@ -5,7 +5,7 @@
 //   node dist/bench/extension-overhead.js [--browser chromium|firefox] [--loads 30] [--blocks 10] [--profile none]
 //     [--pause 0] [--peer DIR] [--floors …] [--seed 1] [--out bench/results/extension-overhead.md] [--smoke]
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -52,16 +52,22 @@ if (!(Number.isInteger(BLOCKS) && BLOCKS >= 1 && BLOCKS <= LOADS)) throw new Err
 /** The peer extension (Chromium: its unpacked MV3 build), when there is one at --peer (`--peer none`: no peer). */
 const PEER_DIR = BROWSER === 'chromium' && existsSync(join(values.peer!, 'manifest.json')) ? resolve(values.peer!) : null;
 /**
- * --floors nav,perm,rare,content,granted: floors of their own beside the floor, each one way a recorder could observe a
+ * --floors nav,perm,rare,content,late,granted,bare,top: floors of their own beside the floor, each one way a recorder could observe a
  * page, to price them apart: `nav` webNavigation and tabs listeners only (no webRequest); `perm` those with the
  * webRequest permission and no webRequest listener; `rare` those and webRequest's rare events (onBeforeRedirect,
  * onErrorOccurred); `content` a content script in every frame that reads Resource Timing at the load event and sends
- * it to the background in one message (no webRequest, no webNavigation). `granted` is no floor: dnscost itself with
- * its optional webRequest permission granted (lab/extension-build.ts extensionWithWebRequest).
+ * it to the background in one message (no webRequest, no webNavigation); `late` no content script: when the page has
+ * loaded (webNavigation's onCompleted of its top frame) the background runs the same reading in every frame
+ * (scripting.executeScript). `granted`, `bare` and `top` are no floors but dnscost itself: with its optional
+ * webRequest permission granted (lab/extension-build.ts extensionWithWebRequest); without its content script (the
+ * background alone); with its content script in the top frame only.
  */
 const FLOORS = (values.floors ? values.floors.split(',') : []) as FloorKind[];
-type FloorKind = 'nav' | 'perm' | 'rare' | 'content' | 'granted';
-for (const f of FLOORS) if (!['nav', 'perm', 'rare', 'content', 'granted'].includes(f)) throw new Error(`--floors: nav, perm, rare, content or granted, not ${f}`);
+type FloorKind = 'nav' | 'perm' | 'rare' | 'content' | 'late' | DnscostKind;
+/** Builds of dnscost itself, changed in one way (see --floors). */
+type DnscostKind = 'granted' | 'bare' | 'top';
+const DNSCOST_KINDS: readonly string[] = ['granted', 'bare', 'top'];
+for (const f of FLOORS) if (!['nav', 'perm', 'rare', 'content', 'late', ...DNSCOST_KINDS].includes(f)) throw new Error(`--floors: nav, perm, rare, content, late, granted, bare or top, not ${f}`);
 /** Firefox's cache off by pref in every run (its WebDriver BiDi has no per-page switch in every version). */
 const FIREFOX_NO_CACHE = { 'browser.cache.disk.enable': false, 'browser.cache.memory.enable': false };
 
@@ -108,6 +114,11 @@ interface Variant {
   launch(work: string): Promise<{ browser: Browser; close(): Promise<void> }>;
 }
 
+/** What the `content` and `late` floors do in a frame: read Resource Timing's hosts once, send them in one message. */
+const READ_FRAME = `() => {
+  const hosts = new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name).hostname));
+  (globalThis.browser ?? chrome).runtime.sendMessage({ url: location.href, hosts: [...hosts] });
+}`;
 const NOOP = `const api = globalThis.browser ?? chrome;
 const noop = () => {};
 const all = { urls: ['<all_urls>'] };
@@ -118,7 +129,7 @@ const HOST = `api.runtime.connectNative('${HOST_NAME}').postMessage({ id: 1, typ
  * Each floor's background: no-op listeners (the floor: on every event a webRequest recorder listens to, with its
  * filters).
  */
-const FLOOR_SCRIPTS: Record<'floor' | Exclude<FloorKind, 'granted'>, string> = {
+const FLOOR_SCRIPTS: Record<'floor' | Exclude<FloorKind, DnscostKind>, string> = {
   floor: `${NOOP}${NAV}for (const e of ['onBeforeRequest', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred']) api.webRequest[e].addListener(noop, all);
 api.webRequest.onResponseStarted.addListener(noop, { urls: ['<all_urls>'], types: ['main_frame'] });
 ${HOST}`,
@@ -126,23 +137,24 @@ ${HOST}`,
   perm: `${NOOP}${NAV}${HOST}`,
   rare: `${NOOP}${NAV}for (const e of ['onBeforeRedirect', 'onErrorOccurred']) api.webRequest[e].addListener(noop, all);\n${HOST}`,
   content: `${NOOP}api.runtime.onMessage.addListener(noop);\n${HOST}`,
+  late: `${NOOP}api.runtime.onMessage.addListener(noop);
+api.webNavigation.onCompleted.addListener(({ tabId, frameId }) => {
+  if (frameId === 0) api.scripting.executeScript({ target: { tabId, allFrames: true }, func: ${READ_FRAME} }).catch(noop);
+});
+${HOST}`,
 };
-/** The `content` floor's script, in every frame: Resource Timing read once at the load event, one message. */
-const CONTENT_SCRIPT = `addEventListener('load', () => setTimeout(() => {
-  const hosts = new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name).hostname));
-  (globalThis.browser ?? chrome).runtime.sendMessage({ url: location.href, hosts: [...hosts] });
-}, 0));
-`;
+/** The `content` floor's script, in every frame from document_start: READ_FRAME at the load event. */
+const CONTENT_SCRIPT = `addEventListener('load', () => setTimeout(${READ_FRAME}, 0));\n`;
 
 /**
  * An extension of our own for the benchmark, under dnscost's identity (Chromium's key, Firefox's id: the host admits
  * it and Firefox installs it as dnscost's): a floor with dnscost's permissions and its FLOOR_SCRIPTS, or empty.
  */
-function benchExtension(kind: 'empty' | 'floor' | Exclude<FloorKind, 'granted'>): string {
+function benchExtension(kind: 'empty' | 'floor' | Exclude<FloorKind, DnscostKind>): string {
   const dir = mkdtempSync(join(tmpdir(), `dnscost-${kind}-ext-`));
   const identity = BROWSER === 'chromium' ? { key: CHROMIUM_KEY } : { browser_specific_settings: { gecko: { id: GECKO_ID } } };
   const background = BROWSER === 'chromium' ? { service_worker: 'bg.js' } : { scripts: ['bg.js'] };
-  const permissions = ['nativeMessaging', 'storage', ...(kind === 'content' ? [] : ['webNavigation', 'tabs']), ...(kind === 'floor' || kind === 'rare' || kind === 'perm' ? ['webRequest'] : [])];
+  const permissions = ['nativeMessaging', 'storage', ...(kind === 'content' ? [] : ['webNavigation', 'tabs']), ...(kind === 'floor' || kind === 'rare' || kind === 'perm' ? ['webRequest'] : []), ...(kind === 'late' ? ['scripting'] : [])];
   const content = kind === 'content' ? { content_scripts: [{ matches: ['<all_urls>'], all_frames: true, run_at: 'document_start', js: ['content.js'] }] } : {};
   const manifest = kind === 'empty'
     ? { manifest_version: 3, name: 'empty', version: '1.0', ...identity }
@@ -159,8 +171,24 @@ const FLOOR_LABELS: Record<'floor' | FloorKind, string> = {
   perm: 'with a floor of those and the webRequest permission, no webRequest listener, host connected',
   rare: "with a floor of those and webRequest's rare events (onBeforeRedirect, onErrorOccurred), host connected",
   content: 'with a floor of a content script in every frame reading Resource Timing at load (one message), host connected',
+  late: 'with a floor of webNavigation and, once the page has loaded, the same reading run in every frame (scripting), host connected',
   granted: 'with the extension, its optional webRequest permission granted',
+  bare: 'with the extension without its content script (its background alone)',
+  top: 'with the extension, its content script in the top frame only',
 };
+
+/** A copy of dnscost's build changed in one way (--floors granted, bare, top). */
+function dnscostBuild(kind: DnscostKind): string {
+  const dir = mkdtempSync(join(tmpdir(), `dnscost-${kind}-`));
+  if (kind === 'granted') return extensionWithWebRequest(BROWSER, dir);
+  cpSync(requireBuiltExtension(BROWSER), dir, { recursive: true });
+  const file = join(dir, 'manifest.json');
+  const m = JSON.parse(readFileSync(file, 'utf8')) as { content_scripts?: Array<{ all_frames?: boolean }> };
+  if (kind === 'bare') delete m.content_scripts;
+  else for (const c of m.content_scripts ?? []) c.all_frames = false;
+  writeFileSync(file, JSON.stringify(m));
+  return dir;
+}
 
 /**
  * The same local page (9 hostnames, a redirect and an iframe) loaded N times in each variant, on fresh profiles, the
@@ -178,7 +206,7 @@ async function inner(): Promise<void> {
   const delayer = PROFILE.rttMs > 0 ? await delaySite(site.port) : null;
   const emptyDir = benchExtension('empty');
   const floors = (['floor', ...FLOORS] as const).map((kind) => ({
-    kind, dir: kind === 'granted' ? extensionWithWebRequest(BROWSER, mkdtempSync(join(tmpdir(), 'dnscost-granted-'))) : benchExtension(kind),
+    kind, dir: DNSCOST_KINDS.includes(kind) ? dnscostBuild(kind as DnscostKind) : benchExtension(kind as Exclude<FloorKind, DnscostKind>),
   }));
   const firefoxPrefs = FIREFOX_NO_CACHE;
   // A bench extension's background (or the peer's worker) starts, and the host answers, before the first load.
@@ -197,7 +225,7 @@ async function inner(): Promise<void> {
   const variants: Variant[] = [
     { id: 'with', label: `with the extension as installed${BROWSER === 'chromium' ? ' (no webRequest)' : ''}`, launch: (work) => dnscost(extensionDir, work) },
     ...floors.map(({ kind, dir }): Variant => ({
-      id: kind, label: FLOOR_LABELS[kind], launch: (work) => (kind === 'granted' ? dnscost(dir, work) : started({ extensionDir: dir, firefoxPrefs }, work)),
+      id: kind, label: FLOOR_LABELS[kind], launch: (work) => (DNSCOST_KINDS.includes(kind) ? dnscost(dir, work) : started({ extensionDir: dir, firefoxPrefs }, work)),
     })),
     ...(PEER_DIR ? [{ id: 'peer' as const, label: 'with the peer, IPvFoo (unpacked)', launch: (work: string) => started({ extensionDir: PEER_DIR, registerHost: false }, work) }] : []),
     { id: 'empty', label: 'with an empty MV3 extension', launch: (work) => launchWithExtension(BROWSER, { extensionDir: emptyDir, workDir: work, registerHost: false, firefoxPrefs }) },
@@ -272,7 +300,7 @@ Ratio with / without: **${ratio('with', 'without')}** (target: the interval's up
 **${ratio('with', 'empty')}** (beyond loading any extension at all); floor / without:
 **${ratio('floor', 'without')}** (what the browser charges for observing the page's requests and navigations);
 with / floor: **${ratio('with', 'floor')}** (what dnscost's own recording code costs beyond that)${PEER_DIR ? `; with / IPvFoo:
-**${ratio('with', 'peer')}** (target: the interval's upper end ≤ 1, dnscost no heavier than the peer); IPvFoo / without: **${ratio('peer', 'without')}**` : ''}${FLOORS.map((f) => `; ${f === 'granted' ? 'with webRequest granted' : `${f} floor`} / without: **${ratio(f, 'without')}**`).join('')}.
+**${ratio('with', 'peer')}** (target: the interval's upper end ≤ 1, dnscost no heavier than the peer); IPvFoo / without: **${ratio('peer', 'without')}**` : ''}${FLOORS.map((f) => `; ${DNSCOST_KINDS.includes(f) ? `dnscost ${f === 'granted' ? 'with webRequest granted' : f === 'bare' ? 'without its content script' : 'with its content script in the top frame only'}` : `${f} floor`} / without: **${ratio(f, 'without')}**`).join('')}.
 `;
   process.stdout.write(report);
   const out = reportPath(values);

@@ -5,7 +5,7 @@
 //   node dist/bench/extension-overhead.js [--browser chromium|firefox] [--loads 30] [--blocks 10] [--profile none]
 //     [--pause 0] [--peer DIR] [--floors …] [--seed 1] [--out bench/results/extension-overhead.md] [--smoke]
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,7 +13,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_KEY, GECKO_ID, HOST_NAME } from '../common/extension-ids.js';
 import { percentile, seededRandom, shuffled, summarize } from '../common/stats.js';
 import { findBrowser, launchWithExtension, type BrowserName, type LaunchOptions } from '../lab/browsers.js';
-import { extensionWithWebRequest, requireBuiltExtension } from '../lab/extension-build.js';
+import { extensionVariant, extensionWithWebRequest, requireBuiltExtension } from '../lab/extension-build.js';
 import { startNetem } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
@@ -181,13 +181,10 @@ const FLOOR_LABELS: Record<'floor' | FloorKind, string> = {
 function dnscostBuild(kind: DnscostKind): string {
   const dir = mkdtempSync(join(tmpdir(), `dnscost-${kind}-`));
   if (kind === 'granted') return extensionWithWebRequest(BROWSER, dir);
-  cpSync(requireBuiltExtension(BROWSER), dir, { recursive: true });
-  const file = join(dir, 'manifest.json');
-  const m = JSON.parse(readFileSync(file, 'utf8')) as { content_scripts?: Array<{ all_frames?: boolean }> };
-  if (kind === 'bare') delete m.content_scripts;
-  else for (const c of m.content_scripts ?? []) c.all_frames = false;
-  writeFileSync(file, JSON.stringify(m));
-  return dir;
+  return extensionVariant(BROWSER, dir, (m: { content_scripts?: Array<{ all_frames?: boolean }> }) => {
+    if (kind === 'bare') delete m.content_scripts;
+    else for (const c of m.content_scripts ?? []) c.all_frames = false;
+  });
 }
 
 /**

@@ -6,10 +6,9 @@
 // the server namespace. Nothing here resolves or fetches a page's names: only the browsers in the lab do.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import forge from 'node-forge';
 import { makeCerts, type LabCerts } from '../../lab/certs.js';
-import { basename } from 'node:path';
 import { literalAddresses } from '../../lab/har/address.js';
 import { readHarFile } from '../../native-host/src/hosts-input.js';
 import { pagePlan } from '../../lab/har/plan.js';

@@ -18,6 +18,7 @@ import { launchWithExtension } from '../lab/browsers.js';
 import { requireBuiltExtension } from '../lab/extension-build.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
+import { timedLoads } from './onload.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 
 const { values } = parseArgs({ options: { loads: { type: 'string', default: '60' }, pause: { type: 'string', default: '1000' }, extension: { type: 'string' }, out: { type: 'string' }, ...SMOKE_OPTION } });
@@ -70,12 +71,7 @@ async function inner(): Promise<void> {
     await page.goto(url, { waitUntil: 'load' }); // warm-up, not counted
     const stopWorker = await profiling(await worker.createCDPSession());
     const stopPage = await profiling(await page.createCDPSession());
-    const onLoads: number[] = [];
-    for (let i = 0; i < LOADS; i++) {
-      if (PAUSE_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_MS));
-      await page.goto(url, { waitUntil: 'load', timeout: 20_000 });
-      onLoads.push(await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventStart));
-    }
+    const onLoads = await timedLoads(page, url, LOADS, PAUSE_MS);
     // The sampler's work comes a few seconds after a page (measure-wiring.ts SAMPLE_DELAY_MS): the last page's too.
     await new Promise((r) => setTimeout(r, 4000));
     const w = busy(await stopWorker(), () => true);

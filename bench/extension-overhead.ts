@@ -18,6 +18,7 @@ import { startNetem } from '../lab/netns.js';
 import { profileByName } from '../lab/profiles.js';
 import { NORMAL_PAGE_HOSTS, startSite } from '../lab/site/server.js';
 import { inLoopbackNamespace } from './loopback-namespace.js';
+import { timedLoads } from './onload.js';
 import { shiftInterval } from './validate/interval.js';
 import { reportPath, SMOKE_OPTION } from './smoke.js';
 
@@ -85,12 +86,7 @@ async function onLoads(browser: Browser, url: string, n: number): Promise<number
   const page = await browser.newPage();
   if (BROWSER === 'chromium') await page.setCacheEnabled(false);
   await page.goto(url, { waitUntil: 'load' }); // warm-up load, not counted (process start-up, first compile)
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (PAUSE_MS > 0) await new Promise((r) => setTimeout(r, PAUSE_MS));
-    await page.goto(url, { waitUntil: 'load', timeout: 20_000 });
-    out.push(await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventStart));
-  }
+  const out = await timedLoads(page, url, n, PAUSE_MS);
   await page.close();
   return out;
 }

@@ -66,7 +66,7 @@ settings.onChange((view) => {
   const excluded = (host: string) => isExcluded({ exclusions }, host);
   void Promise.all([history.remove(excluded), measurements.purge(excluded), uploader.purge(excluded), revisits.purge(excluded)]).catch((err: unknown) => console.warn(`dnscost: purging excluded sites: ${String(err)}`));
 });
-listenForSampling(measurements, revisits);
+listenForSampling(measurements, revisits, pages);
 listenForUploads(uploader, settings);
 const prober = new ResolverProber({
   host,

@@ -59,15 +59,16 @@ async function showVerdict(tabId: number, verdict: PageVerdict): Promise<void> {
 }
 
 /**
- * Starts the automatic sampler: each finished top-level page is offered to it after SAMPLE_DELAY_MS; its hosts' needs
- * go to the revisits (what a cache would save).
+ * Starts the automatic sampler: each finished top-level page is offered to it after SAMPLE_DELAY_MS, once no page is
+ * loading; its hosts' needs go to the revisits (what a cache would save).
  */
-export function listenForSampling(measurements: MeasurementScheduler, revisits: RevisitStore): void {
+export function listenForSampling(measurements: MeasurementScheduler, revisits: RevisitStore, pages: PageRecorder): void {
   browser.webNavigation.onCompleted.addListener((d) => {
     if (d.frameId !== 0 || d.tabId < 0) return;
-    setTimeout(() => {
+    // Not while another page loads: the sampler's reads of the settings and the page would compete with it.
+    setTimeout(() => pages.whenQuiet(() => {
       measurements.sample(d.tabId).catch((err) => console.warn(`measurements: sampling failed: ${String(err)}`));
       revisits.notePage(d.tabId).catch((err) => console.warn(`revisits: ${String(err)}`));
-    }, SAMPLE_DELAY_MS);
+    }), SAMPLE_DELAY_MS);
   });
 }

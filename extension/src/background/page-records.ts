@@ -4,13 +4,15 @@
 // a page's hosts come from webNavigation (the document, its redirect's final host, subframes) and from each frame's
 // Resource Timing as its content script reports it.
 // Lifecycle: events wait for `ready` (the tab states read back from storage), then are handled in arrival order; a
-// top-level navigation starts a *pending* page, onCommitted makes it the tab's *current* page.
+// top-level navigation starts a *pending* page, onCommitted makes it the tab's *current* page. While any page loads,
+// the events are only noted in memory: the privacy gate's reads and the storage writes wait for its end (quiet.ts).
 import type { MessageSender } from '../messages/index.js';
 import { type PageCode, type PageReplies, type PageTimingMessage } from '../messages/page.js';
 import { isExcluded } from '../settings.js';
 import { CODES, failure, type Failure } from '../../../common/errors.js';
 import { hostOfUrl, PageBuilder, storedUrl } from '../../../common/page-builder.js';
 import { QueuedArea } from './storage.js';
+import { LoadQuiet } from './quiet.js';
 import type { Entry, PageRecorderDeps, RequestDetails, TabState } from './page-state.js';
 import { fallbackOf, lateMainRequest, resumes } from './navigation-order.js';
 
@@ -45,6 +47,8 @@ export class PageRecorder {
   private readonly privateTabs = new Set<number>();
   private readonly redirecting = new Set<string>();
   private readonly writes: QueuedArea;
+  /** The gate's reads and the storage writes wait while a page loads (quiet.ts). */
+  private readonly quiet: LoadQuiet;
   /** The latest request any recorded page made (ms since epoch): what a new page's idle time is measured from. */
   private lastActivityAt: number | null = null;
   /** webRequest's events come in (its permission granted, its listeners registered): they name every request. */
@@ -54,7 +58,13 @@ export class PageRecorder {
 
   constructor(private readonly deps: PageRecorderDeps) {
     this.writes = new QueuedArea(deps.area, (err) => deps.log(`page records: storage write failed: ${String(err)}`));
+    this.quiet = new LoadQuiet(deps);
     this.ready = this.hydrate().catch((err) => deps.log(`page records: could not read storage: ${String(err)}`));
+  }
+
+  /** Runs `fn` once no page is loading (at once if none is; quiet.ts): work of the background's own that can wait. */
+  whenQuiet(fn: () => void): void {
+    this.quiet.run(fn);
   }
 
   /** Whether webRequest's events come in; without them webNavigation and Resource Timing name the page's hosts. */
@@ -74,6 +84,7 @@ export class PageRecorder {
       if (entry) this.add(d.tabId, entry, (page) => page.request({ url: d.url, type: 'sub_frame', at: d.timeStamp, frameId: d.frameId, parentFrameId: d.parentFrameId }));
       return;
     }
+    this.quiet.started(d.tabId);
     const p = tab.pending;
     // The main-frame request may have been dispatched first (separate event sources): then this is the same navigation.
     if (p && !p.navigateSeen && p.page.mainRequestId !== null && p.page.committedAt === null && d.timeStamp - p.page.startedAt < 2000) {
@@ -117,6 +128,7 @@ export class PageRecorder {
     const tab = this.tab(d.tabId);
     const viaRedirect = this.redirecting.delete(d.requestId);
     if (d.type === 'main_frame') {
+      this.quiet.started(d.tabId);
       this.resumeReplaced(tab, d.requestId, d.url);
       let p = tab.pending;
       if (p && p.page.mainRequestId === d.requestId) {
@@ -184,6 +196,7 @@ export class PageRecorder {
       // An aborted navigation (stopped, replaced, a download) never commits: the old page stays.
       if (tab.pending?.page.mainRequestId === d.requestId && /ABORTED|BINDING_ABORTED/i.test(d.error ?? '')) {
         tab.pending = null;
+        this.quiet.ended(d.tabId);
         return;
       }
     }
@@ -203,6 +216,7 @@ export class PageRecorder {
       // about:blank, an extension page, a file: the tab shows no web page.
       tab.current = null;
       tab.pending = null;
+      this.quiet.ended(d.tabId);
     } else if (tab.pending) {
       if (!this.requestsObserved) this.committedElsewhere(tab.pending, d);
       tab.current = tab.pending;
@@ -236,12 +250,14 @@ export class PageRecorder {
   onNavigationCompleted(d: { tabId: number; frameId: number; timeStamp: number }): void {
     if (d.frameId !== 0 || d.tabId < 0) return;
     if (this.tabs.get(d.tabId)?.current?.page.complete(d.timeStamp)) this.scheduleWrite(d.tabId, FINISH_WRITE_DELAY_MS);
+    this.quiet.ended(d.tabId);
   }
 
   /** tabs.onRemoved. */
   onTabRemoved(tabId: number): void {
     const tab = this.tabs.get(tabId);
     this.privateTabs.delete(tabId);
+    this.quiet.ended(tabId);
     if (!tab) return;
     if (tab.writeTimer !== null) this.deps.clearTimer(tab.writeTimer);
     this.tabs.delete(tabId);
@@ -254,7 +270,7 @@ export class PageRecorder {
       for (const e of [tab.current, tab.pending]) {
         if (e && e.gate === 'ok' && isExcluded({ exclusions }, e.page.host)) this.exclude(e);
       }
-      this.scheduleWrite(tabId, 0);
+      this.scheduleWrite(tabId, 0, true);
     }
   }
 
@@ -285,7 +301,7 @@ export class PageRecorder {
     const host = hostOfUrl(sender.url)?.host;
     const entry = frameId === 0 ? [tab?.current, tab?.pending].find((e) => e && e.page.host === host) ?? null : tab ? this.entryForRequest(tab) : null;
     if (!entry) return this.missing(sender.tabId);
-    await entry.gateDone;
+    // Not waiting for a gate still being decided (it waits for the loads to end): the report stays in memory until then.
     const why = this.refusal(entry);
     if (why) return why;
     if (!this.requestsObserved) this.add(sender.tabId, entry, (page) => page.resourcesSeen(message, frameId));
@@ -304,6 +320,8 @@ export class PageRecorder {
     const tab = this.tabs.get(tabId);
     const entry = tab?.current ?? tab?.pending ?? null;
     if (!entry) return this.missing(tabId);
+    // Someone asks for the page: the gate decides now, whether or not a page is still loading.
+    this.quiet.flush();
     await entry.gateDone;
     const why = this.refusal(entry);
     if (why) return why;
@@ -361,6 +379,7 @@ export class PageRecorder {
     const wasOk = entry.gate === 'ok';
     entry.gate = 'checking';
     entry.gateDone = (async () => {
+      await this.quiet.whenQuiet();
       // Private windows: Firefox says so on each request; Chromium only through the tab. A tab the browser cannot
       // tell about (tabs.get failed) counts as private: the check fails closed.
       const isPrivate = incognito === false ? false : await this.deps.isIncognitoTab(tabId).catch(() => null);
@@ -386,7 +405,7 @@ export class PageRecorder {
 
   private exclude(entry: Entry): void {
     this.empty(entry, 'excluded');
-    this.scheduleWrite(entry.page.tabId, 0);
+    this.scheduleWrite(entry.page.tabId, 0, true);
   }
 
   /** Drops everything recorded of a page that failed the gate; it keeps only why. */
@@ -420,9 +439,9 @@ export class PageRecorder {
    * Stores a tab's recordable pages after `delay` ms (0: now), unless a write is due as soon; replaces a later one.
    * Writes are debounced per tab (the burst of a load's first events is not interrupted by storage work, which
    * competes with the page for the CPU) and made soon after a page finishes (load and timing report, one write for
-   * both), so a killed worker loses at most a few hundred ms of a page.
+   * both), so a killed worker loses at most a few hundred ms of a page; and never while a page loads (quiet.ts).
    */
-  private scheduleWrite(tabId: number, delay: number): void {
+  private scheduleWrite(tabId: number, delay: number, urgent = false): void {
     const tab = this.tabs.get(tabId);
     if (!tab) return;
     const due = this.deps.now() + delay;
@@ -433,12 +452,18 @@ export class PageRecorder {
     tab.writeDue = due;
     tab.writeTimer = this.deps.setTimer(() => {
       tab.writeTimer = null;
-      const stored = {
-        current: tab.current?.gate === 'ok' ? tab.current.page.stored() : null,
-        pending: tab.pending?.gate === 'ok' ? tab.pending.page.stored() : null,
+      const write = (): void => {
+        if (this.tabs.get(tabId) !== tab) return; // closed or cleared meanwhile: its removal is queued already
+        const stored = {
+          current: tab.current?.gate === 'ok' ? tab.current.page.stored() : null,
+          pending: tab.pending?.gate === 'ok' ? tab.pending.page.stored() : null,
+        };
+        void this.queueWrite(() =>
+          stored.current || stored.pending ? this.deps.area.set({ [TAB_KEY_PREFIX + tabId]: stored }) : this.deps.area.remove(TAB_KEY_PREFIX + tabId));
       };
-      void this.queueWrite(() =>
-        stored.current || stored.pending ? this.deps.area.set({ [TAB_KEY_PREFIX + tabId]: stored }) : this.deps.area.remove(TAB_KEY_PREFIX + tabId));
+      // What an exclusion drops leaves storage at once; the rest waits for the loads to end.
+      if (urgent) write();
+      else this.quiet.run(write);
     }, delay);
   }
 

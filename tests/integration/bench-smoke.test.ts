@@ -6,7 +6,7 @@ smokeTests([
   { bench: 'timing-vs-reference', expect: /smoke: every exchange answered/, timeoutMs: 120_000 },
   // 20 exchanges are within the noise of a process start, so a smoke row's difference may come out negative (CI saw
   // udp −3393 µs): the row's shape is checked, not its value.
-  { bench: 'host-vs-kdig', expect: /\| udp \| -?[\d.]+ \| -?[\d.]+ \| -?[\d.]+ \| -?[\d.]+ \| -?[\d.]+ \| 1 × 20 \|[\s\S]*\| 20 hosts × \{udp, tcp, dot, doh\} × \{cold, warm\} \|/, timeoutMs: 120_000 },
+  { bench: 'host-vs-kdig', expect: /\| udp \| -?[\d.]+ \| -?[\d.]+ \| -?[\d.]+ \| -?[\d.]+ \| -?[\d.]+ \| 1 × 20 \|[\s\S]*\| dot warm \| \d+ \| \d+ \| \d+ \| \d+ \| [\d.]+ \| -?\d+ \|[\s\S]*\| 20 hosts × \{udp, tcp, dot, doh\} × \{cold, warm\} \|/, timeoutMs: 120_000 },
   { bench: 'quic-loss', expect: /\| 4g-lossy \| doq \|/, timeoutMs: 180_000 },
   { bench: 'doq-stub-cold', expect: /\| none \| 0(\.0)? \| 3 \|/, timeoutMs: 120_000 },
   { bench: 'lab-cpu-per-query', expect: /\| path \| lab resolver \(CoreDNS\)/, timeoutMs: 120_000 },

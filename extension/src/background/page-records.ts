@@ -379,7 +379,7 @@ export class PageRecorder {
     const wasOk = entry.gate === 'ok';
     entry.gate = 'checking';
     entry.gateDone = (async () => {
-      await this.quiet.whenQuiet();
+      await this.quiet.idle();
       // Private windows: Firefox says so on each request; Chromium only through the tab. A tab the browser cannot
       // tell about (tabs.get failed) counts as private: the check fails closed.
       const isPrivate = incognito === false ? false : await this.deps.isIncognitoTab(tabId).catch(() => null);
@@ -439,14 +439,15 @@ export class PageRecorder {
    * Stores a tab's recordable pages after `delay` ms (0: now), unless a write is due as soon; replaces a later one.
    * Writes are debounced per tab (the burst of a load's first events is not interrupted by storage work, which
    * competes with the page for the CPU) and made soon after a page finishes (load and timing report, one write for
-   * both), so a killed worker loses at most a few hundred ms of a page; and never while a page loads (quiet.ts).
+   * both), so a killed worker loses at most a few hundred ms of a page; and never while a page loads (quiet.ts), unless
+   * `urgent` (what an exclusion drops leaves storage at once).
    */
   private scheduleWrite(tabId: number, delay: number, urgent = false): void {
     const tab = this.tabs.get(tabId);
     if (!tab) return;
     const due = this.deps.now() + delay;
     if (tab.writeTimer !== null) {
-      if (tab.writeDue <= due) return; // a write is already due by then
+      if (!urgent && tab.writeDue <= due) return; // a write is already due by then
       this.deps.clearTimer(tab.writeTimer);
     }
     tab.writeDue = due;
@@ -461,7 +462,6 @@ export class PageRecorder {
         void this.queueWrite(() =>
           stored.current || stored.pending ? this.deps.area.set({ [TAB_KEY_PREFIX + tabId]: stored }) : this.deps.area.remove(TAB_KEY_PREFIX + tabId));
       };
-      // What an exclusion drops leaves storage at once; the rest waits for the loads to end.
       if (urgent) write();
       else this.quiet.run(write);
     }, delay);

@@ -1,6 +1,6 @@
 // The background's quiet while pages load (quiet.ts), alone and in the page recorder: while a top-level page loads the
 // recorder asks the browser nothing (no tab or settings read for its gate, no storage write); at the load's end, when
-// someone asks for the page, or after QUIET_CAP_MS it does.
+// someone asks for the page, or after QUIET_CAP_MS it does; an exclusion's removal does not wait.
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { LoadQuiet, QUIET_CAP_MS } from './quiet.js';
@@ -105,6 +105,15 @@ test('page recorder: while the page loads it reads no tab or settings and writes
   assert.equal(area.sets, 1, 'one write once the load has ended');
   const stored = (await area.get('pages:tab:7'))['pages:tab:7'] as { current: { hosts: Array<{ name: string }> } };
   assert.deepEqual(stored.current.hosts.map((h) => h.name), ['www.example.org', 'img.example.net']);
+
+  // An exclusion made while another tab loads: what it drops leaves storage at once.
+  pages.onBeforeNavigate({ tabId: 8, frameId: 0, url: 'https://other.example.net/', timeStamp: 2500 });
+  pages.applyExclusions(['example.org']);
+  c.advance(0);
+  await settle();
+  assert.equal((await area.get('pages:tab:7'))['pages:tab:7'], undefined, 'the excluded page is gone from storage');
+  pages.onTabRemoved(8);
+  await settle(); // tab 8's gate, held back while it loaded, runs now that it closed
 
   // A second load: the popup asking for the page decides its gate at once.
   asked.length = 0;

@@ -44,8 +44,8 @@ export class LoadQuiet {
     }, QUIET_CAP_MS);
   }
 
-  /** `run` as a promise. */
-  whenQuiet(): Promise<void> {
+  /** `run` as a promise: settles once no page is loading. */
+  idle(): Promise<void> {
     return new Promise((resolve) => this.run(resolve));
   }
 

@@ -9,6 +9,7 @@ import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import tls from 'node:tls';
+import { median } from '../common/stats.js';
 import { encodeQuery } from '../native-host/src/dns-wire.js';
 
 const [transport, address, port, sni, caFile, count, spans] = process.argv.slice(2) as [string, string, string, string, string, string, string?];
@@ -77,4 +78,4 @@ async function doh(): Promise<void> {
 }
 
 await ({ udp, dot, doh } as Record<string, () => Promise<void>>)[transport]!();
-if (spans) process.stdout.write(`${timed.sort((a, b) => a - b)[Math.floor(timed.length / 2)] ?? NaN}\n`);
+if (spans) process.stdout.write(`${median(timed) ?? NaN}\n`);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { BACKOFF_MAX_MS, HELLO_TIMEOUT_MS, HostConnection, backoffDelay, checkHello, classifyDisconnect, type NativePort } from './host-connection.js';
 import { dispatchExtensionMessage, type ExtensionHandlers } from '../messages/index.js';
 import { PROTOCOL_VERSION, type BrowserDoh } from '../../../common/schema.js';
-import { exchange } from './test-fixtures.js';
+import { exchange, fakeClock } from './test-fixtures.js';
 
 class FakePort implements NativePort {
   sent: unknown[] = [];
@@ -33,9 +33,7 @@ class FakePort implements NativePort {
 }
 
 function harness() {
-  let now = 1_000_000;
-  const timers = new Map<number, { at: number; fn: () => void }>();
-  let nextTimer = 1;
+  const clock = fakeClock(1_000_000);
   const ports: FakePort[] = [];
   const conn = new HostConnection({
     connect: () => {
@@ -44,32 +42,17 @@ function harness() {
       return p;
     },
     lastError: () => undefined,
-    setTimer: (fn, ms) => {
-      timers.set(nextTimer, { at: now + ms, fn });
-      return nextTimer++;
-    },
-    clearTimer: (h) => void timers.delete(h as number),
-    now: () => now,
+    setTimer: clock.setTimer,
+    clearTimer: clock.clearTimer,
+    now: clock.now,
   });
-  /** Advances the clock by `ms`, running due timers in order. */
-  const advance = (ms: number) => {
-    const until = now + ms;
-    for (;;) {
-      const due = [...timers.entries()].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      timers.delete(due[0]);
-      now = due[1].at;
-      due[1].fn();
-    }
-    now = until;
-  };
   const last = () => ports[ports.length - 1]!;
   const hello = (protocol = PROTOCOL_VERSION) => {
     const req = last().sent[0] as { id: string; type: string };
     assert.equal(req.type, 'hello');
     last().reply({ id: req.id, type: 'hello', version: '9.9.9', protocol, transports: ['udp', 'dot', 'doq-later'] });
   };
-  return { conn, ports, advance, last, hello, timers, now: () => now };
+  return { conn, ports, advance: clock.advance, last, hello, timers: clock.timers, now: clock.now };
 }
 
 test('hello with the right protocol connects; transports are the known ids', () => {

@@ -5,40 +5,10 @@ import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import { LoadQuiet, QUIET_CAP_MS } from './quiet.js';
 import { PageRecorder } from './page-records.js';
-import { FakeArea } from './test-fixtures.js';
-
-/** A clock and timers under the test's hand. */
-function clock() {
-  let now = 0;
-  let timers: Array<{ at: number; fn: () => void; id: number }> = [];
-  let ids = 0;
-  return {
-    now: () => now,
-    setTimer: (fn: () => void, ms: number) => {
-      const t = { at: now + ms, fn, id: ++ids };
-      timers.push(t);
-      return t.id;
-    },
-    clearTimer: (id: unknown) => {
-      timers = timers.filter((t) => t.id !== id);
-    },
-    /** Moves the clock on by `ms`, firing the timers due on the way, in order. */
-    advance(ms: number) {
-      const end = now + ms;
-      for (;;) {
-        const next = timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
-        if (!next) break;
-        timers = timers.filter((t) => t !== next);
-        now = next.at;
-        next.fn();
-      }
-      now = end;
-    },
-  };
-}
+import { FakeArea, fakeClock, settle } from './test-fixtures.js';
 
 test('quiet: work asked for while a page loads runs at its end, in order; with no load at once', () => {
-  const c = clock();
+  const c = fakeClock();
   const q = new LoadQuiet(c);
   const ran: string[] = [];
   q.run(() => ran.push('idle'));
@@ -54,7 +24,7 @@ test('quiet: work asked for while a page loads runs at its end, in order; with n
 });
 
 test(`quiet: a load that never ends holds work back for ${QUIET_CAP_MS} ms at most; flush runs it at once`, () => {
-  const c = clock();
+  const c = fakeClock();
   const q = new LoadQuiet(c);
   const ran: string[] = [];
   q.started(1);
@@ -72,7 +42,7 @@ test(`quiet: a load that never ends holds work back for ${QUIET_CAP_MS} ms at mo
 });
 
 test('page recorder: while the page loads it reads no tab or settings and writes nothing; after onCompleted it does', async () => {
-  const c = clock();
+  const c = fakeClock();
   const area = new FakeArea();
   const asked: string[] = [];
   const pages = new PageRecorder({
@@ -87,7 +57,6 @@ test('page recorder: while the page loads it reads no tab or settings and writes
     log: (m) => assert.fail(m),
   });
   await pages.ready;
-  const settle = () => new Promise((r) => setTimeout(r, 0));
   pages.onBeforeNavigate({ tabId: 7, frameId: 0, url: 'https://www.example.org/', timeStamp: 100 });
   pages.onBeforeRequest({ requestId: 'm1', url: 'https://www.example.org/', tabId: 7, frameId: 0, type: 'main_frame', timeStamp: 101 });
   c.advance(20);

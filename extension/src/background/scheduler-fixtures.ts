@@ -9,6 +9,8 @@ import type { RoutedReply } from './host-connection.js';
 import { MeasurementScheduler, type MeasureHost, type SchedulerDeps } from './measurements.js';
 import { FakeArea, host, LOOPBACK_LAB, pageRecord } from './test-fixtures.js';
 
+export { settle } from './test-fixtures.js';
+
 export const EXT: MessageSender = { id: 'ext', url: 'chrome-extension://x/popup/popup.html' };
 
 /** The lab resolver the scheduler's tests measure with. */
@@ -74,5 +76,3 @@ export function harness(opts: { settings?: Partial<Settings>; pages?: Record<num
   });
   return { s, area, host: fakeHost, settings, pages, timers, advance: (ms: number) => (now += ms) };
 }
-
-export const settle = () => new Promise((r) => setTimeout(r, 0));

@@ -28,6 +28,36 @@ export function pageRecord(pageId: string, hosts: PageHost[], tabId = 7): PageRe
   };
 }
 
+/** Lets every promise already settled run its continuations (one macrotask). */
+export const settle = () => new Promise((r) => setTimeout(r, 0));
+
+/** A clock and timers under a test's hand: `advance` moves the clock by `ms`, running the timers due on the way in order. */
+export function fakeClock(start = 0) {
+  let now = start;
+  let next = 1;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  return {
+    timers,
+    now: () => now,
+    setTimer: (fn: () => void, ms: number): unknown => {
+      timers.set(next, { at: now + ms, fn });
+      return next++;
+    },
+    clearTimer: (h: unknown) => void timers.delete(h as number),
+    advance(ms: number): void {
+      const until = now + ms;
+      for (;;) {
+        const due = [...timers.entries()].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+        if (!due) break;
+        timers.delete(due[0]);
+        now = due[1].at;
+        due[1].fn();
+      }
+      now = until;
+    },
+  };
+}
+
 /** A storage area in memory, with a count of writes. */
 export class FakeArea implements StorageArea {
   data = new Map<string, unknown>();

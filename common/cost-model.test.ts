@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { burstsOf, DOH_DISPATCH, dohDispatchMs, stubCpuMs } from './client-costs.js';
-import { chromiumHttpsWait, classifyHost, INDISTINGUISHABLE_MS, pageCost, type CellCost, type PageInput } from './cost-model.js';
+import { chromiumHttpsWait, classifyHost, GLIBC_RETRY_MS, INDISTINGUISHABLE_MS, pageCost, RETRANSMISSION_MS, UDP_RETRY_MS, udpRetryOf, type CellCost, type PageInput } from './cost-model.js';
 import { pageCostInput } from './page-cost.js';
 import { type StoredRecord } from './stored-record.js';
 import type { Mode, QType, TransportId } from './transports.js';
@@ -122,6 +122,25 @@ test('parallel critical lookups: a slower one needed early can hide behind one n
   assert.deepEqual([only(costs, 'r', 'dot').onLoad.delta, only(costs, 'r', 'dot').onLoad.lower, only(costs, 'r', 'dot').onLoad.upper], [40, 40, 80]);
 });
 
+test('onLoad waited for the off-path response that came last: a faster lookup there lets it come sooner, as far as the next response', () => {
+  // cdn.test is critical (needed before first paint at 300) and done at 400; img.test and beacon.test are needed after
+  // first paint; img.test's Do53 lookup took 400 ms and its response came last, at 990, just before onLoad (1000).
+  const at = { 'doc.test': 0, 'cdn.test': 120, 'img.test': 500, 'beacon.test': 500 };
+  const hosts = [
+    { name: 'cdn.test', firstNeededMs: 120, completedMs: 400 },
+    { name: 'img.test', firstNeededMs: 500, completedMs: 990 },
+    { name: 'beacon.test', firstNeededMs: 500, completedMs: 700 },
+  ];
+  const baseline = cell('system', 'udp', { 'doc.test': 20, 'cdn.test': 10, 'img.test': 400, 'beacon.test': 10 }, at);
+  const fast = (img: number) => only(pageCost(page(hosts), [...baseline, ...cell('r', 'doh', { 'doc.test': 20, 'cdn.test': 10, 'img.test': img, 'beacon.test': 10 }, at)]), 'r', 'doh').onLoad.delta;
+  // 390 ms sooner, img.test's response would come at 600, before beacon.test's at 700: onLoad waits for that one.
+  assert.equal(fast(10), 700 - 990);
+  // 100 ms sooner where the next response is far enough back.
+  assert.equal(fast(300), -100);
+  // 5 ms slower it still comes before onLoad: nothing moves (a response later than onLoad is what `late` counts).
+  assert.equal(fast(405), 0);
+});
+
 test('faster, cached and unknown baselines', () => {
   // The system resolver is slow: the candidate saves 60 ms on the document's lookup.
   const slow = page([{ name: 'cdn.test', firstNeededMs: 120, observedLookupMs: 0 }], { domainLookupEnd: 85 });
@@ -183,6 +202,20 @@ test('baselines are replay against replay: the browser\'s own lookup overhead is
   assert.equal(doh.onLoad.delta, 30);
 });
 
+test('a retransmission one side waited for and the other did not: that lookup is priced from what the browser saw', () => {
+  const at = { 'doc.test': 0 };
+  const doh = (observed: number, udp: number) =>
+    only(pageCost(page([], { domainLookupStart: 5, domainLookupEnd: 5 + observed, connectStart: 5 + observed, responseStart: 100 + observed, firstPaint: 300 + observed, loadEventEnd: 1000 + observed }), [...cell('system', 'udp', { 'doc.test': udp }, at), ...cell('r', 'doh', { 'doc.test': 45 }, at)]), 'r', 'doh');
+  // The browser's Do53 query was lost (glibc asked again after 5 s); the replay's was not: DoH saves the wait.
+  const lost = doh(5020, 15);
+  assert.deepEqual(lost.hosts.map((h) => [h.baselineSource, h.baseline, h.delta]), [['observed', 5020, 45 - 5020]]);
+  assert.equal(lost.onLoad.delta, 45 - 5020);
+  // The replay's was lost (1.015 s) and the browser's was not: the load had no wait for DoH to save.
+  assert.deepEqual(doh(30, 1015).hosts.map((h) => [h.baselineSource, h.delta]), [['observed', 15]]);
+  // Below the shortest stub timer the two are the same lookup, replay against replay as before.
+  assert.deepEqual(doh(30 + RETRANSMISSION_MS - 20, 15).hosts.map((h) => [h.baselineSource, h.delta]), [['replay', 30]]);
+});
+
 test('a Do53 query lost over UDP costs the stub\'s retransmission timeout, not a failure', () => {
   const at = { 'doc.test': 0, 'cdn.test': 120 };
   const hosts = [{ name: 'cdn.test', firstNeededMs: 120 }];
@@ -210,6 +243,13 @@ test('a Do53 query lost over UDP costs the stub\'s retransmission timeout, not a
   const dohLost = lose(candidate, 'cdn.test', ['A', 'AAAA']);
   const c = only(pageCost(page(hosts), [...cell('system', 'udp', { 'doc.test': 15, 'cdn.test': 15 }, at), ...dohLost]), 'r', 'doh');
   assert.deepEqual([c.unresolved, c.verdict], [['cdn.test'], 'fails']);
+});
+
+test("a lost Do53 query's retry timer: Chromium's own resolver's 1 s on every system, Firefox the system stub's where known", () => {
+  assert.equal(udpRetryOf('chromium', GLIBC_RETRY_MS), UDP_RETRY_MS);
+  assert.equal(udpRetryOf('firefox', GLIBC_RETRY_MS), GLIBC_RETRY_MS);
+  assert.equal(udpRetryOf('firefox', null), UDP_RETRY_MS);
+  assert.equal(udpRetryOf(null, GLIBC_RETRY_MS), UDP_RETRY_MS);
 });
 
 test('completion times: a lookup moves its host\'s fetch, and a chain\'s shifts add up link by link', () => {

@@ -75,10 +75,27 @@ export interface CostOptions {
 
 /**
  * A Do53 query lost over UDP costs this much before the stub asks again: Chromium's built-in resolver starts from a
- * 1 s fallback period (net/dns `kDnsDefaultFallbackPeriod`; it adapts to the server's measured RTT afterwards);
- * glibc's stub waits 5 s (resolv.conf `timeout:`), so pass 5000 for a browser that uses getaddrinfo.
+ * 1 s fallback period (net/dns `kDnsDefaultFallbackPeriod`; it adapts to the server's measured RTT afterwards).
  */
 export const UDP_RETRY_MS = 1000;
+/** glibc's stub waits this long (resolv.h RES_TIMEOUT; resolv.conf `options timeout:` sets another). */
+export const GLIBC_RETRY_MS = 5000;
+
+/**
+ * How long the recording browser waits before it asks a lost Do53 query again: Chromium's own resolver starts from
+ * its 1 s fallback period on every system; Firefox resolves through the system, so it pays the system stub's timer
+ * (`systemRetryMs`: glibc's 5 s on Linux without a stub, the Windows DNS Client's 1 s) where that is known, else 1 s.
+ */
+export function udpRetryOf(browser: RecordingBrowser | null | undefined, systemRetryMs: number | null | undefined): number {
+  return browser === 'firefox' && systemRetryMs != null ? systemRetryMs : UDP_RETRY_MS;
+}
+
+/**
+ * An observed lookup this much longer or shorter than the baseline replay's waited for a retransmission the other did
+ * not (the shortest stub timer, Chromium's 1 s, less a margin): a lost datagram belongs to one load, so that lookup is
+ * priced from what the browser saw in it.
+ */
+export const RETRANSMISSION_MS = 900;
 
 /** Why a host is, or is not, on the critical path. */
 export type CriticalReason = 'document' | 'redirect' | 'render-blocking' | 'before-first-paint' | 'before-dom-content-loaded' | 'before-onload' | 'off-path' | 'after-onload';
@@ -302,8 +319,9 @@ function cellCost(
     // browser's own lookup carries its resolver's overhead (IPC, its stub, its scheduling), which it would carry
     // over any transport, so candidate replay − observed would count that overhead as a cost of the baseline.
     const replayed = medianLookup(baseline?.get(h.name), credit);
+    // Except where one of the two waited for a retransmission the other did not: the loss was the load's own.
     if (observed !== null && observed < BROWSER_CACHE_MS) source = 'cache';
-    else if (replayed !== null) [baselineMs, source] = [replayed, 'replay'];
+    else if (replayed !== null && (observed === null || Math.abs(observed - replayed) < RETRANSMISSION_MS)) [baselineMs, source] = [replayed, 'replay'];
     else if (observed !== null) [baselineMs, source] = [observed, 'observed'];
     const delta = source === 'cache' ? 0 : credited !== null && baselineMs !== null ? credited - baselineMs : null;
     return { name: h.name, firstNeededMs: h.firstNeededMs, completedMs: h.completedMs ?? null, critical, reason, lookup, baseline: baselineMs, baselineSource: source, observed, delta, failed: m?.failed ?? 0, total: m?.total ?? 0 };
@@ -364,13 +382,20 @@ function cellCost(
     const par = others.length ? maxOf(others.map(c))! - maxOf(others.map(e))! : 0;
     const chain = others.reduce((s, h) => s + h.delta!, 0);
     let late = 0;
+    let early = 0;
     let floor = dDoc;
     let shiftOff = 0;
     if (off.length) {
       const offC = maxOf(off.map(c))!;
-      shiftOff = offC - maxOf(off.map(e))!;
+      const offE = maxOf(off.map(e))!;
+      shiftOff = offC - offE;
       // Everything after the document shifts with it; onLoad has already moved by the critical path's change.
       late = Math.max(0, offC + dDoc - (onLoad + dDoc + par));
+      // onLoad waited for the off-path response that came last, after every critical one: where that host's lookup
+      // is faster (a lost Do53 query the candidate would not have waited for), onLoad comes as much sooner as the
+      // responses it still waits for allow.
+      const criticalEnd = Math.max(page.navigation.responseStart, maxOf(others.map(e)) ?? -Infinity) + par;
+      if (offE > criticalEnd) early = Math.min(0, Math.max(offC, criticalEnd) - offE);
       // However the critical path went, onLoad cannot come before the last lookup it waits for.
       floor = dDoc + Math.max(0, offC - onLoad);
     }
@@ -378,7 +403,7 @@ function cellCost(
     const beforeOnLoad = new Set(usable.map((h) => h.name));
     const queriesOf = (rs: readonly StoredRecord[]) => median(countsPerRepeat(rs.filter((r) => beforeOnLoad.has(r.host)))) ?? 0;
     const cpu = stubCpuMs(first.transport, queriesOf(records)) - (baseRecords?.length ? stubCpuMs(baseRecords[0]!.transport, queriesOf(baseRecords)) : 0);
-    point = dDoc + par + late + cpu;
+    point = dDoc + par + late + early + cpu;
     lower = Math.min(point, Math.max(dDoc + Math.min(par, chain) + Math.min(0, shiftOff), floor) + cpu);
     // The chain extreme: with completion times, the worst chain of responses the order of the page allows; without
     // them, every critical lookup in one chain.

@@ -1,7 +1,7 @@
 // A page's cost from a stored measurement: the page record and the replay records of its hosts in the one stored
 // shape (common/cost-model.ts StoredRecord). measuredPageCost is the one function the popup, the history and the
 // validation call, so each of them runs the model that was validated. Pure: no DOM, no node: imports.
-import { pageCost, type CellCost, type CostOptions, type NavigationInput, type PageInput } from './cost-model.js';
+import { pageCost, udpRetryOf, type CellCost, type CostOptions, type NavigationInput, type PageInput } from './cost-model.js';
 import { type StoredRecord } from './stored-record.js';
 import { BROWSER_DOH_ID, CURRENT_DNS_ID, FIREFOX_NOW_ID } from './default-resolvers.js';
 import type { PageRecord } from './page-record.js';
@@ -12,11 +12,13 @@ export type PageForCost = Pick<PageRecord, 'host' | 'hosts' | 'navigationTiming'
 /**
  * The cost of `page` under every resolver × transport × mode that `records` cover, against the baseline
  * chooseBaseline finds in them; hosts without records (not measured: internal names, IP literals, an interrupted
- * measurement) are left out of the page.
+ * measurement) are left out of the page. `systemRetryMs`: the system stub's wait before it asks a lost Do53 query
+ * again (the host's CurrentDns.retryMs), which a browser that resolves through the system pays (udpRetryOf).
  */
-export function measuredPageCost(page: PageForCost, records: readonly StoredRecord[]): CellCost[] {
+export function measuredPageCost(page: PageForCost, records: readonly StoredRecord[], systemRetryMs: number | null = null): CellCost[] {
   const baseline = chooseBaseline(records);
-  return pageCost(pageCostInput(page, new Set(records.map((r) => r.host))), records, baseline ? { baseline } : {});
+  const udpRetryMs = udpRetryOf(page.browser, systemRetryMs);
+  return pageCost(pageCostInput(page, new Set(records.map((r) => r.host))), records, baseline ? { baseline, udpRetryMs } : { udpRetryMs });
 }
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);

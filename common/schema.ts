@@ -217,6 +217,12 @@ export interface CurrentDns {
   stub: { address: string; software: string } | null;
   /** The stub already speaks an encrypted transport upstream (e.g. systemd-resolved with DNSOverTLS=yes). */
   encrypted: { transport: TransportId; by: string; opportunistic: boolean } | null;
+  /**
+   * How long the system's stub waits before it asks a lost Do53 query again (ms), where the browser's lookups go from
+   * it straight to the servers: glibc's resolv.conf `timeout:` (5 s unless set), the Windows DNS Client's first 1 s;
+   * null where a caching stub between asks on a timer of its own. Absent from hosts that predate it.
+   */
+  retryMs?: number | null;
   /** For people: "your current DNS (192.168.1.1, through systemd-resolved on 127.0.0.53)". */
   description: string;
 }
@@ -349,6 +355,7 @@ const replySchema = v.variant('type', [
       splitDomains: v.optional(v.pipe(v.array(str(1, 253)), v.maxLength(64))),
       stub: v.nullable(v.object({ address: v.pipe(v.string(), v.ip()), software: str(1, 64) })),
       encrypted: v.nullable(v.object({ transport: v.picklist(TRANSPORT_IDS), by: str(1, 64), opportunistic: v.boolean() })),
+      retryMs: v.optional(v.nullable(int(0, 60_000))),
       description: str(1, 300),
     })),
     // Absent from hosts that predate it; null when no browser started the host (a terminal, doctor, a test). One that

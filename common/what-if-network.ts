@@ -74,9 +74,12 @@ export function scaledPage<P extends PageForCost>(page: P, k: number): P {
   };
 }
 
-/** The page's cost on `target`: the factor, and the cost model's cells over the scaled page and replay; null when unknown. */
-export function whatIfCost(page: PageForCost, records: readonly StoredRecord[], target: WhatIfTarget): { k: number; cells: CellCost[] } | null {
+/**
+ * The page's cost on `target`: the factor, and the cost model's cells over the scaled page and replay (the system
+ * stub's retry timer, measuredPageCost's `systemRetryMs`, does not scale); null when unknown.
+ */
+export function whatIfCost(page: PageForCost, records: readonly StoredRecord[], target: WhatIfTarget, systemRetryMs: number | null = null): { k: number; cells: CellCost[] } | null {
   const k = scaleFactor(records, target);
   if (k === null) return null;
-  return { k, cells: measuredPageCost(scaledPage(page, k), scaledRecords(records, k)) };
+  return { k, cells: measuredPageCost(scaledPage(page, k), scaledRecords(records, k), systemRetryMs) };
 }

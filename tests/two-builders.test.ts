@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'vitest';
-import { analyse, predictedShift, visitPrediction } from '../bench/validate/analysis.js';
+import { analyse, LAB_SYSTEM_RETRY_MS, predictedShift, visitPrediction } from '../bench/validate/analysis.js';
 import { upgradeRun } from '../bench/validate/legacy.js';
 import type { Visit } from '../bench/validate/types.js';
 import { PROTOCOL_VERSION } from '../common/schema.js';
@@ -32,7 +32,9 @@ async function storedMeasurement(page: PageRecord): Promise<NonNullable<MeasureS
   const port = new FakeNativePort();
   const conn = new HostConnection({ connect: () => port, lastError: () => undefined, setTimer: () => 0, clearTimer: () => undefined, now: () => 1 });
   conn.start();
-  port.reply({ id: (port.sent[0] as { id: string }).id, type: 'hello', version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot', 'doh', 'doq'] });
+  // The current DNS the host finds in the lab (resolv.conf naming the lab resolver, no stub): glibc's retry timer.
+  const currentDns = { source: '/etc/resolv.conf', servers: [{ address: '127.0.0.1', port: 53 }], search: [], stub: null, encrypted: null, retryMs: LAB_SYSTEM_RETRY_MS, description: 'your current DNS (127.0.0.1)' };
+  port.reply({ id: (port.sent[0] as { id: string }).id, type: 'hello', version: '0.1.0', protocol: PROTOCOL_VERSION, transports: ['udp', 'dot', 'doh', 'doq'], currentDns });
   const scheduler = new MeasurementScheduler({
     area: new FakeArea(), host: conn,
     loadSettings: async () => ({ ...defaultSettings([LAB]), consent: { given: true, at: 1, for: null } }),
@@ -46,6 +48,7 @@ async function storedMeasurement(page: PageRecord): Promise<NonNullable<MeasureS
   port.reply({ id: request.id, type: 'done', seed: 1, primed: true, warmedUp: true, order: [], exchanges: 0, cancelled: false, summary: [] });
   const status = (await scheduler.status(7, EXT, true)) as MeasureStatus;
   assert.equal(status.measurement?.state, 'done');
+  assert.equal(status.measurement!.plan.currentDns?.retryMs, LAB_SYSTEM_RETRY_MS, "the system's retry timer reaches the popup's model");
   return status.measurement!;
 }
 

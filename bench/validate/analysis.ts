@@ -6,7 +6,7 @@
 // transport × scenario) with the target's verdict and the query log's check.
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { expectedMode, holderOf } from '../../common/connection-state.js';
-import type { CellCost } from '../../common/cost-model.js';
+import { GLIBC_RETRY_MS, type CellCost } from '../../common/cost-model.js';
 import { measuredPageCost, pageCostInput, type PageForCost } from '../../common/page-cost.js';
 import { median, percentile } from '../../common/stats.js';
 import { shiftInterval } from './interval.js';
@@ -40,11 +40,17 @@ function estimateOf(cells: readonly CellCost[], transport: Candidate, mode: Mode
   return { delta: cell.onLoad.delta, lower: cell.onLoad.lower!, upper: cell.onLoad.upper! };
 }
 
+/**
+ * The lab's browsers resolve Do53 through glibc on a resolv.conf without options (lab/browser-dns.ts isolateDns): the
+ * retry timer the host reports there as the person's (CurrentDns.retryMs), which Firefox pays for a lost query.
+ */
+export const LAB_SYSTEM_RETRY_MS = GLIBC_RETRY_MS;
+
 /** The model's estimate for one Do53 visit, per candidate, in `mode` (null where it could not compare). */
 export function predict<V extends VisitLike>(visit: V, mode: Mode = 'cold'): Record<Candidate, Estimate | null> {
   const out = { dot: null, doh: null, doq: null } as Record<Candidate, Estimate | null>;
   if (!visit.pageRecord || !visit.records) return out;
-  const cells = measuredPageCost(visit.pageRecord, visit.records);
+  const cells = measuredPageCost(visit.pageRecord, visit.records, LAB_SYSTEM_RETRY_MS);
   for (const t of CANDIDATES) out[t] = estimateOf(cells, t, mode);
   return out;
 }
@@ -71,7 +77,7 @@ export function documentFirstByte(page: PageForCost): number {
  * (the document and a redirect's earlier legs: what moves the document's first byte). */
 export function visitPrediction(visit: VisitLike, transport: Candidate, mode: Mode): { estimate: Estimate | null; document: number | null; serial: number | null } | null {
   if (!visit.pageRecord || !visit.records) return null;
-  const cells = measuredPageCost(visit.pageRecord, visit.records);
+  const cells = measuredPageCost(visit.pageRecord, visit.records, LAB_SYSTEM_RETRY_MS);
   const hosts = cells.find((c) => c.transport === transport && c.mode === mode)?.hosts ?? [];
   const doc = hosts.find((h) => h.reason === 'document')?.delta;
   const serial = hosts.filter((h) => h.reason === 'document' || h.reason === 'redirect').map((h) => h.delta);

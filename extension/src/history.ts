@@ -89,10 +89,10 @@ export function lookupHistogram(values: readonly number[]): number[] {
 export function historyEntry(meta: MeasurementMeta, records: readonly StoredRecord[]): HistoryEntry {
   // Firefox's own path is not a resolver to compare or upload: the history keeps the resolvers' cells.
   // The same page on each named network (a model estimate, common/what-if-network.ts), for the dashboard's what-if.
-  const elsewhere = WHAT_IF_NETWORKS.map((n) => [n, whatIfCost(meta.page, records, { rttMs: PROFILES[n]!.rttMs })] as const);
+  const elsewhere = WHAT_IF_NETWORKS.map((n) => [n, whatIfCost(meta.page, records, { rttMs: PROFILES[n]!.rttMs }, meta.plan.currentDns?.retryMs)] as const);
   const key = (c: { resolver: string; transport: string; mode: string }) => `${c.resolver} ${c.transport} ${c.mode}`;
   const there = elsewhere.map(([n, w]) => [n, new Map((w?.cells ?? []).map((c) => [key(c), c.onLoad.delta]))] as const);
-  const cells = measuredPageCost(meta.page, records).filter((c) => c.resolver !== FIREFOX_NOW_ID).map((c): HistoryCell => {
+  const cells = measuredPageCost(meta.page, records, meta.plan.currentDns?.retryMs).filter((c) => c.resolver !== FIREFOX_NOW_ID).map((c): HistoryCell => {
     const lookups = c.hosts.map((h) => h.lookup).filter((x): x is number => x !== null).sort((a, b) => a - b);
     const { delta, lower, upper } = c.onLoad;
     const pair = c.bytes.packets;

@@ -212,7 +212,7 @@ function innerTests(name: BrowserName): void {
       // On another network: each cell's estimate is the model over the page scaled to that network's round trip
       // (common/what-if-network.ts, checked against the validation's rows by bench/validate/what-if.ts).
       for (const [choice, target] of [['4g', { rttMs: PROFILES['4g']!.rttMs }], ['x3', { factor: 3 }]] as const) {
-        const want = whatIfCost(m.page, records, target)!;
+        const want = whatIfCost(m.page, records, target, m.plan.currentDns?.retryMs)!;
         const shownThere = await popup.evaluate((value) => {
           const select = document.getElementById('whatif-network') as HTMLSelectElement;
           select.value = value;

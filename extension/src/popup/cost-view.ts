@@ -64,7 +64,7 @@ export interface Results {
 
 /** Runs the cost model over a measurement's stored records. */
 export function computeResults(meta: MeasurementMeta, records: readonly StoredRecord[], i18n: I18n): Results {
-  const all = measuredPageCost(meta.page, records);
+  const all = measuredPageCost(meta.page, records, meta.plan.currentDns?.retryMs);
   const cells = all.filter((c) => c.resolver !== FIREFOX_NOW_ID);
   const baseline = chooseBaseline(records);
   const resolverOrder = new Map(meta.plan.resolvers.map((r, i) => [r.id, i]));

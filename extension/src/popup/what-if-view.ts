@@ -24,7 +24,7 @@ function targetOf(value: string): WhatIfTarget | null {
 }
 
 /** The section: a choice of network and, per cell measured here, the onLoad change estimated there. */
-export function renderWhatIfNetwork(meta: Pick<MeasurementMeta, 'page'>, records: readonly StoredRecord[], cells: readonly CellCost[], resolverNames: Map<string, string>, i18n: I18n): HTMLElement {
+export function renderWhatIfNetwork(meta: Pick<MeasurementMeta, 'page' | 'plan'>, records: readonly StoredRecord[], cells: readonly CellCost[], resolverNames: Map<string, string>, i18n: I18n): HTMLElement {
   const { t } = i18n;
   const box = el('section', undefined, 'whatif-network');
   box.append(el('h2', t('whatif_net_title')));
@@ -43,7 +43,7 @@ export function renderWhatIfNetwork(meta: Pick<MeasurementMeta, 'page'>, records
   const holder = el('div');
   const draw = () => {
     const target = targetOf(choice.value);
-    const there = target && whatIfCost(meta.page, records, target);
+    const there = target && whatIfCost(meta.page, records, target, meta.plan.currentDns?.retryMs);
     holder.replaceChildren();
     if (!there) return;
     how.textContent = t('whatif_net_how', i18n.ms(own), i18n.num(there.k, 1));

@@ -126,6 +126,21 @@ test('Linux behind dnsmasq (its own servers, else its resolv-file or NetworkMana
   assert.equal(none.description, 'no DNS server found');
 });
 
+test("the retry timer a browser resolving through the system pays for a lost Do53 query: glibc's `timeout:` (5 s unless set), Windows' 1 s, unknown behind a stub or on macOS", async () => {
+  assert.equal(parseResolvConf('nameserver 192.168.1.1\n').retryMs, 5000);
+  assert.equal(parseResolvConf('options rotate timeout:2 attempts:3\nnameserver 192.168.1.1\n').retryMs, 2000);
+  assert.equal(parseResolvConf('options timeout:0\noptions timeout:99\n').retryMs, 30_000, 'the last one wins, at most 30 s as glibc caps it');
+  assert.equal(parseResolvConf('options timeout:0\n').retryMs, 1000, 'glibc waits at least a second');
+  const direct = await discoverCurrentDns(machine({ files: { '/etc/resolv.conf': 'options timeout:3\nnameserver 192.168.1.1\n' } }));
+  assert.equal(direct.retryMs, 3000);
+  const stub = await discoverCurrentDns(machine({ files: { '/etc/resolv.conf': 'nameserver 127.0.0.1\n', '/etc/stubby/stubby.yml': fixture('stubby.yml') }, processes: ['stubby'] }));
+  assert.equal(stub.retryMs ?? null, null, 'the stub asks upstream on a timer of its own');
+  const win = await discoverCurrentDns(machine({ platform: 'win32', commands: { 'ipconfig /all': fixture('ipconfig-all.txt') } }));
+  assert.equal(win.retryMs, 1000);
+  const mac = await discoverCurrentDns(machine({ platform: 'darwin', commands: { 'scutil --dns': fixture('scutil-dns.txt') } }));
+  assert.equal(mac.retryMs, null);
+});
+
 test('macOS from scutil --dns; Windows from ipconfig /all, else node:dns getServers()', async () => {
   const mac = await discoverCurrentDns(machine({ platform: 'darwin', commands: { 'scutil --dns': fixture('scutil-dns.txt') } }));
   assert.equal(mac.source, 'scutil --dns');

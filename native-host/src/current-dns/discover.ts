@@ -80,8 +80,8 @@ export async function discoverCurrentDns(deps: DiscoverDeps = realDeps): Promise
     const [out, nrpt] = await Promise.all([deps.run('ipconfig', ['/all']), deps.run('powershell', ['-NoProfile', '-NonInteractive', '-Command', 'Get-DnsClientNrptPolicy | Format-List Namespace'])]);
     const splitDomains = nrpt ? parseNrptPolicy(nrpt) : [];
     const parsed = out ? parseIpconfigAll(out) : { servers: [], search: [] };
-    if (parsed.servers.length) return { ...plain('ipconfig /all', parsed.servers, parsed.search), splitDomains };
-    return { ...plain('node:dns getServers()', deps.nodeServers().map((a) => ({ address: a.replace(/^\[(.*)\](:\d+)?$/, '$1'), port: 53 })), []), splitDomains };
+    if (parsed.servers.length) return { ...plain('ipconfig /all', parsed.servers, parsed.search, WINDOWS_FIRST_TIMEOUT_MS), splitDomains };
+    return { ...plain('node:dns getServers()', deps.nodeServers().map((a) => ({ address: a.replace(/^\[(.*)\](:\d+)?$/, '$1'), port: 53 })), [], WINDOWS_FIRST_TIMEOUT_MS), splitDomains };
   }
   const found = await linux(deps);
   // Where a stub's upstreams cannot be seen (or it recurses itself), the stub is the current DNS: it is what the
@@ -90,8 +90,11 @@ export async function discoverCurrentDns(deps: DiscoverDeps = realDeps): Promise
   return found;
 }
 
-function plain(source: string, servers: ServerAddress[], search: string[]): CurrentDns {
-  return { source, servers, search, stub: null, encrypted: null, description: servers.length ? `your current DNS (${serverText(servers)})` : 'no DNS server found' };
+/** The Windows DNS Client's first wait for an answer (registry DNSQueryTimeouts: 1, 1, 2, 4, 4 s by default). */
+const WINDOWS_FIRST_TIMEOUT_MS = 1000;
+
+function plain(source: string, servers: ServerAddress[], search: string[], retryMs: number | null = null): CurrentDns {
+  return { source, servers, search, stub: null, encrypted: null, retryMs, description: servers.length ? `your current DNS (${serverText(servers)})` : 'no DNS server found' };
 }
 
 // Where it looks on Linux: /etc/resolv.conf; when it names a loopback stub, the stub that runs (/proc/*/comm) and its
@@ -101,7 +104,8 @@ function plain(source: string, servers: ServerAddress[], search: string[]): Curr
 async function linux(deps: DiscoverDeps): Promise<CurrentDns> {
   const resolv = parseResolvConf(deps.read('/etc/resolv.conf') ?? '');
   const local = resolv.servers.filter((s) => isLoopback(s.address));
-  if (resolv.servers.length === 0 || local.length === 0) return plain('/etc/resolv.conf', resolv.servers, resolv.search);
+  // No stub between: glibc asks the servers itself, and asks a lost query again after its timeout.
+  if (resolv.servers.length === 0 || local.length === 0) return plain('/etc/resolv.conf', resolv.servers, resolv.search, resolv.retryMs);
   const stubAddress = local[0]!.address;
   const running = new Set(deps.processes());
   const stub = (software: string) => ({ address: stubAddress, software });

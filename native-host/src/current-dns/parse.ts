@@ -2,6 +2,7 @@
 // unbound and stubby configuration, macOS `scutil --dns`, Windows `ipconfig /all`. Each takes the text and returns
 // what it says; none reads a file or runs a command (discover.ts does), so every format is tested with fixtures.
 import net from 'node:net';
+import { GLIBC_RETRY_MS } from '../../../common/cost-model.js';
 
 /** A DNS server as a configuration names it: an IP literal (IPv6 link-local keeps its zone), a port, a TLS name. */
 export interface ServerAddress {
@@ -35,14 +36,28 @@ function portOf(text: string | undefined, otherwise: number): number | null {
 
 const uniq = (xs: ServerAddress[]): ServerAddress[] => xs.filter((x, i) => xs.findIndex((y) => y.address === x.address && y.port === x.port) === i);
 
-/** resolv.conf: `nameserver IP` lines in order, once each (zone ids kept), and the search domains (`search`/`domain`). */
-export function parseResolvConf(text: string): { servers: ServerAddress[]; search: string[] } {
+/** The most glibc's `options timeout:` can set (resolv.h RES_MAXRETRANS). */
+const GLIBC_MAX_TIMEOUT_S = 30;
+
+/**
+ * resolv.conf: `nameserver IP` lines in order, once each (zone ids kept), the search domains (`search`/`domain`), and
+ * how long glibc waits for an answer before asking again (`options timeout:n`, 5 s unless set; the last one wins).
+ */
+export function parseResolvConf(text: string): { servers: ServerAddress[]; search: string[]; retryMs: number } {
   const servers: ServerAddress[] = [];
   let search: string[] = [];
+  let retryMs = GLIBC_RETRY_MS;
   for (const raw of text.split('\n')) {
     const line = raw.replace(/[#;].*$/, '').trim();
-    const m = /^(nameserver|search|domain)\s+(.+)$/.exec(line);
+    const m = /^(nameserver|search|domain|options)\s+(.+)$/.exec(line);
     if (!m) continue;
+    if (m[1] === 'options') {
+      for (const o of m[2]!.split(/\s+/)) {
+        const t = /^timeout:(\d{1,3})$/.exec(o);
+        if (t) retryMs = Math.min(Math.max(Number(t[1]), 1), GLIBC_MAX_TIMEOUT_S) * 1000;
+      }
+      continue;
+    }
     if (m[1] === 'nameserver') {
       const a = ip(m[2]!.split(/\s+/)[0]!);
       if (a) servers.push({ address: a, port: 53 });
@@ -51,7 +66,7 @@ export function parseResolvConf(text: string): { servers: ServerAddress[]; searc
       search = m[2]!.split(/\s+/).filter((d) => d && d !== '.').map((d) => d.toLowerCase().replace(/\.$/, ''));
     }
   }
-  return { servers: uniq(servers), search };
+  return { servers: uniq(servers), search, retryMs };
 }
 
 /** `IP[#name]` or `IP:port` as systemd-resolved prints servers. */

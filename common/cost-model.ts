@@ -78,8 +78,6 @@ export interface CostOptions {
  * 1 s fallback period (net/dns `kDnsDefaultFallbackPeriod`; it adapts to the server's measured RTT afterwards).
  */
 export const UDP_RETRY_MS = 1000;
-/** glibc's stub waits this long (resolv.h RES_TIMEOUT; resolv.conf `options timeout:` sets another). */
-export const GLIBC_RETRY_MS = 5000;
 
 /**
  * How long the recording browser waits before it asks a lost Do53 query again: Chromium's own resolver starts from
@@ -379,7 +377,8 @@ function cellCost(
   let upper: number | null = null;
   if (usable.length > 0) {
     const dDoc = onSerialPath.reduce((sum, h) => sum + h.delta!, 0);
-    const par = others.length ? maxOf(others.map(c))! - maxOf(others.map(e))! : 0;
+    const othersE = maxOf(others.map(e));
+    const par = othersE !== null ? maxOf(others.map(c))! - othersE : 0;
     const chain = others.reduce((s, h) => s + h.delta!, 0);
     let late = 0;
     let early = 0;
@@ -394,7 +393,7 @@ function cellCost(
       // onLoad waited for the off-path response that came last, after every critical one: where that host's lookup
       // is faster (a lost Do53 query the candidate would not have waited for), onLoad comes as much sooner as the
       // responses it still waits for allow.
-      const criticalEnd = Math.max(page.navigation.responseStart, maxOf(others.map(e)) ?? -Infinity) + par;
+      const criticalEnd = Math.max(page.navigation.responseStart, othersE ?? -Infinity) + par;
       if (offE > criticalEnd) early = Math.min(0, Math.max(offC, criticalEnd) - offE);
       // However the critical path went, onLoad cannot come before the last lookup it waits for.
       floor = dDoc + Math.max(0, offC - onLoad);

@@ -6,9 +6,10 @@
 // transport × scenario) with the target's verdict and the query log's check.
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { expectedMode, holderOf } from '../../common/connection-state.js';
-import { GLIBC_RETRY_MS, type CellCost } from '../../common/cost-model.js';
+import type { CellCost } from '../../common/cost-model.js';
 import { measuredPageCost, pageCostInput, type PageForCost } from '../../common/page-cost.js';
 import { median, percentile } from '../../common/stats.js';
+import { GLIBC_RETRY_MS } from '../../native-host/src/current-dns/parse.js';
 import { shiftInterval } from './interval.js';
 import { lookupLayer, missesBySign, type LookupPair } from './lookups.js';
 import type { StoredRecord } from '../../common/stored-record.js';

@@ -2,7 +2,6 @@
 // unbound and stubby configuration, macOS `scutil --dns`, Windows `ipconfig /all`. Each takes the text and returns
 // what it says; none reads a file or runs a command (discover.ts does), so every format is tested with fixtures.
 import net from 'node:net';
-import { GLIBC_RETRY_MS } from '../../../common/cost-model.js';
 
 /** A DNS server as a configuration names it: an IP literal (IPv6 link-local keeps its zone), a port, a TLS name. */
 export interface ServerAddress {
@@ -36,6 +35,8 @@ function portOf(text: string | undefined, otherwise: number): number | null {
 
 const uniq = (xs: ServerAddress[]): ServerAddress[] => xs.filter((x, i) => xs.findIndex((y) => y.address === x.address && y.port === x.port) === i);
 
+/** glibc's stub waits this long for an answer before asking again (resolv.h RES_TIMEOUT), unless `options timeout:`. */
+export const GLIBC_RETRY_MS = 5000;
 /** The most glibc's `options timeout:` can set (resolv.h RES_MAXRETRANS). */
 const GLIBC_MAX_TIMEOUT_S = 30;
 

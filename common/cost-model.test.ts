@@ -59,6 +59,8 @@ test('classifying hosts: document, render-blocking, before the mark (first paint
     [{}, { name: 'doc.test', firstNeededMs: 5 }, 'document'],
     [{}, { name: 'x.test', firstNeededMs: 500, renderBlocking: true }, 'render-blocking'],
     [{}, { name: 'x.test', firstNeededMs: 299 }, 'before-first-paint'],
+    // A leaf (only images, fonts…) blocks no paint and names no host: off the path even before the mark.
+    [{}, { name: 'x.test', firstNeededMs: 299, leaf: true }, 'off-path'],
     [{}, { name: 'x.test', firstNeededMs: 300 }, 'off-path'],
     [{ firstPaint: null, domContentLoadedEventEnd: 600 }, { name: 'x.test', firstNeededMs: 500 }, 'before-dom-content-loaded'],
     [{ firstPaint: null }, { name: 'x.test', firstNeededMs: 900 }, 'before-onload'],
@@ -273,6 +275,23 @@ test('completion times: a lookup moves its host\'s fetch, and a chain\'s shifts 
     const dot = only(pageCost(page(hosts(withEnds), nav), [...base, ...slower]), 'r', 'dot');
     assert.deepEqual([dot.onLoad.delta, dot.onLoad.lower, dot.onLoad.upper], [point, lower, upper], `${label}: ${JSON.stringify(dot.onLoad)}`);
   }
+});
+
+test('a leaf host is never a parent: an image that ended just before a chain\'s next link was needed moves nothing', () => {
+  // s.test's script inserts c1.test (needed at 210); img.test's image ended at 205, after s.test's script (200), so
+  // by completion order alone it would be c1's likeliest parent. Only img.test's lookup gets 40 ms slower.
+  const at = { 'doc.test': 0, 's.test': 100, 'img.test': 100, 'c1.test': 210 };
+  const done: Record<string, number> = { 's.test': 200, 'img.test': 205, 'c1.test': 400 };
+  const hosts = (leaf: boolean): PageInput['hosts'] => Object.entries(at).filter(([n]) => n !== 'doc.test')
+    .map(([name, firstNeededMs]) => ({ name, firstNeededMs, completedMs: done[name]!, ...(leaf && name === 'img.test' ? { leaf } : {}) }));
+  const base = cell('system', 'udp', { 'doc.test': 20, 's.test': 10, 'img.test': 10, 'c1.test': 10 }, at);
+  const slower = cell('r', 'dot', { 'doc.test': 20, 's.test': 10, 'img.test': 50, 'c1.test': 10 }, at);
+  const nav = { firstPaint: 50, loadEventEnd: 410 };
+  const of = (leaf: boolean) => only(pageCost(page(hosts(leaf), nav), [...base, ...slower]), 'r', 'dot').onLoad;
+  // Taken for c1's parent, the image's +40 reaches c1's end (400 → 440): onLoad +30.
+  assert.equal(of(false).delta, 30);
+  // As a leaf it is nobody's parent and ends (245) long before onLoad: nothing moves.
+  assert.deepEqual([of(true).delta, of(true).lower], [0, 0]);
 });
 
 test('a lookup that waited for the document\'s connection in the replay waits that much less in the page', () => {

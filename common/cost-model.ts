@@ -49,6 +49,11 @@ export interface PageHostInput extends Pick<PageHost, 'name' | 'firstNeededMs'>,
   renderBlocking?: boolean;
   /** An earlier leg of the page's redirected navigation (its host is not the document's): serial, as the document. */
   navigationLeg?: boolean;
+  /**
+   * Every request to the host fetched a leaf (an image, a font, media, a beacon: LEAF_TYPES): nothing it served can
+   * have named another host, so no host was discovered through it.
+   */
+  leaf?: boolean;
 }
 
 /** A page as the browser loaded it. */
@@ -169,6 +174,8 @@ export function classifyHost(page: PageInput, host: PageHostInput): { critical: 
   if (host.navigationLeg) return { critical: true, reason: 'redirect' };
   if (host.firstNeededMs >= onLoad) return { critical: false, reason: 'after-onload' };
   if (host.renderBlocking) return { critical: true, reason: 'render-blocking' };
+  // A leaf (images, fonts) blocks neither the first paint nor another host: onLoad waits for it as for any off-path one.
+  if (host.leaf === true) return { critical: false, reason: 'off-path' };
   const mark = criticalMark(page);
   if (host.firstNeededMs < mark.at) return { critical: true, reason: mark.reason };
   return { critical: false, reason: 'off-path' };
@@ -352,7 +359,9 @@ function cellCost(
   // been discovered through it (a script inserting it, a stylesheet importing it), so it is needed as much later as
   // that response came; its likeliest parent completed last before it was needed; shifts add up link by link.
   const inherited = new Map<HostCost, number>();
-  const ended = usable.filter((h) => !serial(h) && h.completedMs != null);
+  // A leaf host (an image's, a font's) names no other host: never a parent, however close its response ended.
+  const leaves = new Set(page.hosts.filter((h) => h.leaf === true).map((h) => h.name));
+  const ended = usable.filter((h) => !serial(h) && h.completedMs != null && !leaves.has(h.name));
   const inOrder = usable.filter((x) => !serial(x)).sort((x, y) => x.firstNeededMs - y.firstNeededMs);
   for (const h of inOrder) {
     let parent: HostCost | null = null;

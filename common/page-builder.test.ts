@@ -1,7 +1,7 @@
 import { test } from 'vitest';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
-import { pageCostInput } from './page-cost.js';
+import { isLeaf, pageCostInput } from './page-cost.js';
 import { PAGE_CAPS } from './page-record.js';
 import { pageTimingSchema } from '../extension/src/messages/page.js';
 import { PageBuilder, storedUrl } from './page-builder.js';
@@ -33,6 +33,12 @@ test('requests: first-needed times relative to the start, per-host counts and ty
   assert.deepEqual(cdn.schemes, ['https']);
   assert.equal(r.hosts.find((h) => h.name === 'fonts.example.org')!.fromSubframe, true);
   assert.equal(cdn.fromSubframe, false);
+  // For the model, a host that served only fonts or images is a leaf (nothing it served named another host); one
+  // that also served a script is not.
+  assert.deepEqual(pageCostInput(r).hosts.map((h) => [h.name, h.leaf ?? false]), [
+    ['www.example.com', false], ['fonts.example.org', true], ['cdn.example.net', false],
+  ]);
+  assert.deepEqual([isLeaf({ image: 2, font: 1 }), isLeaf({ image: 1, other: 1 }), isLeaf({}), isLeaf({ image: 0, script: 0 })], [true, false, false, false]);
   // A top-level frame (parentFrameId −1) is not a subframe whatever its frameId (Chromium, mid-commit); a frame with
   // a parent is one.
   p.request({ url: 'https://top.example.net/x.js', type: 'script', at: 1090, frameId: 12, parentFrameId: -1 });

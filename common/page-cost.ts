@@ -21,6 +21,18 @@ export function measuredPageCost(page: PageForCost, records: readonly StoredReco
   return pageCost(pageCostInput(page, new Set(records.map((r) => r.host))), records, baseline ? { baseline, udpRetryMs } : { udpRetryMs });
 }
 
+/**
+ * Request types whose responses name no other host (webRequest's, both browsers): an image (an SVG used as one loads
+ * nothing), a font, media, a beacon or ping, a CSP report. A host that served only these is a leaf of the page.
+ */
+export const LEAF_TYPES: ReadonlySet<string> = new Set(['image', 'imageset', 'font', 'media', 'beacon', 'ping', 'csp_report']);
+
+/** Every request counted in `types` was of a leaf type (and there was at least one). */
+export function isLeaf(types: Readonly<Record<string, number>> | undefined): boolean {
+  const seen = Object.entries(types ?? {}).filter(([, n]) => n > 0);
+  return seen.length > 0 && seen.every(([t]) => LEAF_TYPES.has(t));
+}
+
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
 
 /**
@@ -28,7 +40,8 @@ const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFi
  * fields are ms after timeOrigin and hosts' first-needed times ms after the navigation started: both count from
  * the navigation's start. Without a Navigation Timing entry (the content script did not report) the document's
  * lookup is unknown (0) and onLoad is the page's onLoad or, failing that, the last host's first-needed time.
- * A host's completion time is its last response's end before onLoad (webRequest.onCompleted), where one was seen.
+ * A host's completion time is its last response's end before onLoad (webRequest.onCompleted), where one was seen;
+ * a host that served only leaf types (images, fonts: isLeaf) is a leaf, through which no other host was found.
  */
 export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>): PageInput {
   const nt = page.navigationTiming ?? {};
@@ -53,7 +66,8 @@ export function pageCostInput(page: PageForCost, measured?: ReadonlySet<string>)
       // A completion after onLoad (its event raced the load's) is not one onLoad waited for.
       const completedMs = typeof h.completedMs === 'number' && h.completedMs >= h.firstNeededMs && h.completedMs <= onLoad ? h.completedMs : null;
       const navigationLeg = h.name !== page.host && ((h.types?.main_frame ?? 0) > 0 || (fetchStart !== null && h.firstNeededMs < fetchStart));
-      return { name: h.name, firstNeededMs: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedMs, ...(navigationLeg ? { navigationLeg } : {}) };
+      const leaf = isLeaf(h.types);
+      return { name: h.name, firstNeededMs: h.firstNeededMs, observedLookupMs: h.lookup?.durationMs ?? null, completedMs, ...(navigationLeg ? { navigationLeg } : {}), ...(leaf ? { leaf } : {}) };
     });
   // The document's scheme: its final address (Navigation Timing's name), else the schemes its host was fetched with.
   const docSchemes = page.hosts.find((h) => h.name === page.host)?.schemes ?? [];

@@ -6,7 +6,7 @@ import { analyse, measuredChange, modeFor, predictedShift, pricedPairs, shift, t
 import { mannWhitneyNull, mosesRank, shiftInterval } from '../bench/validate/interval.js';
 import { report, rowsJson } from '../bench/validate/report.js';
 import { seededRandom } from '../common/stats.js';
-import { pageRecordOf, type PageTimings } from '../bench/validate/browser.js';
+import { pageRecordOf, requestTypeOf, type PageTimings } from '../bench/validate/browser.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
 import { parseCommand } from '../bench/validate/options.js';
 import { attribute, QueryLog } from '../bench/validate/querylog.js';
@@ -302,4 +302,21 @@ test("the page record has every host the browser's network events showed: a redi
   assert.deepEqual(by.get('a.example')!.schemes, ['https']);
   // Without network events the record is Resource Timing's alone (the first leg unseen).
   assert.equal(pageRecordOf({ ...t, requests: undefined }, 'chromium').hosts.some((h) => h.name === 'a.example'), false);
+});
+
+test("each request's type comes from its Resource Timing entry's initiatorType where that is sure: an <img>'s host is a leaf", () => {
+  const t: PageTimings = {
+    finalUrl: 'https://b.example/',
+    navigation: { startTime: 0, domainLookupStart: 5, domainLookupEnd: 25, loadEventStart: 2000 },
+    firstPaint: null, firstContentfulPaint: null,
+    resources: [
+      { name: 'https://img.example/a.png', startTime: 700, domainLookupStart: 701, domainLookupEnd: 795, responseEnd: 900, initiatorType: 'img' },
+      { name: 'https://cdn.example/a.js', startTime: 700, domainLookupStart: 701, domainLookupEnd: 795, responseEnd: 900, initiatorType: 'script' },
+      { name: 'https://css.example/f.woff2', startTime: 800, domainLookupStart: 801, domainLookupEnd: 895, responseEnd: 950, initiatorType: 'css' },
+    ],
+  };
+  const types = Object.fromEntries(pageRecordOf(t, 'firefox').hosts.map((h) => [h.name, h.types]));
+  assert.deepEqual(types, { 'b.example': { main_frame: 1 }, 'img.example': { image: 1 }, 'cdn.example': { script: 1 }, 'css.example': { other: 1 } });
+  assert.deepEqual(['img', 'video', 'beacon', 'script', 'iframe', 'fetch', 'link', 'css', undefined].map(requestTypeOf),
+    ['image', 'media', 'beacon', 'script', 'sub_frame', 'xmlhttprequest', 'other', 'other', 'other']);
 });

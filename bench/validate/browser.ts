@@ -49,7 +49,7 @@ export interface PageTimings {
   navigation: Record<string, number>;
   firstPaint: number | null;
   firstContentfulPaint: number | null;
-  resources: { name: string; startTime: number; domainLookupStart: number; domainLookupEnd: number; responseEnd?: number }[];
+  resources: { name: string; startTime: number; domainLookupStart: number; domainLookupEnd: number; responseEnd?: number; initiatorType?: string }[];
   /**
    * Every request the browser's network events showed (ms after the page's time origin, as seen by this process), the
    * legs of a redirect included: what the extension's webRequest.onBeforeRequest sees and Resource Timing does not
@@ -86,6 +86,7 @@ export async function loadIn(context: BrowserContext, url: string, settleMs: num
       const paint = (name: string) => performance.getEntriesByType('paint').find((e) => e.name === name)?.startTime ?? null;
       const resources = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((r) => ({
         name: r.name, startTime: r.startTime, domainLookupStart: r.domainLookupStart, domainLookupEnd: r.domainLookupEnd, responseEnd: r.responseEnd,
+        initiatorType: r.initiatorType,
       }));
       return { finalUrl: location.href, navigation, firstPaint: paint('first-paint'), firstContentfulPaint: paint('first-contentful-paint'), resources };
     });
@@ -133,17 +134,36 @@ export function newContext(browser: Browser): Promise<BrowserContext> {
 const hostOf = (url: string): string | null => hostOfUrl(url)?.host ?? null;
 
 /**
+ * The webRequest type a Resource Timing entry's initiatorType stands for, where it names one for sure: an <img> (or
+ * an image input) fetched an image, <video>/<audio>/<track> media, sendBeacon a beacon, <script> a script, a frame a
+ * sub-frame, XHR and fetch() theirs; `link` (a stylesheet or a preload) and `css` (a font, an image or an imported
+ * stylesheet) could be several, and stay 'other'.
+ */
+export function requestTypeOf(initiatorType: string | undefined): string {
+  switch (initiatorType) {
+    case 'img': case 'image': case 'input': return 'image';
+    case 'video': case 'audio': case 'track': return 'media';
+    case 'beacon': return 'beacon';
+    case 'script': return 'script';
+    case 'iframe': case 'frame': return 'sub_frame';
+    case 'xmlhttprequest': case 'fetch': return 'xmlhttprequest';
+    default: return 'other';
+  }
+}
+
+/**
  * The page as the extension records it (common/page-builder.ts, the record's only writer), recorded by `browser`:
  * each host needed when Resource Timing first shows it (the page's own clock), or where it has none (a redirect's
  * legs, a failed request) when the load's network events first show it, as webRequest would; the document's host
- * at the start if neither does; each host's last response that ended before the load event as its completion; and
- * the page's timing as the content script would report it (each host's first entry's exposed lookup). Times are ms
- * after the page's time origin.
+ * at the start if neither does; each request's type from its entry's initiatorType where that is sure
+ * (requestTypeOf); each host's last response that ended before the load event as its completion; and the page's
+ * timing as the content script would report it (each host's first entry's exposed lookup). Times are ms after the
+ * page's time origin.
  */
 export function pageRecordOf(t: PageTimings, browser: RecordingBrowser): PageForCost {
   const page = PageBuilder.start({ tabId: 0, url: t.finalUrl, at: 0, pageId: 'validation' });
   const resources = [...t.resources].sort((a, b) => a.startTime - b.startTime).filter((r) => /^https?:/.test(r.name));
-  for (const r of resources) page.request({ url: r.name, type: 'other', at: r.startTime, frameId: 0 });
+  for (const r of resources) page.request({ url: r.name, type: requestTypeOf(r.initiatorType), at: r.startTime, frameId: 0 });
   const timed = new Set(resources.map((r) => hostOf(r.name)));
   for (const r of [...(t.requests ?? [])].sort((a, b) => a.startTime - b.startTime)) {
     if (!timed.has(hostOf(r.name))) page.request({ url: r.name, type: 'other', at: r.startTime, frameId: 0, viaRedirect: r.viaRedirect });

@@ -241,6 +241,16 @@ test('a Do53 query lost over UDP costs the stub\'s retransmission timeout, not a
     // The baseline itself still resolves (after the retry) and its failures are still counted.
     assert.deepEqual([udp.verdict !== 'fails', udp.unresolved, udp.failures.failed], [true, [], qtypes.length]);
   }
+  // An unseen lookup (no Resource Timing) whose host's response completed 300 ms after it was needed: the load did not
+  // wait 5 s for it, so the replay's lost AAAA was the replay's own and is priced as if answered (15 ms); without a
+  // completion nothing contradicts the replay.
+  const records = [...lose(cell('system', 'udp', { 'doc.test': 15, 'cdn.test': 15 }, at), 'cdn.test', ['AAAA']), ...candidate];
+  const unseen = (completedMs?: number) =>
+    only(pageCost(page([{ ...hosts[0]!, ...(completedMs ? { completedMs } : {}) }]), records, { udpRetryMs: 5000 }), 'r', 'doh').hosts.find((h) => h.name === 'cdn.test')!;
+  assert.deepEqual([unseen(420).baseline, unseen(420).delta], [15, 40 - 15]);
+  assert.deepEqual([unseen().baseline, unseen().delta], [5015, 40 - 5015]);
+  // A completion as late as the retry allows (5.2 s after it was needed) leaves the replay's lost query in.
+  assert.deepEqual([unseen(120 + 5200).baseline], [5015]);
   // A failure that is not a lost UDP query (here a DoH one) is not retried: the host does not resolve.
   const dohLost = lose(candidate, 'cdn.test', ['A', 'AAAA']);
   const c = only(pageCost(page(hosts), [...cell('system', 'udp', { 'doc.test': 15, 'cdn.test': 15 }, at), ...dohLost]), 'r', 'doh');

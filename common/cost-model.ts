@@ -190,7 +190,14 @@ function hostsOf(page: PageInput): PageHostInput[] {
 }
 
 /** Per host of one cell: lookup per repeat (null when it did not resolve), failures and totals. */
-type HostLookups = { perRepeat: Map<number, number | null>; waited: Map<number, number>; failed: number; total: number };
+type HostLookups = {
+  perRepeat: Map<number, number | null>;
+  /** The same lookups as if no UDP query of theirs had been lost (each lost one answered as its retry was). */
+  clean: Map<number, number | null>;
+  waited: Map<number, number>;
+  failed: number;
+  total: number;
+};
 
 /**
  * The host whose lookup, in `records`' cells, has one more query round trip in front of it: Firefox resolving an
@@ -224,7 +231,7 @@ function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: 
   const out = new Map<string, HostLookups>();
   for (const [host, perHost] of byHostRepeat) {
     const dispatch = dohDispatchMs(browser, records[0]?.transport, bursts.get(host) ?? 0, host === documentHost);
-    const h: HostLookups = { perRepeat: new Map(), waited: new Map(), failed: 0, total: 0 };
+    const h: HostLookups = { perRepeat: new Map(), clean: new Map(), waited: new Map(), failed: 0, total: 0 };
     out.set(host, h);
     for (const [repeat, rs] of perHost) {
       h.total += rs.length;
@@ -234,22 +241,26 @@ function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: 
       // The retry is answered as the host's other record types were in this replay, else as a typical UDP lookup.
       const retry = ok.length ? Math.max(...ok) : typicalUdp;
       // When each record type was done for the browser: a failure that is not retried still counts the time until it
-      // arrived (the browser waited for it); a lost UDP query, its retry.
-      const finish = (r: StoredRecord): number | null => (lost(r) ? (retry === null ? null : udpRetryMs + retry) : lookupOf(r));
+      // arrived (the browser waited for it); a lost UDP query, its retry (`clean`: as if it had not been lost).
+      const finishOf = (clean: boolean) => (r: StoredRecord): number | null => (lost(r) ? (retry === null ? null : (clean ? 0 : udpRetryMs) + retry) : lookupOf(r));
       const answered = (r: StoredRecord) => r.ok || (lost(r) && retry !== null);
       // A host resolves when an address record type answered (A or AAAA; any type where no address type was asked).
       const addresses = rs.some((r) => ADDRESS_TYPES.has(r.qtype)) ? rs.filter((r) => ADDRESS_TYPES.has(r.qtype)) : rs;
-      const times = (xs: readonly StoredRecord[]) => xs.map(finish).filter((x): x is number => x !== null);
-      const addressDone = Math.max(...times(addresses));
-      const rest = times(rs.filter((r) => !addresses.includes(r)));
-      // The browser waits for its other types too: Chromium for an HTTPS record only a bounded extra time after the
-      // addresses (then goes on without it); Firefox for all of them.
-      const parallel = rest.length === 0 ? addressDone : browser === 'chromium' ? Math.max(addressDone, Math.min(Math.max(...rest), addressDone + chromiumHttpsWait(addressDone))) : Math.max(addressDone, ...rest);
       // The HTTPS question asked first: one more query on the connection (its own round trip, no set-up).
       const first = host === sequentialHttps ? sequentialHttpsMs(addresses) : 0;
-      // The browser's DoH request waits for its thread before it leaves (dohDispatchMs).
-      const done = parallel + first + dispatch;
-      h.perRepeat.set(repeat, addresses.some(answered) ? done : null);
+      const doneWith = (finish: (r: StoredRecord) => number | null): number => {
+        const times = (xs: readonly StoredRecord[]) => xs.map(finish).filter((x): x is number => x !== null);
+        const addressDone = Math.max(...times(addresses));
+        const rest = times(rs.filter((r) => !addresses.includes(r)));
+        // The browser waits for its other types too: Chromium for an HTTPS record only a bounded extra time after the
+        // addresses (then goes on without it); Firefox for all of them.
+        const parallel = rest.length === 0 ? addressDone : browser === 'chromium' ? Math.max(addressDone, Math.min(Math.max(...rest), addressDone + chromiumHttpsWait(addressDone))) : Math.max(addressDone, ...rest);
+        // The browser's DoH request waits for its thread before it leaves (dohDispatchMs).
+        return parallel + first + dispatch;
+      };
+      const resolved = addresses.some(answered);
+      h.perRepeat.set(repeat, resolved ? doneWith(finishOf(false)) : null);
+      h.clean.set(repeat, resolved ? doneWith(finishOf(true)) : null);
       h.waited.set(repeat, Math.max(0, ...rs.map((r) => r.replay?.waitedForConnection ?? 0)));
     }
   }
@@ -260,9 +271,9 @@ function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: 
  * Median lookup over repeats. `credit`: how much later than scheduled the page would really need the host (the
  * document's own slowdown); a lookup that waited for a connection being opened waits that much less.
  */
-function medianLookup(entry: HostLookups | undefined, credit = 0): number | null {
+function medianLookup(entry: HostLookups | undefined, credit = 0, clean = false): number | null {
   const xs: number[] = [];
-  for (const [repeat, l] of entry?.perRepeat ?? []) if (l !== null) xs.push(l - Math.min(entry!.waited.get(repeat) ?? 0, credit));
+  for (const [repeat, l] of (clean ? entry?.clean : entry?.perRepeat) ?? []) if (l !== null) xs.push(l - Math.min(entry!.waited.get(repeat) ?? 0, credit));
   return xs.length ? median(xs) : null;
 }
 
@@ -323,7 +334,12 @@ function cellCost(
     // The difference is taken between two replays, measured the same way, wherever the baseline was replayed: the
     // browser's own lookup carries its resolver's overhead (IPC, its stub, its scheduling), which it would carry
     // over any transport, so candidate replay − observed would count that overhead as a cost of the baseline.
-    const replayed = medianLookup(baseline?.get(h.name), credit);
+    const asReplayed = medianLookup(baseline?.get(h.name), credit);
+    // An unseen lookup cannot have outlasted its host's fetch: where the replay waited for a retransmission and the
+    // host's response, completed sooner, shows the load did not, the replay's lookup counts as if nothing was lost.
+    const fetched = h.completedMs != null ? h.completedMs - h.firstNeededMs : null;
+    const lostInReplayOnly = observed === null && fetched !== null && asReplayed !== null && asReplayed - fetched >= RETRANSMISSION_MS;
+    const replayed = lostInReplayOnly ? medianLookup(baseline?.get(h.name), credit, true) : asReplayed;
     // Except where one of the two waited for a retransmission the other did not: the loss was the load's own.
     if (observed !== null && observed < BROWSER_CACHE_MS) source = 'cache';
     else if (replayed !== null && (observed === null || Math.abs(observed - replayed) < RETRANSMISSION_MS)) [baselineMs, source] = [replayed, 'replay'];

@@ -257,6 +257,31 @@ test('a Do53 query lost over UDP costs the stub\'s retransmission timeout, not a
   assert.deepEqual([c.unresolved, c.verdict], [['cdn.test'], 'fails']);
 });
 
+test('a query the load lost on a host it exposed no lookup for: likely where the replay loses some and the fetch took the retry longer', () => {
+  // Firefox behind glibc (5 s). seen.test's lookup was exposed (15 ms, nothing lost); u.test's was not. The replay
+  // lost one of its 6 queries (on z.test): p = 1/6 a query, so a host of two queries lost one with 0.31.
+  const at = { 'doc.test': 0, 'seen.test': 100, 'u.test': 100, 'z.test': 100 };
+  const base = cell('system', 'udp', { 'doc.test': 15, 'seen.test': 15, 'u.test': 15, 'z.test': 15 }, at)
+    .map((r) => (r.host === 'z.test' && r.qtype === 'AAAA' ? { ...r, ok: false, error: 'timeout' } : r));
+  const candidate = cell('r', 'doh', { 'doc.test': 40, 'seen.test': 40, 'u.test': 40, 'z.test': 40 }, at);
+  const uOf = (uFetch: number, seenFetch: number, records = base) => {
+    const hosts = [
+      { name: 'seen.test', firstNeededMs: 100, observedLookupMs: 15, completedMs: 100 + seenFetch },
+      { name: 'u.test', firstNeededMs: 100, completedMs: 100 + uFetch },
+    ];
+    const c = only(pageCost(page(hosts, { firstPaint: 50, loadEventEnd: 6000 }), [...records, ...candidate], { udpRetryMs: 5000 }), 'r', 'doh');
+    return c.hosts.find((h) => h.name === 'u.test')!.baseline;
+  };
+  // u.test's fetch took 5.4 s, and no fetch of a seen host without a loss took that long (q = 0): it lost one.
+  assert.equal(uOf(5400, 300), 15 + 5000);
+  // A fetch shorter than its lookup plus the retry: nothing lost.
+  assert.equal(uOf(300, 300), 15);
+  // Seen fetches that long without a loss (q = 1): a long fetch says nothing more than p (0.31 < 0.5).
+  assert.equal(uOf(5400, 5400), 15);
+  // A replay that lost nothing: no loss is guessed however long the fetch.
+  assert.equal(uOf(5400, 300, cell('system', 'udp', { 'doc.test': 15, 'seen.test': 15, 'u.test': 15, 'z.test': 15 }, at)), 15);
+});
+
 test("a lost Do53 query's retry timer: Chromium's own resolver's 1 s on every system, Firefox the system stub's where known", () => {
   const GLIBC_RETRY_MS = 5000; // what the host reports for glibc without `options timeout:`
   assert.equal(udpRetryOf('chromium', GLIBC_RETRY_MS), UDP_RETRY_MS);

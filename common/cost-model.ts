@@ -218,7 +218,7 @@ export function sequentialHttpsMs(addresses: readonly StoredRecord[]): number {
 function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null, sequentialHttps: string | null = null, documentHost: string | null = null): Map<string, HostLookups> {
   const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total);
   // A Do53 query lost over UDP is not the end for a browser: its stub asks again after its retransmission timeout.
-  const lost = (r: StoredRecord) => !r.ok && r.transport === 'udp' && r.error === CODES.TIMEOUT;
+  const lost = lostUdp;
   const okUdp = records.filter((r) => r.ok && r.transport === 'udp').map(lookupOf);
   const typicalUdp = okUdp.length ? median(okUdp) : null;
   const byHostRepeat = new Map<string, Map<number, StoredRecord[]>>();
@@ -263,6 +263,44 @@ function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: 
       h.clean.set(repeat, resolved ? doneWith(finishOf(true)) : null);
       h.waited.set(repeat, Math.max(0, ...rs.map((r) => r.replay?.waitedForConnection ?? 0)));
     }
+  }
+  return out;
+}
+
+/** A Do53 query lost over UDP: its stub asks again after its retransmission timer. */
+const lostUdp = (r: StoredRecord): boolean => !r.ok && r.transport === 'udp' && r.error === CODES.TIMEOUT;
+
+/**
+ * The hosts without an observed lookup whose Do53 query the load most likely lost (and waited its retry for). Which
+ * of them lost one is unseen, but two things are known: how often the baseline replay lost a query on this network
+ * (p per query; none lost, none guessed), and how long each host's fetch took after it was needed, which a lost
+ * query stretches past its lookup plus the retry timer. A long fetch has other causes too (a slow download, a busy
+ * link): how often is read from the hosts whose lookups were seen and lost nothing (q, their share of fetches that
+ * long). A host whose fetch took that long lost a query with probability p_h / (p_h + (1 − p_h) q), p_h the chance
+ * one of its queries was lost; it counts as lost where that is at least one half. Without such seen hosts, none.
+ */
+function likelyLostInLoad(hosts: readonly PageHostInput[], baseRecords: readonly StoredRecord[] | null, baseline: Map<string, HostLookups> | null, udpRetryMs: number): Set<string> {
+  const out = new Set<string>();
+  const udp = (baseRecords ?? []).filter((r) => r.transport === 'udp');
+  const p = udp.length ? udp.filter(lostUdp).length / udp.length : 0;
+  if (p === 0 || !baseline) return out;
+  const repeats = new Set(udp.map((r) => r.repeat)).size;
+  const fetchOf = (h: PageHostInput) => (h.completedMs != null ? h.completedMs - h.firstNeededMs : null);
+  const thresholdOf = (h: PageHostInput) => {
+    const clean = medianLookup(baseline.get(h.name), 0, true);
+    return clean === null ? null : clean + udpRetryMs;
+  };
+  const seen = hosts.filter((h) => h.observedLookupMs != null && h.observedLookupMs >= BROWSER_CACHE_MS && fetchOf(h) !== null && thresholdOf(h) !== null);
+  const seenClean = seen.filter((h) => h.observedLookupMs! < thresholdOf(h)! - udpRetryMs + RETRANSMISSION_MS);
+  if (seenClean.length === 0) return out;
+  const q = seenClean.filter((h) => fetchOf(h)! >= thresholdOf(h)!).length / seenClean.length;
+  for (const h of hosts) {
+    const fetched = fetchOf(h);
+    const threshold = thresholdOf(h);
+    if (h.observedLookupMs != null || fetched === null || threshold === null || fetched < threshold) continue;
+    const queries = (baseline.get(h.name)?.total ?? 0) / Math.max(1, repeats);
+    const ph = 1 - (1 - p) ** Math.max(1, queries);
+    if (ph / (ph + (1 - ph) * q) >= 0.5) out.add(h.name);
   }
   return out;
 }
@@ -322,6 +360,7 @@ function cellCost(
   const first = records[0]!;
   const onLoad = page.onLoad ?? page.navigation.loadEventEnd;
   const measured = lookups(records, udpRetryMs, page.browser ?? null, sequentialHttpsHost(page, records[0]?.transport), page.documentHost);
+  const lostInLoad = likelyLostInLoad(hostsOf(page), baseRecords, baseline, udpRetryMs);
   const costOf = (h: PageHostInput, credit: number): HostCost => {
     const m = measured.get(h.name);
     // `lookup` is the replay as measured; the difference uses it less any wait the document's slowdown absorbs.
@@ -339,7 +378,9 @@ function cellCost(
     // host's response, completed sooner, shows the load did not, the replay's lookup counts as if nothing was lost.
     const fetched = h.completedMs != null ? h.completedMs - h.firstNeededMs : null;
     const lostInReplayOnly = observed === null && fetched !== null && asReplayed !== null && asReplayed - fetched >= RETRANSMISSION_MS;
-    const replayed = lostInReplayOnly ? medianLookup(baseline?.get(h.name), credit, true) : asReplayed;
+    const clean = medianLookup(baseline?.get(h.name), credit, true);
+    // And where the load most likely lost one itself (likelyLostInLoad), the baseline waited for its retry.
+    const replayed = lostInLoad.has(h.name) && clean !== null ? clean + udpRetryMs : lostInReplayOnly ? clean : asReplayed;
     // Except where one of the two waited for a retransmission the other did not: the loss was the load's own.
     if (observed !== null && observed < BROWSER_CACHE_MS) source = 'cache';
     else if (replayed !== null && (observed === null || Math.abs(observed - replayed) < RETRANSMISSION_MS)) [baselineMs, source] = [replayed, 'replay'];

@@ -142,12 +142,12 @@ export function likelyLostInLoad(hosts: readonly FetchedHost[], baseRecords: rea
   if (p === 0 || !baseline) return out;
   const repeats = new Set(udp.map((r) => r.repeat)).size;
   const fetchOf = (h: FetchedHost) => (h.completedMs != null ? h.completedMs - h.firstNeededMs : null);
-  const thresholdOf = (h: FetchedHost) => {
-    const clean = medianLookup(baseline.get(h.name), 0, true);
-    return clean === null ? null : clean + udpRetryMs;
-  };
-  const seen = hosts.filter((h) => h.observedLookupMs != null && h.observedLookupMs >= BROWSER_CACHE_MS && fetchOf(h) !== null && thresholdOf(h) !== null);
-  const seenClean = seen.filter((h) => h.observedLookupMs! < thresholdOf(h)! - udpRetryMs + RETRANSMISSION_MS);
+  const cleanOf = (h: FetchedHost) => medianLookup(baseline.get(h.name), 0, true);
+  // A fetch this long has room for the lookup, a lost query's retry and nothing else.
+  const thresholdOf = (h: FetchedHost) => (cleanOf(h) === null ? null : cleanOf(h)! + udpRetryMs);
+  const seen = hosts.filter((h) => h.observedLookupMs != null && h.observedLookupMs >= BROWSER_CACHE_MS && fetchOf(h) !== null && cleanOf(h) !== null);
+  // Seen hosts that lost nothing: their observed lookup is within a retransmission of the replay's, as if answered.
+  const seenClean = seen.filter((h) => h.observedLookupMs! < cleanOf(h)! + RETRANSMISSION_MS);
   if (seenClean.length === 0) return out;
   const q = seenClean.filter((h) => fetchOf(h)! >= thresholdOf(h)!).length / seenClean.length;
   for (const h of hosts) {

@@ -7,7 +7,8 @@ import type { PageHost } from './page-record.js';
 import type { Pair } from './record.js';
 import type { StoredRecord } from './stored-record.js';
 import { DOH_TRANSPORTS, stubCpuMs } from './client-costs.js';
-import { BROWSER_CACHE_MS, likelyLostInLoad, lookups, median, medianLookup, RETRANSMISSION_MS, UDP_RETRY_MS } from './replay-lookups.js';
+import { BROWSER_CACHE_MS, fetchedMs, likelyLostInLoad, lookups, medianLookup, RETRANSMISSION_MS, UDP_RETRY_MS } from './replay-lookups.js';
+import { median } from './stats.js';
 import type { Mode, TransportId } from './transports.js';
 
 /** Differences smaller than this are "indistinguishable" (one frame at 30 Hz — Hounsel et al.). */
@@ -225,7 +226,7 @@ function cellCost(
     const asReplayed = medianLookup(baseline?.get(h.name), credit);
     // An unseen lookup cannot have outlasted its host's fetch: where the replay waited for a retransmission and the
     // host's response, completed sooner, shows the load did not, the replay's lookup counts as if nothing was lost.
-    const fetched = h.completedMs != null ? h.completedMs - h.firstNeededMs : null;
+    const fetched = fetchedMs(h);
     const lostInReplayOnly = observed === null && fetched !== null && asReplayed !== null && asReplayed - fetched >= RETRANSMISSION_MS;
     const clean = medianLookup(baseline?.get(h.name), credit, true);
     // And where the load most likely lost one itself (likelyLostInLoad), the baseline waited for its retry.

@@ -5,7 +5,7 @@
 import type { RecordingBrowser } from './browser-queries.js';
 import { CODES } from './errors.js';
 import type { StoredRecord } from './stored-record.js';
-import { percentile } from './stats.js';
+import { median } from './stats.js';
 import { burstsOf, dohDispatchMs, firstNeededOf } from './client-costs.js';
 
 /** An observed lookup shorter than this was served by the browser's cache or a reused connection. */
@@ -32,8 +32,6 @@ export function udpRetryOf(browser: RecordingBrowser | null | undefined, systemR
  * priced from what the browser saw in it.
  */
 export const RETRANSMISSION_MS = 900;
-
-export const median = (xs: readonly number[]): number | null => percentile([...xs].sort((a, b) => a - b), 50);
 
 /** The record types that give a host its addresses: a host resolves when one of them answered. */
 const ADDRESS_TYPES: ReadonlySet<string> = new Set(['A', 'AAAA']);
@@ -63,8 +61,6 @@ export function sequentialHttpsMs(addresses: readonly StoredRecord[]): number {
 
 export function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null, sequentialHttps: string | null = null, documentHost: string | null = null): Map<string, HostLookups> {
   const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total);
-  // A Do53 query lost over UDP is not the end for a browser: its stub asks again after its retransmission timeout.
-  const lost = lostUdp;
   const okUdp = records.filter((r) => r.ok && r.transport === 'udp').map(lookupOf);
   const typicalUdp = okUdp.length ? median(okUdp) : null;
   const byHostRepeat = new Map<string, Map<number, StoredRecord[]>>();
@@ -88,8 +84,8 @@ export function lookups(records: readonly StoredRecord[], udpRetryMs: number, br
       const retry = ok.length ? Math.max(...ok) : typicalUdp;
       // When each record type was done for the browser: a failure that is not retried still counts the time until it
       // arrived (the browser waited for it); a lost UDP query, its retry (`clean`: as if it had not been lost).
-      const finishOf = (clean: boolean) => (r: StoredRecord): number | null => (lost(r) ? (retry === null ? null : (clean ? 0 : udpRetryMs) + retry) : lookupOf(r));
-      const answered = (r: StoredRecord) => r.ok || (lost(r) && retry !== null);
+      const finishOf = (clean: boolean) => (r: StoredRecord): number | null => (lostUdp(r) ? (retry === null ? null : (clean ? 0 : udpRetryMs) + retry) : lookupOf(r));
+      const answered = (r: StoredRecord) => r.ok || (lostUdp(r) && retry !== null);
       // A host resolves when an address record type answered (A or AAAA; any type where no address type was asked).
       const addresses = rs.some((r) => ADDRESS_TYPES.has(r.qtype)) ? rs.filter((r) => ADDRESS_TYPES.has(r.qtype)) : rs;
       // The HTTPS question asked first: one more query on the connection (its own round trip, no set-up).
@@ -123,7 +119,12 @@ export interface FetchedHost {
   observedLookupMs?: number | null;
 }
 
-/** A Do53 query lost over UDP: its stub asks again after its retransmission timer. */
+/** How long after it was first needed the host's last response ended (null where unknown). */
+export function fetchedMs(h: FetchedHost): number | null {
+  return h.completedMs != null ? h.completedMs - h.firstNeededMs : null;
+}
+
+/** A Do53 query lost over UDP, which is not the end for a browser: its stub asks again after its retransmission timer. */
 const lostUdp = (r: StoredRecord): boolean => !r.ok && r.transport === 'udp' && r.error === CODES.TIMEOUT;
 
 /**
@@ -141,19 +142,21 @@ export function likelyLostInLoad(hosts: readonly FetchedHost[], baseRecords: rea
   const p = udp.length ? udp.filter(lostUdp).length / udp.length : 0;
   if (p === 0 || !baseline) return out;
   const repeats = new Set(udp.map((r) => r.repeat)).size;
-  const fetchOf = (h: FetchedHost) => (h.completedMs != null ? h.completedMs - h.firstNeededMs : null);
-  const cleanOf = (h: FetchedHost) => medianLookup(baseline.get(h.name), 0, true);
-  // A fetch this long has room for the lookup, a lost query's retry and nothing else.
-  const thresholdOf = (h: FetchedHost) => (cleanOf(h) === null ? null : cleanOf(h)! + udpRetryMs);
-  const seen = hosts.filter((h) => h.observedLookupMs != null && h.observedLookupMs >= BROWSER_CACHE_MS && fetchOf(h) !== null && cleanOf(h) !== null);
+  // Each host's fetch and replayed lookup as if nothing was lost, where both are known.
+  const known = hosts.flatMap((h) => {
+    const fetched = fetchedMs(h);
+    const clean = medianLookup(baseline.get(h.name), 0, true);
+    return fetched === null || clean === null ? [] : [{ h, fetched, clean }];
+  });
+  // A fetch at least this long has room for the lookup and a lost query's retry.
+  const long = (x: { fetched: number; clean: number }) => x.fetched >= x.clean + udpRetryMs;
   // Seen hosts that lost nothing: their observed lookup is within a retransmission of the replay's, as if answered.
-  const seenClean = seen.filter((h) => h.observedLookupMs! < cleanOf(h)! + RETRANSMISSION_MS);
+  const seenClean = known.filter(({ h, clean }) => h.observedLookupMs != null && h.observedLookupMs >= BROWSER_CACHE_MS && h.observedLookupMs < clean + RETRANSMISSION_MS);
   if (seenClean.length === 0) return out;
-  const q = seenClean.filter((h) => fetchOf(h)! >= thresholdOf(h)!).length / seenClean.length;
-  for (const h of hosts) {
-    const fetched = fetchOf(h);
-    const threshold = thresholdOf(h);
-    if (h.observedLookupMs != null || fetched === null || threshold === null || fetched < threshold) continue;
+  const q = seenClean.filter(long).length / seenClean.length;
+  for (const x of known) {
+    const { h } = x;
+    if (h.observedLookupMs != null || !long(x)) continue;
     const queries = (baseline.get(h.name)?.total ?? 0) / Math.max(1, repeats);
     const ph = 1 - (1 - p) ** Math.max(1, queries);
     if (ph / (ph + (1 - ph) * q) >= 0.5) out.add(h.name);

@@ -2,9 +2,9 @@
 // side needs another load, the trace's gaps around the holders' idle limits, and the rows from a run.
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { analyse, measuredChange, modeFor, predictedShift, pricedPairs, shift, tolerance } from '../bench/validate/analysis.js';
+import { analyse, measuredChange, modeFor, predictedShift, pricedPairs, shift, tolerance, type Row } from '../bench/validate/analysis.js';
 import { mannWhitneyNull, mosesRank, shiftInterval } from '../bench/validate/interval.js';
-import { report, rowsJson } from '../bench/validate/report.js';
+import { lookupTable, report, rowsJson } from '../bench/validate/report.js';
 import { seededRandom } from '../common/stats.js';
 import { pageRecordOf, requestTypeOf, type PageTimings } from '../bench/validate/browser.js';
 import { mergeRuns } from '../bench/validate/legacy.js';
@@ -319,4 +319,13 @@ test("each request's type comes from its Resource Timing entry's initiatorType w
   assert.deepEqual(types, { 'b.example': { main_frame: 1 }, 'img.example': { image: 1 }, 'cdn.example': { script: 1 }, 'css.example': { other: 1 } });
   assert.deepEqual(['img', 'video', 'beacon', 'script', 'iframe', 'fetch', 'link', 'css', undefined].map(requestTypeOf),
     ['image', 'media', 'beacon', 'script', 'sub_frame', 'xmlhttprequest', 'other', 'other', 'other']);
+});
+
+test('the per-lookup table sums each profile × browser × path over its rows, controls included, and is left out without lookups', () => {
+  const row = (profile: string, transport: string, within: number, n: number, slower: number, faster: number) =>
+    ({ profile, browser: 'chromium', transport, lookups: { n, within, slower, faster, worst: [] } }) as unknown as Row;
+  const text = lookupTable([row('dsl', 'dot', 3, 10, 6, 1), row('dsl', 'dot', 5, 10, 4, 1), row('dsl', 'do53-aa', 9, 10, 1, 0), row('fiber', 'dot', 0, 0, 0, 0)]);
+  assert.match(text, /\| dsl \| chromium \| do53-aa \| 9\/10 \| 90 % \| 1 \| 0 \|\n\| dsl \| chromium \| dot \| 8\/20 \| 40 % \| 10 \| 2 \|\n/);
+  assert.doesNotMatch(text, /fiber/, 'a row that compared no lookup adds no line');
+  assert.equal(lookupTable([row('dsl', 'dot', 0, 0, 0, 0)]), '');
 });

@@ -30,6 +30,34 @@ function lookupSummary(rows: readonly Row[]): string {
   return `- **Per lookup** (the browser's own lookup of each name, median over a row's loads, against the replay's over the same transport and mode): **${w} of ${n}** within max(10 %, 5 ms) (${pct(w!, n!)}; goal ≥ ${LOOKUP_GOAL * 100} %: ${w! / n! >= LOOKUP_GOAL ? 'met' : '**not met**'}); of the ${n! - w!} outside, the browser was slower than the replay in ${slower} (the replay under-predicts) and faster in ${faster} (it over-predicts); by browser and transport, within/compared (slower, faster): ${per}.`;
 }
 
+/**
+ * The per-lookup layer by profile × browser × path, A/A controls included: where the replay's lookups and the
+ * browser's part. On a Do53 control the browser and the replay make the same plain exchange, so its share says what
+ * the comparison itself reaches on that profile with nothing encrypted; '' when no row carries lookups.
+ */
+export function lookupTable(rows: readonly Row[]): string {
+  const groups = new Map<string, [number, number, number, number]>();
+  for (const r of rows) {
+    if (!r.lookups?.n) continue;
+    const k = `| ${r.profile} | ${r.browser} | ${r.transport} |`;
+    const g = groups.get(k) ?? groups.set(k, [0, 0, 0, 0]).get(k)!;
+    [g[0], g[1], g[2], g[3]] = [g[0] + r.lookups.within, g[1] + r.lookups.n, g[2] + r.lookups.slower, g[3] + r.lookups.faster];
+  }
+  if (!groups.size) return '';
+  const lines = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([k, [w, n, s, q]]) => `${k} ${w}/${n} | ${pct(w, n)} | ${s} | ${q} |`);
+  return `
+## Per lookup by profile
+
+The browser's own lookups (median over a row's loads) within max(10 %, 5 ms) of the replay's, summed over the rows of
+each profile, browser and compared path; slower / faster: of those outside, the browser's longer / shorter. On the
+Do53 A/A rows (\`do53-aa\`) the browser and the replay make the same plain exchange: what the comparison reaches there.
+
+| profile | browser | path | within / compared | share | slower | faster |
+| --- | --- | --- | ---: | ---: | ---: | ---: |
+${lines.join('\n')}
+`;
+}
+
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined ? '—' : x.toFixed(d));
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(0)} %` : '—');
 
@@ -202,7 +230,7 @@ ${misses.length ? misses.map(missLine).join('\n') : 'None: every resolved row is
 ${unresolved.length ? `\nUnresolved rows (interval half-width over tolerance): ${unresolved.map((r) => `${name(r)} (±${f(r.halfWidth)} vs ${f(r.tolerance, 1)} ms)`).join('; ')}.` : ''}
 
 ${checks(run, rows)}
-${byStateTable(rows)}
+${lookupTable(all)}${byStateTable(rows)}
 ## What ran
 
 ${whatRan(run)}

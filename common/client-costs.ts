@@ -1,6 +1,7 @@
 // What the person's own machine spends on encrypted DNS that dnscost's replay, timed in a process of its own, does
-// not: the browser's wait before its DoH request leaves, and the DoQ stub's CPU. Pure; used by the cost model and by
-// the validation's per-lookup layer (bench/validate/lookups.ts). Specified in docs/cost-model.md.
+// not: the browser's wait before its DoH request leaves, Chromium's wait for a resolver slot, and the DoQ stub's CPU.
+// Pure; used by the cost model and by the validation's per-lookup layer (bench/validate/lookups.ts). Specified in
+// docs/cost-model.md.
 import type { RecordingBrowser } from './browser-queries.js';
 import type { StoredRecord } from './stored-record.js';
 
@@ -64,5 +65,41 @@ export function burstsOf(firstNeeded: ReadonlyMap<string, number>): Map<string, 
 export function firstNeededOf(records: readonly StoredRecord[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const r of records) if (r.replay) out.set(r.host, Math.min(out.get(r.host) ?? Infinity, r.replay.firstNeededMs));
+  return out;
+}
+
+/**
+ * How many lookups Chromium's host resolver runs at once over its own Do53 client (Do53, and DoT or DoQ through a
+ * stub): 64 job slots (kDefaultMaxSystemTasks, net/dns/host_resolver_manager.cc), each job holding one per record
+ * type's transaction, and a page's names asked for two (A and HTTPS): 32. A name asked while they are taken waits for
+ * the first to end; its NetLog shows the wait (bench/results/validation/lookups/README.md: 33 at most running, 20–40
+ * names of the 100-host page waiting a median 79 ms at 4G). Over its DoH (its own limit of about 64) none waited.
+ */
+export const CHROMIUM_RESOLVER_JOBS = 32;
+
+/** Whether a browser waits for a resolver slot on a transport: Chromium, except over its own DoH. */
+export function resolverSlots(browser: RecordingBrowser | null, transport: string | undefined): number | null {
+  return browser === 'chromium' && !DOH_TRANSPORTS.has(transport ?? '') ? CHROMIUM_RESOLVER_JOBS : null;
+}
+
+/**
+ * Each lookup's time as a resolver with `slots` jobs at once sees it (the wait for a slot plus the lookup itself),
+ * in the order given: a lookup starts at `startMs` or, when every slot is taken then, as soon as the first of them
+ * ends. `slots` null: no limit, each lookup its own `ms`.
+ */
+export function queuedLookups(lookups: ReadonlyArray<{ startMs: number; ms: number }>, slots: number | null): number[] {
+  if (slots === null) return lookups.map((l) => l.ms);
+  const order = lookups.map((l, i) => i).sort((a, b) => lookups[a]!.startMs - lookups[b]!.startMs || a - b);
+  const ends: number[] = []; // the running lookups' ends, ascending
+  const out = new Array<number>(lookups.length);
+  for (const i of order) {
+    const { startMs, ms } = lookups[i]!;
+    while (ends.length && ends[0]! <= startMs) ends.shift();
+    const begin = ends.length >= slots ? ends.splice(0, ends.length - slots + 1).at(-1)! : startMs;
+    const end = Math.max(begin, startMs) + ms;
+    const at = ends.findIndex((e) => e > end);
+    ends.splice(at === -1 ? ends.length : at, 0, end);
+    out[i] = end - startMs;
+  }
   return out;
 }

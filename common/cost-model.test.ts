@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { burstsOf, DOH_DISPATCH, dohDispatchMs, stubCpuMs } from './client-costs.js';
+import { burstsOf, CHROMIUM_RESOLVER_JOBS, DOH_DISPATCH, dohDispatchMs, queuedLookups, resolverSlots, stubCpuMs } from './client-costs.js';
 import { chromiumHttpsWait, classifyHost, INDISTINGUISHABLE_MS, pageCost, RETRANSMISSION_MS, UDP_RETRY_MS, udpRetryOf, type CellCost, type PageInput } from './cost-model.js';
 import { pageCostInput } from './page-cost.js';
+import { lookups } from './replay-lookups.js';
 import { type StoredRecord } from './stored-record.js';
 import type { Mode, QType, TransportId } from './transports.js';
 
@@ -453,4 +454,32 @@ test("the DoQ stub's CPU: per query asked before onLoad, on DoQ only, over the s
   assert.ok(Math.abs(doq.delta! - stubCpuMs('doq', 6)) < 1e-9, JSON.stringify(doq));
   assert.ok(stubCpuMs('doq', 6) > 1 && stubCpuMs('dot', 6) === 0 && stubCpuMs('udp', 6) === 0);
   assert.ok(doq.lower! <= doq.delta! && doq.delta! <= doq.upper!, JSON.stringify(doq));
+});
+
+test("Chromium's resolver slots: a lookup asked while every slot is taken waits for the first to end; DoH and Firefox do not", () => {
+  assert.equal(resolverSlots('chromium', 'udp'), CHROMIUM_RESOLVER_JOBS);
+  assert.equal(resolverSlots('chromium', 'dot'), CHROMIUM_RESOLVER_JOBS);
+  assert.equal(resolverSlots('chromium', 'doh'), null);
+  assert.equal(resolverSlots('firefox', 'dot'), null);
+  // Two slots; four lookups asked at 0, 0, 5 and 50 ms.
+  const lookups = [{ startMs: 0, ms: 30 }, { startMs: 0, ms: 10 }, { startMs: 5, ms: 40 }, { startMs: 50, ms: 20 }];
+  // The third waits for the second (ends at 10): 10 + 40 − 5 = 45; the fourth finds a slot free (the first ended at 30).
+  assert.deepEqual(queuedLookups(lookups, 2), [30, 10, 45, 20]);
+  assert.deepEqual(queuedLookups(lookups, 1), [30, 40, 75, 50], 'one slot: each waits for every one before it');
+  assert.deepEqual(queuedLookups(lookups, null), [30, 10, 40, 20], 'no limit: each its own time');
+  assert.deepEqual(queuedLookups([...lookups].reverse(), 2), [20, 45, 10, 30], 'the order of asking, not of the list, decides');
+});
+
+test("in Chromium a many-host page's later names wait for a resolver slot, over Do53 and DoT alike; the model's lookups pay the wait", () => {
+  // 33 names asked at once, each answered in 50 ms over udp and 80 ms over DoT: the 33rd waits for the first slot.
+  const rec = (transport: TransportId, host: string, total: number): StoredRecord => ({
+    host, qtype: 'A', resolver: transport === 'udp' ? 'system' : 'r', transport, mode: 'cold', repeat: 1, ok: true, error: null,
+    bytes: { sent: 100, received: 100 }, packets: { sent: 1, received: 1 }, timings: { connect: null, tls: null, query: total, total },
+    replay: { pageStartedAt: 0, firstNeededMs: host === 'h32.test' ? 1 : 0, endedAt: (host === 'h32.test' ? 1 : 0) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
+  });
+  const names = Array.from({ length: CHROMIUM_RESOLVER_JOBS + 1 }, (_, i) => `h${i}.test`);
+  const cell = (transport: TransportId, ms: number) => lookups(names.map((h) => rec(transport, h, ms)), UDP_RETRY_MS, 'chromium').get('h32.test')!.perRepeat.get(1);
+  assert.equal(cell('udp', 50), 50 + 49, 'asked at 1 ms, a slot frees at 50');
+  assert.equal(cell('dot', 80), 80 + 79, 'over DoT the wait is DoT\'s own lookup: the transport\'s extra time is paid twice');
+  assert.equal(lookups(names.map((h) => rec('dot', h, 80)), UDP_RETRY_MS, 'firefox').get('h32.test')!.perRepeat.get(1), 80, 'Firefox: no slots');
 });

@@ -6,7 +6,7 @@ import type { RecordingBrowser } from './browser-queries.js';
 import { CODES } from './errors.js';
 import type { StoredRecord } from './stored-record.js';
 import { median } from './stats.js';
-import { burstsOf, dohDispatchMs, firstNeededOf } from './client-costs.js';
+import { burstsOf, dohDispatchMs, firstNeededOf, queuedLookups, resolverSlots } from './client-costs.js';
 
 /** An observed lookup shorter than this was served by the browser's cache or a reused connection. */
 export const BROWSER_CACHE_MS = 1;
@@ -106,7 +106,27 @@ export function lookups(records: readonly StoredRecord[], udpRetryMs: number, br
       h.waited.set(repeat, Math.max(0, ...rs.map((r) => r.replay?.waitedForConnection ?? 0)));
     }
   }
+  queueForSlots(out, firstNeededOf(records), resolverSlots(browser, records[0]?.transport));
   return out;
+}
+
+/**
+ * Each repeat's lookups through the browser's resolver slots (client-costs.ts queuedLookups), in the order the
+ * replay asked them (`starts`): a name asked while every slot is taken waits for the first to end. In place.
+ */
+function queueForSlots(out: Map<string, HostLookups>, starts: Map<string, number>, slots: number | null): void {
+  if (slots === null) return;
+  const repeats = new Set([...out.values()].flatMap((h) => [...h.perRepeat.keys()]));
+  for (const key of ['perRepeat', 'clean'] as const) {
+    for (const repeat of repeats) {
+      const asked = [...out].flatMap(([host, h]) => {
+        const ms = h[key].get(repeat);
+        return ms === null || ms === undefined || !starts.has(host) ? [] : [{ h, startMs: starts.get(host)!, ms }];
+      });
+      const queued = queuedLookups(asked, slots);
+      for (const [i, a] of asked.entries()) a.h[key].set(repeat, queued[i]!);
+    }
+  }
 }
 
 /** What likelyLostInLoad reads of a page's host (the cost model's PageHostInput). */

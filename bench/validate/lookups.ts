@@ -5,7 +5,7 @@
 import type { StoredRecord } from '../../common/stored-record.js';
 import type { Mode, TransportId } from '../../common/transports.js';
 import { percentile } from '../../common/stats.js';
-import { burstsOf, dohDispatchMs, firstNeededOf } from '../../common/client-costs.js';
+import { burstsOf, dohDispatchMs, firstNeededOf, queuedLookups, resolverSlots } from '../../common/client-costs.js';
 import { sequentialHttpsHost, sequentialHttpsMs } from '../../common/cost-model.js';
 import type { RecordingBrowser } from '../../common/browser-queries.js';
 import { pageCostInput } from '../../common/page-cost.js';
@@ -40,26 +40,33 @@ const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - 
  * A replayed page's lookup of each name: the time from when the replay started it (when the browser asked for it:
  * common/lookup-starts.ts) to its last record type's answer (the browser's job ends when all its transactions have),
  * per replay (transport × mode × repeat × start).
+ * Chromium runs at most CHROMIUM_RESOLVER_JOBS lookups at once over its own Do53 client: each replay's lookups pass
+ * through that many slots (common/client-costs.ts queuedLookups), as the browser's wait for one.
  * `sequentialHost`: the name whose addresses the browser asks only after one question more (Firefox's TRR asking an
  * http document's HTTPS record first: cost-model.ts), priced as the model prices it; `browser` (with the page's
  * `documentHost`): the wait its DoH requests have inside it (cost-model.ts dohDispatchMs), priced the same way.
  */
 export function replayLookups(records: readonly StoredRecord[], transport: TransportId, mode: Mode, sequentialHost: string | null = null, browser: RecordingBrowser | null = null, documentHost: string | null = null): Map<string, number[]> {
   const bursts = burstsOf(firstNeededOf(records.filter((r) => r.transport === transport && r.mode === mode)));
-  const perReplay = new Map<string, { ms: number; addresses: StoredRecord[] }>();
+  const perReplay = new Map<string, Map<string, { startMs: number; ms: number; addresses: StoredRecord[] }>>();
   for (const r of records) {
     if (r.transport !== transport || r.mode !== mode || !r.ok || !r.replay) continue;
-    const key = `${r.host}|${r.repeat}|${r.replay.pageStartedAt}`;
+    const key = `${r.repeat}|${r.replay.pageStartedAt}`;
+    const hosts = perReplay.get(key) ?? perReplay.set(key, new Map()).get(key)!;
     const ms = r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs;
-    const entry = perReplay.get(key) ?? perReplay.set(key, { ms: -Infinity, addresses: [] }).get(key)!;
+    const entry = hosts.get(r.host) ?? hosts.set(r.host, { startMs: r.replay.firstNeededMs, ms: -Infinity, addresses: [] }).get(r.host)!;
     entry.ms = Math.max(entry.ms, ms);
     if (r.qtype === 'A' || r.qtype === 'AAAA') entry.addresses.push(r);
   }
   const out = new Map<string, number[]>();
-  for (const [key, { ms, addresses }] of perReplay) {
-    const host = key.slice(0, key.indexOf('|'));
-    const dispatch = dohDispatchMs(browser, transport, bursts.get(host) ?? 0, host === documentHost);
-    (out.get(host) ?? out.set(host, []).get(host)!).push(ms + (host === sequentialHost ? sequentialHttpsMs(addresses) : 0) + dispatch);
+  const slots = resolverSlots(browser, transport);
+  for (const hosts of perReplay.values()) {
+    const list = [...hosts];
+    const queued = queuedLookups(list.map(([, e]) => e), slots);
+    for (const [i, [host, { addresses }]] of list.entries()) {
+      const dispatch = dohDispatchMs(browser, transport, bursts.get(host) ?? 0, host === documentHost);
+      (out.get(host) ?? out.set(host, []).get(host)!).push(queued[i]! + (host === sequentialHost ? sequentialHttpsMs(addresses) : 0) + dispatch);
+    }
   }
   return out;
 }

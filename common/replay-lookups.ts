@@ -1,6 +1,7 @@
 // Each host's lookup in one cell of replay records, as the recording browser would have had it: the record types it
-// waits for, a lost Do53 query's retry, the HTTPS question Firefox asks first, its DoH thread's wait; and which lost
-// queries belong to the load and which to the replay. The cost model (cost-model.ts) prices the page from these.
+// waits for, a lost Do53 query's retry, the HTTPS question Firefox asks first, its DoH thread's wait, Chromium's
+// resolver slots; and which lost queries belong to the load and which to the replay. The cost model (cost-model.ts)
+// prices the page from these.
 // Pure: no DOM, no node: imports.
 import type { RecordingBrowser } from './browser-queries.js';
 import { CODES } from './errors.js';

@@ -95,8 +95,9 @@ export function queuedLookups(lookups: ReadonlyArray<{ startMs: number; ms: numb
   for (const i of order) {
     const { startMs, ms } = lookups[i]!;
     while (ends.length && ends[0]! <= startMs) ends.shift();
+    // Every end left is after startMs: with the slots full, it begins as the first of them ends.
     const begin = ends.length >= slots ? ends.splice(0, ends.length - slots + 1).at(-1)! : startMs;
-    const end = Math.max(begin, startMs) + ms;
+    const end = begin + ms;
     const at = ends.findIndex((e) => e > end);
     ends.splice(at === -1 ? ends.length : at, 0, end);
     out[i] = end - startMs;

@@ -18,16 +18,20 @@ export const RESOLVED_AIM = 0.4;
 /** Per lookup: the share of the browser's own lookups (median over a row's loads) within max(10 %, 5 ms) of the replay's. */
 export const LOOKUP_GOAL = 0.9;
 
+/** The per-lookup layers of rows that carry one, summed: [within, compared, slower, faster]. */
+function lookupSums(rows: readonly Row[]): [number, number, number, number] {
+  return rows.reduce<[number, number, number, number]>((a, r) => [a[0] + r.lookups!.within, a[1] + r.lookups!.n, a[2] + r.lookups!.slower, a[3] + r.lookups!.faster], [0, 0, 0, 0]);
+}
+
 /** The per-lookup layer over `rows`: names × modes compared and within target, summed; per browser × transport. */
 function lookupSummary(rows: readonly Row[]): string {
   const withLayer = rows.filter((r) => r.lookups && r.lookups.n > 0);
   if (!withLayer.length) return '- **Per lookup**: not measured (no load carried the browser\'s own lookups: Chromium\'s NetLog or Firefox\'s MOZ_LOG, runs from 2026-11-26).';
-  const sum = (rs: readonly Row[]) => rs.reduce((a, r) => [a[0]! + r.lookups!.within, a[1]! + r.lookups!.n, a[2]! + r.lookups!.slower, a[3]! + r.lookups!.faster], [0, 0, 0, 0]);
-  const [w, n, slower, faster] = sum(withLayer);
+  const [w, n, slower, faster] = lookupSums(withLayer);
   const groups = new Map<string, Row[]>();
   for (const r of withLayer) (groups.get(`${r.browser} ${r.transport}`) ?? groups.set(`${r.browser} ${r.transport}`, []).get(`${r.browser} ${r.transport}`)!).push(r);
-  const per = [...groups].map(([k, rs]) => { const [gw, gn, gs, gf] = sum(rs); return `${k} ${gw}/${gn} (${gs} slower, ${gf} faster)`; }).join(', ');
-  return `- **Per lookup** (the browser's own lookup of each name, median over a row's loads, against the replay's over the same transport and mode): **${w} of ${n}** within max(10 %, 5 ms) (${pct(w!, n!)}; goal ≥ ${LOOKUP_GOAL * 100} %: ${w! / n! >= LOOKUP_GOAL ? 'met' : '**not met**'}); of the ${n! - w!} outside, the browser was slower than the replay in ${slower} (the replay under-predicts) and faster in ${faster} (it over-predicts); by browser and transport, within/compared (slower, faster): ${per}.`;
+  const per = [...groups].map(([k, rs]) => { const [gw, gn, gs, gf] = lookupSums(rs); return `${k} ${gw}/${gn} (${gs} slower, ${gf} faster)`; }).join(', ');
+  return `- **Per lookup** (the browser's own lookup of each name, median over a row's loads, against the replay's over the same transport and mode): **${w} of ${n}** within max(10 %, 5 ms) (${pct(w, n)}; goal ≥ ${LOOKUP_GOAL * 100} %: ${w / n >= LOOKUP_GOAL ? 'met' : '**not met**'}); of the ${n - w} outside, the browser was slower than the replay in ${slower} (the replay under-predicts) and faster in ${faster} (it over-predicts); by browser and transport, within/compared (slower, faster): ${per}.`;
 }
 
 /**
@@ -36,15 +40,16 @@ function lookupSummary(rows: readonly Row[]): string {
  * the comparison itself reaches on that profile with nothing encrypted; '' when no row carries lookups.
  */
 export function lookupTable(rows: readonly Row[]): string {
-  const groups = new Map<string, [number, number, number, number]>();
-  for (const r of rows) {
-    if (!r.lookups?.n) continue;
+  const groups = new Map<string, Row[]>();
+  for (const r of rows.filter((x) => x.lookups?.n)) {
     const k = `| ${r.profile} | ${r.browser} | ${r.transport} |`;
-    const g = groups.get(k) ?? groups.set(k, [0, 0, 0, 0]).get(k)!;
-    [g[0], g[1], g[2], g[3]] = [g[0] + r.lookups.within, g[1] + r.lookups.n, g[2] + r.lookups.slower, g[3] + r.lookups.faster];
+    (groups.get(k) ?? groups.set(k, []).get(k)!).push(r);
   }
   if (!groups.size) return '';
-  const lines = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([k, [w, n, s, q]]) => `${k} ${w}/${n} | ${pct(w, n)} | ${s} | ${q} |`);
+  const lines = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([k, rs]) => {
+    const [w, n, s, q] = lookupSums(rs);
+    return `${k} ${w}/${n} | ${pct(w, n)} | ${s} | ${q} |`;
+  });
   return `
 ## Per lookup by profile
 

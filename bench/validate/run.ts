@@ -75,7 +75,12 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
       writeFileSync(join(work, 'config.json'), JSON.stringify(config));
       log(`${profile.name}: RTT ${net.profile.rttMs} ms; ${opts.browsers.join(', ')}; pages ${[...opts.pages.map(String), ...opts.hars.map((f) => f.replace(/^.*\//, ''))].join(', ')}; ` +
         `${opts.scenarios.join(', ')}; do53 vs ${opts.transports.join(', ')}; ${opts.loads} loads per side; server idle ${serverIdleS} s`);
-      await runInner(net, work, log);
+      const capture = process.env.DNSCOST_CAPTURE ? await startCapture(net, join(process.env.DNSCOST_CAPTURE, `${profile.name}.pcap`)) : null;
+      try {
+        await runInner(net, work, log);
+      } finally {
+        await capture?.stop();
+      }
       const inner = JSON.parse(readFileSync(config.out, 'utf8')) as Omit<ProfileRun, 'profile'>;
       profiles.push({ profile: net.profile, ...inner });
       opts.onProfile?.(snapshot(opts, startedAt, profiles));
@@ -85,6 +90,26 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
     }
   }
   return snapshot(opts, startedAt, profiles);
+}
+
+/**
+ * DNSCOST_CAPTURE=DIR: tshark on the server's side of the lab link for the whole profile (headers only), to count
+ * what each load sent upstream (bench/uplink-bytes.ts). A diagnostic, never a validation run's default: the capture
+ * costs CPU beside the loads.
+ */
+async function startCapture(net: LabNet, file: string): Promise<{ stop(): Promise<void> }> {
+  const child = net.spawnIn('server', 'tshark', ['-i', net.server.iface, '-s', '128', '-q', '-w', file], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // tshark says nothing on -q; the file appears once it captures.
+  for (let i = 0; i < 50 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!existsSync(file)) throw new Error(`DNSCOST_CAPTURE: tshark did not start writing ${file} in 5 s`);
+  return {
+    async stop() {
+      child.kill('SIGINT');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
 }
 
 function snapshot(opts: ValidationOptions, startedAt: string, profiles: ProfileRun[]): ValidationRun {

@@ -14,6 +14,7 @@ smokeTests([
   { bench: 'collector-rollup', expect: /\| \*\*all\*\* \| 50 \|/, timeoutMs: 120_000 },
   { bench: 'privacy-budget', expect: /\| pages uploaded per UTC day, most \| 3 \| 3 \|/, timeoutMs: 120_000 },
   { bench: 'replay-schedule', expect: /\| chromium fiber page 100 dot warm \| lookup-starts \| 100 \|/, timeoutMs: 120_000 },
+  { bench: 'uplink-bytes', expect: /\| dsl chromium page 100 cold \| dot \| 3 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| \d+ \|/, timeoutMs: 60_000 },
   { bench: 'doh-wait-fit', expect: /\| 10 \| 10 \| -?\d+\.\d+ \| -?\d+\.\d+ \| \d+ \|/, timeoutMs: 60_000 },
   { bench: 'fuzz', expect: /\| HTTP\/1\.1 response reader \| 500 \| 0 \| 0 \|/, timeoutMs: 120_000 },
 ]);

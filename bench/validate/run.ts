@@ -5,9 +5,9 @@
 // inner half's visits into the raw run. Importable from the sources (the browser test runs it under vitest); the
 // inner half and the side workers always run compiled. As root; nothing leaves loopback and the namespaces it creates.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { findBrowser } from '../../lab/browsers.js';
 import { addLiteralAddresses, addSiteAddress } from '../../lab/har/address.js';
 import { createLabNet, type LabNet } from '../../lab/netns.js';
@@ -98,6 +98,7 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
  * costs CPU beside the loads.
  */
 async function startCapture(net: LabNet, file: string): Promise<{ stop(): Promise<void> }> {
+  mkdirSync(dirname(file), { recursive: true });
   const child = net.spawnIn('server', 'tshark', ['-i', net.server.iface, '-s', '128', '-q', '-w', file], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // tshark says nothing on -q; the file appears once it captures.

@@ -64,6 +64,13 @@ export interface VisitResult {
 export type SideReply = { ok: true; version?: string; visit?: VisitResult; lookups?: BrowserLookup[] } | { ok: false; error: string };
 
 const PROBE_PAUSE_MS = 1000;
+/**
+ * After a warm load's warm-up (a page of a fresh name loaded and its tab closed), before the load: the closed tab's
+ * teardown is the browser's work, not the page's. Without it Firefox's Do53 warm loads at 4G were bimodal (13 of 20
+ * rounds +50…+80 ms: the page's second request sent 105 ms later; "Seen, one explained" in
+ * bench/results/validation/lookups/README.md).
+ */
+const WARM_SETTLE_MS = Number(process.env.DNSCOST_WARM_SETTLE_MS ?? 1000);
 
 class SideWorker {
   private b: DnsBrowser | null = null;
@@ -193,7 +200,10 @@ class SideWorker {
         await new Promise((r) => setTimeout(r, PROBE_PAUSE_MS));
         const port = RESOLVER_PORT[this.c.side];
         const resolver = port === null ? [] : [{ address: SERVER, port }];
-        if (state === 'warm') await lookUp(context, retried ? `r.${warmName}` : warmName);
+        if (state === 'warm') {
+          await lookUp(context, retried ? `r.${warmName}` : warmName);
+          await new Promise((r) => setTimeout(r, WARM_SETTLE_MS));
+        }
         else await closeAll(() => this.owners(), resolver, 250, 10);
         let open: Awaited<ReturnType<SideWorker['openNow']>> = { openBefore: null, connIdleMs: null };
         const { timings } = await loadIn(context, url, RENDERER_SETTLE_MS[this.c.browser], async () => {

@@ -100,10 +100,15 @@ export async function runValidation(opts: ValidationOptions): Promise<Validation
 async function startCapture(net: LabNet, file: string): Promise<{ stop(): Promise<void> }> {
   mkdirSync(dirname(file), { recursive: true });
   const child = net.spawnIn('server', 'tshark', ['-i', net.server.iface, '-s', '128', '-q', '-w', file], { stdio: 'ignore' });
+  let failed: Error | null = null;
+  child.once('error', (e) => (failed = e));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // tshark says nothing on -q; the file appears once it captures.
-  for (let i = 0; i < 50 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!existsSync(file)) throw new Error(`DNSCOST_CAPTURE: tshark did not start writing ${file} in 5 s`);
+  for (let i = 0; i < 50 && !existsSync(file) && !failed && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+  if (!existsSync(file)) {
+    child.kill('SIGKILL');
+    throw new Error(`DNSCOST_CAPTURE: tshark did not start writing ${file}${failed ? `: ${(failed as Error).message}` : ''} (scripts/setup installs tshark)`);
+  }
   return {
     async stop() {
       child.kill('SIGINT');

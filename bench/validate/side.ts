@@ -70,7 +70,14 @@ const PROBE_PAUSE_MS = 1000;
  * rounds +50…+80 ms: the page's second request sent 105 ms later; "Seen, one explained" in
  * bench/results/validation/lookups/README.md).
  */
-const WARM_SETTLE_MS = Number(process.env.DNSCOST_WARM_SETTLE_MS ?? 1000);
+const WARM_SETTLE_MS = settleFromEnv(process.env.DNSCOST_WARM_SETTLE_MS);
+
+function settleFromEnv(v: string | undefined): number {
+  if (v === undefined) return 1000;
+  const ms = Number(v);
+  if (v.trim() === '' || !Number.isFinite(ms) || ms < 0 || ms > 60_000) throw new Error(`DNSCOST_WARM_SETTLE_MS must be 0…60000 ms, not ${JSON.stringify(v)}`);
+  return ms;
+}
 
 class SideWorker {
   private b: DnsBrowser | null = null;
@@ -203,8 +210,7 @@ class SideWorker {
         if (state === 'warm') {
           await lookUp(context, retried ? `r.${warmName}` : warmName);
           await new Promise((r) => setTimeout(r, WARM_SETTLE_MS));
-        }
-        else await closeAll(() => this.owners(), resolver, 250, 10);
+        } else await closeAll(() => this.owners(), resolver, 250, 10);
         let open: Awaited<ReturnType<SideWorker['openNow']>> = { openBefore: null, connIdleMs: null };
         const { timings } = await loadIn(context, url, RENDERER_SETTLE_MS[this.c.browser], async () => {
           // Once more just before the navigation: a browser may have opened one in the meantime (Chromium's DoH probe;

@@ -39,12 +39,23 @@ export const DOH_DISPATCH = { firefox: { baseMs: 4.5, perNameMs: 1, burstCap: 10
 export const STUB_CPU_MS_PER_QUERY: Readonly<Record<string, number>> = { doq: 0.265 };
 
 /**
- * stubCpuMs: onLoad's delay from the stub's CPU, taken as all of it on the page's critical path (a busy 2-core machine:
- * the 100-host page's 200 warm DoQ queries cost 53 ms of CPU, and its warm rows measured +37 to +68 ms where the
- * lookups alone predicted +2 to +5): per-query CPU × the queries the page asked before onLoad (median over repeats).
+ * The CPU Chromium's own DoH spends per query beyond its own Do53 client, in ms: each DoH query is a whole URL request
+ * on its network thread (delegate, cache backend, stream job, HTTP/2 stream) where a Do53 query is one transaction and
+ * a datagram. Measured, not fitted to any row: the browser's process tree resolving 200 fresh names at once, DoH
+ * against Do53, 0.15 ms a name beyond, two queries a name (A and HTTPS) (bench/results/browser-dns-cpu.md). Firefox's
+ * TRR costs more (0.85 ms a name there), which dohDispatchMs's fitted wait already prices.
  */
-export function stubCpuMs(transport: string, queries: number): number {
-  return (STUB_CPU_MS_PER_QUERY[transport] ?? 0) * queries;
+export const CHROMIUM_DOH_CPU_MS_PER_QUERY = 0.075;
+
+/**
+ * clientCpuMs: onLoad's delay from the CPU the DNS client on the person's machine spends (a DoQ stub's; Chromium's own
+ * DoH), taken as all of it on the page's critical path (a busy 2-core machine: the 100-host page's 200 warm DoQ queries
+ * cost 53 ms of CPU, and its warm rows measured +37 to +68 ms where the lookups alone predicted +2 to +5): per-query
+ * CPU × the queries the page asked before onLoad (median over repeats).
+ */
+export function clientCpuMs(browser: RecordingBrowser | null, transport: string, queries: number): number {
+  const own = browser === 'chromium' && transport === 'doh' ? CHROMIUM_DOH_CPU_MS_PER_QUERY : 0;
+  return ((STUB_CPU_MS_PER_QUERY[transport] ?? 0) + own) * queries;
 }
 
 /** Names first needed this long before a name (or at the same time) make its burst. */

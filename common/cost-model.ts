@@ -6,7 +6,7 @@ import { modelBytes, type DotOverhead, type ModelBytes } from './bytes-model.js'
 import type { PageHost } from './page-record.js';
 import type { Pair } from './record.js';
 import type { StoredRecord } from './stored-record.js';
-import { DOH_TRANSPORTS, stubCpuMs } from './client-costs.js';
+import { clientCpuMs, DOH_TRANSPORTS } from './client-costs.js';
 import { BROWSER_CACHE_MS, fetchedMs, likelyLostInLoad, lookups, medianLookup, RETRANSMISSION_MS, UDP_RETRY_MS } from './replay-lookups.js';
 import { median } from './stats.js';
 import type { Mode, TransportId } from './transports.js';
@@ -314,10 +314,10 @@ function cellCost(
       // However the critical path went, onLoad cannot come before the last lookup it waits for.
       floor = dDoc + Math.max(0, offC - onLoad);
     }
-    // The stub's CPU for the queries asked before onLoad, beyond the baseline's (stubCpuMs).
+    // The DNS client's CPU (a DoQ stub's, Chromium's own DoH) for the queries asked before onLoad, beyond the baseline's.
     const beforeOnLoad = new Set(usable.map((h) => h.name));
     const queriesOf = (rs: readonly StoredRecord[]) => median(countsPerRepeat(rs.filter((r) => beforeOnLoad.has(r.host)))) ?? 0;
-    const cpu = stubCpuMs(first.transport, queriesOf(records)) - (baseRecords?.length ? stubCpuMs(baseRecords[0]!.transport, queriesOf(baseRecords)) : 0);
+    const cpu = clientCpuMs(page.browser ?? null, first.transport, queriesOf(records)) - (baseRecords?.length ? clientCpuMs(page.browser ?? null, baseRecords[0]!.transport, queriesOf(baseRecords)) : 0);
     point = dDoc + par + late + early + cpu;
     lower = Math.min(point, Math.max(dDoc + Math.min(par, chain) + Math.min(0, shiftOff), floor) + cpu);
     // The chain extreme: with completion times, the worst chain of responses the order of the page allows; without

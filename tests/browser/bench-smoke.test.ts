@@ -1,7 +1,8 @@
 // Every benchmark that drives real browsers in its smoke mode (a few loads, nothing recorded), so none can rot
 // unnoticed: the extension's overhead (Chromium, beside the peer where it is, and Firefox) and its own CPU, the
-// popup's and the dashboard's draw, the renderer's settle, the record types browsers ask, how long they keep an
-// encrypted connection, the recorder's coverage of the names a page needed, and the cost model's validation.
+// popup's and the dashboard's draw, the renderer's settle, the record types browsers ask and the CPU each DNS path
+// costs them, how long they keep an encrypted connection, the recorder's coverage of the names a page needed, and the
+// cost model's validation.
 import { smokeTests } from '../support/bench-smoke.js';
 
 smokeTests([
@@ -11,6 +12,7 @@ smokeTests([
   { bench: 'popup-draw', expect: /Target: draw ≤ 100 ms — median \*\*[\d.]+ ms\*\*/, timeoutMs: 180_000 },
   { bench: 'dashboard-draw', expect: /Target: draw ≤ 200 ms — 50 entries: median \*\*[\d.]+ ms\*\*/, timeoutMs: 180_000 },
   { bench: 'renderer-settle', expect: /\| firefox \| 1 \| 150 \| 2 \|/, timeoutMs: 180_000 },
+  { bench: 'browser-dns-cpu', expect: /\| chromium \| doh \| 1 \| 20 \| \d+ \(https\) \|/, timeoutMs: 300_000 },
   { bench: 'browser-queries', expect: /\| firefox \| [^|]+ \| DoH \| no \| /, timeoutMs: 300_000 },
   { bench: 'idle-lifetimes', expect: /stubby/, timeoutMs: 400_000 },
   { bench: 'recorder-coverage', expect: /\| chromium \| 3 \| 1 \| \d+–\d+ \| [\d.]+ % \|/, timeoutMs: 120_000 },

@@ -47,7 +47,7 @@ async function inner(out: string, n: number, rounds: number, browsers: BrowserNa
   isolateDns(work);
   let log = '';
   const dns = await startCoreDNS({ address: LAB_SERVER, ports: { dns: 53, tls: 853, https: 443 }, others: 'nxdomain', logQueries: true, onOutput: (t) => (log += t), siteZone: zoneWithProbe({ zone: ZONE, a: LAB_SERVER }) });
-  const out_: Round[] = [];
+  const measured: Round[] = [];
   try {
     for (const browser of browsers) {
       const open: Partial<Record<BrowserDnsPath, DnsBrowser>> = {};
@@ -73,7 +73,7 @@ async function inner(out: string, n: number, rounds: number, browsers: BrowserNa
             const cpuMs = treeCpuMs(pid) - before;
             // The lab resolver's log: how many of this round's queries it answered, over which schemes.
             const asked = [...log.matchAll(/dnscost-query (\S+) \S+ (\S+)/g)].filter((m) => m[2]!.startsWith(`r${r}-${path}-`));
-            out_.push({ browser, path, round: r, names: n, cpuMs, wallMs, failed, queries: asked.length, over: [...new Set(asked.map((m) => m[1]!))] });
+            measured.push({ browser, path, round: r, names: n, cpuMs, wallMs, failed, queries: asked.length, over: [...new Set(asked.map((m) => m[1]!))] });
           }
         }
       } finally {
@@ -84,7 +84,7 @@ async function inner(out: string, n: number, rounds: number, browsers: BrowserNa
     await dns.stop();
     rmSync(work, { recursive: true, force: true });
   }
-  writeFileSync(out, JSON.stringify(out_));
+  writeFileSync(out, JSON.stringify(measured));
 }
 
 export function report(rounds: readonly Round[], command: string): string {

@@ -19,6 +19,7 @@ import { gunzipSync } from 'node:zlib';
 import { lookupStarts, replayAt, type LookupStartsInput } from '../common/lookup-starts.js';
 import { pageHostQtypes } from '../common/browser-queries.js';
 import type { PageForCost } from '../common/page-cost.js';
+import { pageLookupMs } from '../common/stored-record.js';
 import type { MeasureRequest } from '../common/schema.js';
 import { percentile } from '../common/stats.js';
 import type { Mode } from '../common/transports.js';
@@ -57,7 +58,7 @@ async function inner(jobFile: string): Promise<void> {
   for (const req of job.requests) {
     const res = await measure(req);
     const per: Record<string, number> = {};
-    for (const r of res.records) if (r.ok && r.replay) per[r.host] = Math.max(per[r.host] ?? -Infinity, r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs);
+    for (const r of res.records) if (r.ok && r.replay) per[r.host] = Math.max(per[r.host] ?? -Infinity, pageLookupMs(r));
     out.push(per);
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -95,21 +95,21 @@ export function report(runData: ValidationRun, frames: readonly Frame[] | null, 
     '| profile, browser, page, scenario | path | loads | page KB | DNS KB | Δ KB | Δ/rate ms | replay Δ KB | fetch ms | onLoad ms | onLoad Δ ms |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
+  const f = (x: number | null | undefined, digits = 1) => (x == null ? '—' : x.toFixed(digits));
   const groups = [...new Set(rows.map((r) => r.key))];
   for (const g of groups) {
     const of = (t: string) => rows.filter((r) => r.key === g && r.transport === t);
     const dnsKb = (t: string) => (frames ? median(of(t).map((r) => (r.bytes[t] ?? 0) / 1000)) : null);
     const base = { dns: dnsKb('do53'), onLoad: median(of('do53').map((r) => r.onLoad)) };
-    const profile = g.split(' ')[0]!;
-    const mode = g.split(' ').at(-1) === 'warm' ? 'warm' : 'cold';
-    const replayBase = replay.get(`${g.replace(/ \S+$/, '')} ${mode}|do53`);
+    const rate = up.get(g.split(' ')[0]!) ?? null;
+    // The replay's key: the group without its scenario, and the mode it replayed (expected traces read as cold).
+    const page = `${g.replace(/ \S+$/, '')} ${g.split(' ').at(-1) === 'warm' ? 'warm' : 'cold'}`;
+    const replayBase = replay.get(`${page}|do53`);
     for (const t of [...new Set(rows.filter((r) => r.key === g).map((r) => r.transport))]) {
       const dns = dnsKb(t.replace(/-aa$/, ''));
       const onLoad = median(of(t).map((r) => r.onLoad));
       const d = dns !== null && base.dns !== null ? dns - base.dns : null;
-      const rate = up.get(profile) ?? null;
-      const rd = replay.get(`${g.replace(/ \S+$/, '')} ${mode}|${t}`);
-      const f = (x: number | null | undefined, digits = 1) => (x == null ? '—' : x.toFixed(digits));
+      const rd = replay.get(`${page}|${t}`);
       lines.push(`| ${g} | ${t} | ${of(t).length} | ${f(frames ? median(of(t).map((r) => (r.bytes.page ?? 0) / 1000)) : null)} | ${f(dns)} | ${f(d)} | ${f(d !== null && rate ? (d * 8) / rate : null, 0)} | ${f(rd != null && replayBase != null ? (rd - replayBase) / 1000 : null)} | ${f(median(of(t).flatMap((r) => r.fetch)), 0)} | ${f(onLoad, 0)} | ${f(onLoad !== null && base.onLoad !== null ? onLoad - base.onLoad : null, 0)} |`);
     }
   }

@@ -5,7 +5,7 @@
 // Pure: no DOM, no node: imports.
 import type { RecordingBrowser } from './browser-queries.js';
 import { CODES } from './errors.js';
-import type { StoredRecord } from './stored-record.js';
+import { pageLookupMs, type StoredRecord } from './stored-record.js';
 import { median } from './stats.js';
 import { burstsOf, dohDispatchMs, firstNeededOf, queuedLookups, resolverSlots } from './client-costs.js';
 
@@ -61,8 +61,7 @@ export function sequentialHttpsMs(addresses: readonly StoredRecord[]): number {
 }
 
 export function lookups(records: readonly StoredRecord[], udpRetryMs: number, browser: RecordingBrowser | null, sequentialHttps: string | null = null, documentHost: string | null = null): Map<string, HostLookups> {
-  const lookupOf = (r: StoredRecord) => (r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total);
-  const okUdp = records.filter((r) => r.ok && r.transport === 'udp').map(lookupOf);
+  const okUdp = records.filter((r) => r.ok && r.transport === 'udp').map(pageLookupMs);
   const typicalUdp = okUdp.length ? median(okUdp) : null;
   const byHostRepeat = new Map<string, Map<number, StoredRecord[]>>();
   for (const r of records) {
@@ -80,12 +79,12 @@ export function lookups(records: readonly StoredRecord[], udpRetryMs: number, br
       h.total += rs.length;
       h.failed += rs.filter((r) => !r.ok).length;
       // From the scheduled offset to the answer (a sequential record, without replay info, counts its own duration).
-      const ok = rs.filter((r) => r.ok).map(lookupOf);
+      const ok = rs.filter((r) => r.ok).map(pageLookupMs);
       // The retry is answered as the host's other record types were in this replay, else as a typical UDP lookup.
       const retry = ok.length ? Math.max(...ok) : typicalUdp;
       // When each record type was done for the browser: a failure that is not retried still counts the time until it
       // arrived (the browser waited for it); a lost UDP query, its retry (`clean`: as if it had not been lost).
-      const finishOf = (clean: boolean) => (r: StoredRecord): number | null => (lostUdp(r) ? (retry === null ? null : (clean ? 0 : udpRetryMs) + retry) : lookupOf(r));
+      const finishOf = (clean: boolean) => (r: StoredRecord): number | null => (lostUdp(r) ? (retry === null ? null : (clean ? 0 : udpRetryMs) + retry) : pageLookupMs(r));
       const answered = (r: StoredRecord) => r.ok || (lostUdp(r) && retry !== null);
       // A host resolves when an address record type answered (A or AAAA; any type where no address type was asked).
       const addresses = rs.some((r) => ADDRESS_TYPES.has(r.qtype)) ? rs.filter((r) => ADDRESS_TYPES.has(r.qtype)) : rs;

@@ -18,9 +18,10 @@ export interface StoredRecord extends Pick<ExchangeRecord, 'host' | 'qtype' | 'r
 
 /**
  * A lookup as its page saw it: from when the page needed the host to the answer (waiting for a connection included); a
- * record without replay info, its own duration. (common/cost-model.ts computes the same inside the frozen model.)
+ * record without replay info, its own duration. The cost model (replay-lookups.ts), the validation's per-lookup layer
+ * and the replay-schedule benchmark all read a lookup this way.
  */
-export function pageLookupMs(r: StoredRecord): number {
+export function pageLookupMs(r: Pick<StoredRecord, 'timings'> & { replay?: ReplayInfo | null }): number {
   return r.replay ? r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs : r.timings.total;
 }
 

@@ -2,7 +2,7 @@
 // NetLog, netlog.ts; Firefox's MOZ_LOG, mozlog.ts: the median over the row's compared loads) beside dnscost's replay of it over the same transport in
 // the same mode (the median over the replays of the row's Do53 loads), and whether the two agree within
 // max(10 %, 5 ms) of the replay's.
-import type { StoredRecord } from '../../common/stored-record.js';
+import { pageLookupMs, type StoredRecord } from '../../common/stored-record.js';
 import type { Mode, TransportId } from '../../common/transports.js';
 import { percentile } from '../../common/stats.js';
 import { burstsOf, dohDispatchMs, firstNeededOf, queuedLookups, resolverSlots } from '../../common/client-costs.js';
@@ -53,7 +53,7 @@ export function replayLookups(records: readonly StoredRecord[], transport: Trans
     if (r.transport !== transport || r.mode !== mode || !r.ok || !r.replay) continue;
     const key = `${r.repeat}|${r.replay.pageStartedAt}`;
     const hosts = perReplay.get(key) ?? perReplay.set(key, new Map()).get(key)!;
-    const ms = r.replay.endedAt - r.replay.pageStartedAt - r.replay.firstNeededMs;
+    const ms = pageLookupMs(r);
     const entry = hosts.get(r.host) ?? hosts.set(r.host, { startMs: r.replay.firstNeededMs, ms: -Infinity, addresses: [] }).get(r.host)!;
     entry.ms = Math.max(entry.ms, ms);
     if (r.qtype === 'A' || r.qtype === 'AAAA') entry.addresses.push(r);

@@ -144,6 +144,17 @@ test('onLoad waited for the off-path response that came last: a faster lookup th
   assert.equal(fast(405), 0);
 });
 
+test('an off-path host whose lookup ended after onLoad was not waited for: its slowdown moves nothing', () => {
+  // beacon.test is needed at 995, just before onLoad (1000), and never answered before it: its 10 ms Do53 lookup ended
+  // at 1005. A candidate 300 ms slower there leaves onLoad alone; an awaited host (a response at 990) does not.
+  const at = { 'doc.test': 0, 'beacon.test': 995 };
+  const baseline = cell('system', 'udp', { 'doc.test': 20, 'beacon.test': 10 }, at);
+  const slower = cell('r', 'doh', { 'doc.test': 20, 'beacon.test': 310 }, at);
+  const cost = (host: PageInput['hosts'][number]) => only(pageCost(page([host]), [...baseline, ...slower]), 'r', 'doh').onLoad;
+  assert.deepEqual(cost({ name: 'beacon.test', firstNeededMs: 995 }), { delta: 0, lower: 0, upper: 0, relative: 0 });
+  assert.equal(cost({ name: 'beacon.test', firstNeededMs: 995, completedMs: 999 }).delta, 995 + 310 - 1000);
+});
+
 test('faster, cached and unknown baselines', () => {
   // The system resolver is slow: the candidate saves 60 ms on the document's lookup.
   const slow = page([{ name: 'cdn.test', firstNeededMs: 120, observedLookupMs: 0 }], { domainLookupEnd: 85 });

@@ -287,7 +287,11 @@ function cellCost(
   const maxOf = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
   const onSerialPath = usable.filter(serial);
   const others = usable.filter((h) => h.critical && !serial(h));
-  const off = usable.filter((h) => !h.critical);
+  // An off-path host onLoad did not wait for: none of its responses came before onLoad and its lookup, on the page's
+  // own timeline, ended after onLoad (a beacon asked for as the page finished). However much later it resolves, onLoad
+  // stays where it was (calibreapp at 4G: an analytics host needed at onLoad, its 94 ms lookup read as +94 ms).
+  const awaited = (h: HostCost) => h.completedMs != null || b(h) <= onLoad;
+  const off = usable.filter((h) => !h.critical && awaited(h));
   let point: number | null = null;
   let lower: number | null = null;
   let upper: number | null = null;

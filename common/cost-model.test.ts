@@ -5,55 +5,9 @@ import { chromiumHttpsWait, classifyHost, INDISTINGUISHABLE_MS, pageCost, RETRAN
 import { pageCostInput } from './page-cost.js';
 import { lookups } from './replay-lookups.js';
 import { type StoredRecord } from './stored-record.js';
-import type { Mode, QType, TransportId } from './transports.js';
+import type { QType, TransportId } from './transports.js';
+import { AT, cell, HOSTS, only, page, SYSTEM } from './cost-model-fixtures.js';
 
-/** A page: the document looked up from 5 to 25 ms, first paint at 300, onLoad at 1000. */
-function page(hosts: PageInput['hosts'], over: Partial<PageInput['navigation']> = {}): PageInput {
-  return {
-    documentHost: 'doc.test',
-    navigation: { domainLookupStart: 5, domainLookupEnd: 25, connectStart: 25, responseStart: 100, loadEventEnd: 1000, firstPaint: 300, ...over },
-    hosts,
-  };
-}
-
-/** Replay records for one cell: host → lookup ms (null: every record type failed), at its offset, A and AAAA. */
-function cell(
-  resolver: string,
-  transport: TransportId,
-  lookups: Record<string, number | null>,
-  at: Record<string, number>,
-  { mode = 'cold' as Mode, repeats = 1, bytes = 100 } = {},
-): StoredRecord[] {
-  const out: StoredRecord[] = [];
-  for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const [host, ms] of Object.entries(lookups)) {
-      for (const qtype of ['A', 'AAAA'] as QType[]) {
-        const total = ms ?? 5000;
-        out.push({
-          host, qtype, resolver, transport, mode, repeat, ok: ms !== null, error: ms === null ? 'timeout' : null,
-          bytes: { sent: bytes, received: 2 * bytes }, packets: { sent: 1, received: 1 },
-          timings: { connect: null, tls: null, query: total, total },
-          replay: { pageStartedAt: 1000 * repeat, firstNeededMs: at[host] ?? 0, endedAt: 1000 * repeat + (at[host] ?? 0) + total, waitedForConnection: null, paidSetup: false, sharedWith: 1 },
-        });
-      }
-    }
-  }
-  return out;
-}
-
-const AT = { 'doc.test': 0, 'cdn.test': 120, 'img.test': 400, 'beacon.test': 1200 };
-const HOSTS: PageInput['hosts'] = [
-  { name: 'cdn.test', firstNeededMs: 120 },
-  { name: 'img.test', firstNeededMs: 400 },
-  { name: 'beacon.test', firstNeededMs: 1200 },
-];
-const SYSTEM = cell('system', 'udp', { 'doc.test': 20, 'cdn.test': 10, 'img.test': 10, 'beacon.test': 10 }, AT);
-
-function only(costs: CellCost[], resolver: string, transport: TransportId, mode: Mode = 'cold'): CellCost {
-  const c = costs.find((x) => x.resolver === resolver && x.transport === transport && x.mode === mode);
-  assert.ok(c, `${resolver} ${transport} ${mode}`);
-  return c;
-}
 
 test('classifying hosts: document, render-blocking, before the mark (first paint, else DCL, else onLoad), off path, after onLoad', () => {
   const cases: Array<[Partial<PageInput['navigation']>, PageInput['hosts'][number], string]> = [
@@ -144,14 +98,12 @@ test('onLoad waited for the off-path response that came last: a faster lookup th
   assert.equal(fast(405), 0);
 });
 
-test('an off-path host whose lookup ended after onLoad was not waited for: its slowdown moves nothing', () => {
-  // beacon.test is needed at 995, just before onLoad (1000), and never answered before it: its 10 ms Do53 lookup ended
-  // at 1005. A candidate 300 ms slower there leaves onLoad alone; an awaited host (a response at 990) does not.
+test('an off-path host whose lookup ended after onLoad (a beacon at 995, no response before onLoad) was not waited for', () => {
   const at = { 'doc.test': 0, 'beacon.test': 995 };
-  const baseline = cell('system', 'udp', { 'doc.test': 20, 'beacon.test': 10 }, at);
-  const slower = cell('r', 'doh', { 'doc.test': 20, 'beacon.test': 310 }, at);
-  const cost = (host: PageInput['hosts'][number]) => only(pageCost(page([host]), [...baseline, ...slower]), 'r', 'doh').onLoad;
+  const records = [...cell('system', 'udp', { 'doc.test': 20, 'beacon.test': 10 }, at), ...cell('r', 'doh', { 'doc.test': 20, 'beacon.test': 310 }, at)];
+  const cost = (host: PageInput['hosts'][number]) => only(pageCost(page([host]), records), 'r', 'doh').onLoad;
   assert.deepEqual(cost({ name: 'beacon.test', firstNeededMs: 995 }), { delta: 0, lower: 0, upper: 0, relative: 0 });
+  // Awaited (a response at 999), its 300 ms slower lookup moves onLoad by what sticks out past it.
   assert.equal(cost({ name: 'beacon.test', firstNeededMs: 995, completedMs: 999 }).delta, 995 + 310 - 1000);
 });
 

@@ -10,6 +10,8 @@ export const DOH3: QuicKind = {
   // HTTP/3 frames the message; no length prefix of DNS's own.
   lengthPrefix: 0,
   // HTTPS's port 443, over UDP; written h3:// so it is not taken for DoH over TCP.
+  // Padded as the browsers pad their DoH (RFC 8467).
+  pad: true,
 };
 
 /** DoH over HTTP/3. */

@@ -135,6 +135,8 @@ class QuicSession implements Session {
 export interface QuicKind {
   readonly id: QuicTransportId;
   readonly lengthPrefix: Transport['lengthPrefix'];
+  /** Whether its queries are padded (Transport['pad']). */
+  readonly pad: boolean;
 }
 
 /** A transport over QUIC through `companion`; `doq.ts` and `doh3.ts` declare their kind on top of it. */
@@ -144,7 +146,7 @@ export function quicTransport(kind: QuicKind, companion: () => QuicCompanion): T
     id,
     // RFC 9250 §4.2.1 (DoQ) and RFC 8484 §4.1 (DoH) both want DNS id 0.
     zeroId: true,
-    pad: true,
+    pad: kind.pad,
     lengthPrefix: kind.lengthPrefix,
     idleMs: null,
     socketPerQuery: false,

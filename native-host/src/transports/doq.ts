@@ -11,9 +11,9 @@ export const DOQ: QuicKind = {
   lengthPrefix: 2,
   // RFC 9250 §4.1.1: port 853, over UDP.
   // Unpadded, as the DoQ client people run sends its queries: no browser speaks DoQ, a stub does, and AdGuard's
-  // dnsproxy (the lab's DoQ path) sends a bare 35-byte query where a padded one is 128 (RFC 9250 §5.4 asks for padding;
-  // the replay measures what the path sends). On DSL's 0.8 Mbit/s uplink the padding alone made the replay's 200
-  // queries of a 100-host page 18 KB, 180 ms, heavier than the path's (bench/results/uplink-bytes-chromium.md).
+  // dnsproxy (the lab's DoQ path) sends them bare, 107-byte packets where the replay's padded ones were 198 (RFC 9250
+  // §5.4 asks for padding; the replay measures what the path sends). On DSL's 0.8 Mbit/s uplink that made the replay's
+  // 200 queries of a 100-host page 18 KB, 180 ms, heavier than the path's (validation/lookups/README.md).
   pad: false,
 };
 

@@ -3,10 +3,12 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'vitest';
+import dnsPacket from 'dns-packet';
 import { DnscostError } from '../../../common/errors.js';
 import type { MeasureRequest } from '../../../common/schema.js';
 import { measure } from '../engine/measure.js';
 import { monotonic } from '../dial.js';
+import { encodeQuery, QUERY_PAD_BLOCK } from '../dns-wire.js';
 import { DOH3 } from './doh3.js';
 import { DOQ } from './doq.js';
 import { QuicCompanion } from './quic-companion.js';
@@ -56,4 +58,14 @@ test('a companion that speaks garbage makes QUIC unavailable with the reason', a
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("DoQ's queries go bare, as the DoQ path people run (AdGuard's dnsproxy) sends them; DoH3's padded, as browsers pad DoH", () => {
+  const q = { name: 'p100-h12.val.example', qtype: 'A' } as const;
+  const [doq, doh3] = [quicTransport(DOQ, missing), quicTransport(DOH3, missing)];
+  const bare = encodeQuery(q, 0, doq.pad);
+  assert.ok(bare.length < QUERY_PAD_BLOCK, `${bare.length} bytes`);
+  const opt = dnsPacket.decode(bare).additionals?.find((r) => r.type === 'OPT') as dnsPacket.OptAnswer | undefined;
+  assert.ok(opt && !opt.options.some((o) => o.code === 12), 'EDNS without a padding option (RFC 7830: 12)');
+  assert.equal(encodeQuery(q, 0, doh3.pad).length, QUERY_PAD_BLOCK);
 });

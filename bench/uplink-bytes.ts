@@ -43,18 +43,37 @@ export function parseFrames(tsv: string): Frame[] {
   return out;
 }
 
-/** Per visit: bytes each path sent between the load's navigation (its end less its onLoad) and its end. */
-export function visitBytes(runData: ValidationRun, frames: readonly Frame[]): { key: string; transport: string; onLoad: number; bytes: Record<string, number>; fetch: number[] }[] {
+/** The bins `busyDns` reads a load in, ms. */
+export const BUSY_BIN_MS = 50;
+
+/**
+ * Per visit: bytes each path sent between the load's navigation (its end less its onLoad) and its end; and `busyDns`,
+ * the DNS paths' bytes sent in BUSY_BIN_MS bins where the page's own traffic already used half the uplink or more (null
+ * without the profile's rate): the DNS bytes that queue beside the page's rather than in its gaps.
+ */
+export function visitBytes(runData: ValidationRun, frames: readonly Frame[]): { key: string; transport: string; onLoad: number; bytes: Record<string, number>; busyDns: number | null; fetch: number[] }[] {
   const rows = [];
   for (const p of runData.profiles) {
+    const binCapacity = p.profile.upMbit ? (p.profile.upMbit * 1e6) / 8 / 1000 * BUSY_BIN_MS : null;
     for (const v of p.visits) {
       if (v.error || v.onLoad == null || v.endedAt == null) continue;
       const from = v.endedAt - v.onLoad;
       const bytes: Record<string, number> = {};
-      for (const f of frames) if (f.t >= from && f.t <= v.endedAt) bytes[pathOf(f)] = (bytes[pathOf(f)] ?? 0) + f.len;
+      const bins = new Map<number, { page: number; dns: number }>();
+      for (const f of frames) {
+        if (f.t < from || f.t > v.endedAt) continue;
+        const path = pathOf(f);
+        bytes[path] = (bytes[path] ?? 0) + f.len;
+        if (path === 'other') continue;
+        const i = Math.floor((f.t - from) / BUSY_BIN_MS);
+        const bin = bins.get(i) ?? bins.set(i, { page: 0, dns: 0 }).get(i)!;
+        if (path === 'page') bin.page += f.len;
+        else bin.dns += f.len;
+      }
+      const busyDns = binCapacity === null ? null : [...bins.values()].reduce((sum, b) => sum + (b.page >= binCapacity / 2 ? b.dns : 0), 0);
       // After each host's lookup (Resource Timing, where exposed) until its last response ended: the page's own fetch.
       const fetch = (v.pageRecord?.hosts ?? []).flatMap((h) => (h.lookup?.endMs != null && h.completedMs != null ? [h.completedMs - h.lookup.endMs] : []));
-      rows.push({ key: `${p.profile.name} ${v.browser} page ${v.page} ${v.scenario}`, transport: v.transport, onLoad: v.onLoad, bytes, fetch });
+      rows.push({ key: `${p.profile.name} ${v.browser} page ${v.page} ${v.scenario}`, transport: v.transport, onLoad: v.onLoad, bytes, busyDns, fetch });
     }
   }
   return rows;
@@ -88,12 +107,13 @@ export function report(runData: ValidationRun, frames: readonly Frame[] | null, 
     '',
     'Medians over the loads. DNS KB: what the browser\'s DNS path sent upstream during the load (capture); Δ: that less',
     'the Do53 loads\'; Δ/rate: Δ at the profile\'s uplink rate; replay Δ: the same difference in the bytes dnscost\'s',
-    'replay counted (IP level, the same mode); fetch: after a host\'s lookup until its last response ended (Resource',
-    'Timing and webRequest, median over hosts and loads); onLoad Δ: the load\'s onLoad less the Do53 loads\'. Without a',
-    'capture the byte columns read —.',
+    'replay counted (IP level, the same mode); busy KB: DNS KB sent in 50 ms bins where the page\'s own traffic already',
+    'used half the uplink or more; fetch: after a host\'s lookup until its last response ended (Resource Timing and',
+    'webRequest, median over hosts and loads); onLoad Δ: the load\'s onLoad less the Do53 loads\'. Without a capture the',
+    'byte columns read —.',
     '',
-    '| profile, browser, page, scenario | path | loads | page KB | DNS KB | Δ KB | Δ/rate ms | replay Δ KB | fetch ms | onLoad ms | onLoad Δ ms |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| profile, browser, page, scenario | path | loads | page KB | DNS KB | Δ KB | Δ/rate ms | replay Δ KB | busy KB | fetch ms | onLoad ms | onLoad Δ ms |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   const f = (x: number | null | undefined, digits = 1) => (x == null ? '—' : x.toFixed(digits));
   const groups = [...new Set(rows.map((r) => r.key))];
@@ -110,7 +130,7 @@ export function report(runData: ValidationRun, frames: readonly Frame[] | null, 
       const onLoad = median(of(t).map((r) => r.onLoad));
       const d = dns !== null && base.dns !== null ? dns - base.dns : null;
       const rd = replay.get(`${page}|${t}`);
-      lines.push(`| ${g} | ${t} | ${of(t).length} | ${f(frames ? median(of(t).map((r) => (r.bytes.page ?? 0) / 1000)) : null)} | ${f(dns)} | ${f(d)} | ${f(d !== null && rate ? (d * 8) / rate : null, 0)} | ${f(rd != null && replayBase != null ? (rd - replayBase) / 1000 : null)} | ${f(median(of(t).flatMap((r) => r.fetch)), 0)} | ${f(onLoad, 0)} | ${f(onLoad !== null && base.onLoad !== null ? onLoad - base.onLoad : null, 0)} |`);
+      lines.push(`| ${g} | ${t} | ${of(t).length} | ${f(frames ? median(of(t).map((r) => (r.bytes.page ?? 0) / 1000)) : null)} | ${f(dns)} | ${f(d)} | ${f(d !== null && rate ? (d * 8) / rate : null, 0)} | ${f(rd != null && replayBase != null ? (rd - replayBase) / 1000 : null)} | ${f(frames ? median(of(t).flatMap((r) => (r.busyDns === null ? [] : [r.busyDns / 1000]))) : null)} | ${f(median(of(t).flatMap((r) => r.fetch)), 0)} | ${f(onLoad, 0)} | ${f(onLoad !== null && base.onLoad !== null ? onLoad - base.onLoad : null, 0)} |`);
     }
   }
   return lines.join('\n') + '\n';

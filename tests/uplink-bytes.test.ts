@@ -34,3 +34,14 @@ test('a load counts the frames between its navigation (its end less its onLoad) 
   assert.deepEqual(row!.fetch, [100]);
   assert.equal(row!.key, 'dsl chromium page 30 cold');
 });
+
+test("busy bytes: a DNS path's bytes in 50 ms bins where the page's own traffic already used half the uplink", () => {
+  const run = (upMbit: number | null) => ({
+    profiles: [{ profile: { name: 'dsl', upMbit }, visits: [{ browser: 'chromium', page: '30', scenario: 'cold', transport: 'dot', onLoad: 1000, endedAt: 5000 }] }],
+  }) as unknown as ValidationRun;
+  // 0.8 Mbit/s carries 5,000 bytes in 50 ms: 3,000 of the page's beside 200 of DoT is busy, 100 beside 300 is not.
+  const frames = [frame('192.0.2.2', 80, false, 3000, 4100), frame('192.0.2.2', 853, false, 200, 4110), frame('192.0.2.2', 80, false, 100, 4300), frame('192.0.2.2', 853, false, 300, 4310)];
+  assert.equal(visitBytes(run(0.8), frames)[0]!.busyDns, 200);
+  assert.equal(visitBytes(run(0.8), frames.slice(1))[0]!.busyDns, 0);
+  assert.equal(visitBytes(run(null), frames)[0]!.busyDns, null);
+});

@@ -31,9 +31,10 @@ export async function tabIdOf(ext: Page, prefix: string): Promise<number> {
 
 /**
  * Loads `url` in `tab`, finds that tab's id (the first tab at `tabPrefix`) and waits until the extension has its page
- * record with onLoad and at least `minHosts` hosts (asked from the extension page `ext`).
+ * record with onLoad and at least `minHosts` hosts (asked from the extension page `ext`). At least one by default:
+ * Firefox's record can hold onLoad before its first host, and a page measured then has no name to measure.
  */
-export async function loadRecordedPage(ext: Page, tab: Page, url: string, tabPrefix: string, minHosts = 0): Promise<{ tabId: number; record: PageRecord }> {
+export async function loadRecordedPage(ext: Page, tab: Page, url: string, tabPrefix: string, minHosts = 1): Promise<{ tabId: number; record: PageRecord }> {
   await tab.goto(url, { waitUntil: 'load', timeout: 20_000 });
   const tabId = await tabIdOf(ext, tabPrefix);
   const record = await poll('the page is recorded', 15_000, async () => {

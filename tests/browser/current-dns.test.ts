@@ -85,7 +85,7 @@ function innerTests(name: BrowserName, setup: Setup): void {
       assert.deepEqual(status.currentDns!.servers.map((s) => s.address), [CURRENT], status.currentDns!.description);
       assert.equal(status.currentDns!.stub?.software ?? null, setup === 'behind-unbound' ? 'unbound' : null);
 
-      const { tabId } = await loadRecordedPage(ext, await b.browser.newPage(), site.url(NORMAL_PAGE_HOSTS.start, '/'), site.url(NORMAL_PAGE_HOSTS.page, '/'), 1);
+      const { tabId } = await loadRecordedPage(ext, await b.browser.newPage(), site.url(NORMAL_PAGE_HOSTS.start, '/'), site.url(NORMAL_PAGE_HOSTS.page, '/'));
       const start = (await sendFromPage(ext, { type: 'measure-start', tabId })) as MeasureStatus;
       assert.equal(start.ok, true, JSON.stringify(start));
       const ids = start.measurement!.plan.resolvers.map((r) => r.id);

@@ -117,7 +117,7 @@ function innerTests(name: BrowserName): void {
       timings.push(`host connected ${Date.now() - started} ms`);
 
       started = Date.now();
-      const { tabId } = await loadRecordedPage(ext, await b.browser.newPage(), site.url(NORMAL_PAGE_HOSTS.start, '/'), site.url(NORMAL_PAGE_HOSTS.page, '/'), 1);
+      const { tabId } = await loadRecordedPage(ext, await b.browser.newPage(), site.url(NORMAL_PAGE_HOSTS.start, '/'), site.url(NORMAL_PAGE_HOSTS.page, '/'));
       // The popup (as a page for that tab): nothing measured yet, so it offers to measure; its button starts it.
       const popup = await b.openExtensionPage(`popup/popup.html?tab=${tabId}`);
       await poll('the panel offers to measure', 10_000, async () =>
